@@ -1,0 +1,8 @@
+/** GET /api/capabilities — the machine-readable manifest. */
+import { endpoint, route } from "../lib/http/handler.js";
+import { buildCapabilities } from "../lib/system/capabilities.js";
+import { getCapabilitiesOperation } from "../lib/system/operations.js";
+
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  GET: endpoint(getCapabilitiesOperation, ({ config }) => buildCapabilities(config)),
+});

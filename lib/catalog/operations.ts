@@ -1,0 +1,18 @@
+/** Operation descriptor of GET /api/services. */
+import { defineOperation } from "../http/operation.js";
+import { servicesListResponseSchema, servicesQuerySchema } from "./schemas.js";
+
+export const listServicesOperation = defineOperation({
+  id: "listServices",
+  method: "GET",
+  path: "/api/services",
+  summary: "List the service catalog (five services with their contracts)",
+  description:
+    "`id` returns a one-entry list for that service (404 NOT_FOUND when unknown); `contract=false` omits contracts.",
+  tags: ["Catalog"],
+  auth: "none",
+  query: servicesQuerySchema,
+  response: servicesListResponseSchema,
+  cacheControl: "public, max-age=300",
+  errors: ["NOT_FOUND", "VALIDATION_ERROR"],
+});

@@ -1,0 +1,39 @@
+import { bigserial, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { timestamptz } from "./columns.js";
+
+/**
+ * One row per API request: per-key and per-organization analytics, compliance exports
+ * and the request-volume alert. No foreign keys, so logging never fails a request and
+ * rows outlive what they name.
+ */
+export const activityLog = pgTable(
+  "activity_log",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    at: timestamptz("at").notNull().defaultNow(),
+    requestId: text("request_id"),
+    apiKeyId: text("api_key_id"),
+    /** Client IP. */
+    ip: text("ip"),
+    method: text("method").notNull(),
+    /** Route path without the query string, e.g. `/api/submit-task`. */
+    endpoint: text("endpoint").notNull(),
+    /** HTTP status of the response. */
+    status: integer("status").notNull(),
+    latencyMs: integer("latency_ms").notNull(),
+    /** Parts of `X-Agent-Identity` (`{model}/{agent_name}/{org_id}`). */
+    agentModel: text("agent_model"),
+    agentName: text("agent_name"),
+    orgId: text("org_id"),
+    /** Whether `X-Agent-Identity` was well formed; null when absent. */
+    identityValid: boolean("identity_valid"),
+  },
+  (t) => [
+    index("activity_log_at_idx").on(t.at),
+    index("activity_log_api_key_id_at_idx").on(t.apiKeyId, t.at),
+    index("activity_log_org_id_at_idx").on(t.orgId, t.at),
+  ],
+);
+
+export type ActivityLogEntry = typeof activityLog.$inferSelect;
+export type NewActivityLogEntry = typeof activityLog.$inferInsert;

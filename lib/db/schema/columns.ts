@@ -1,0 +1,46 @@
+/**
+ * Column helpers shared by every table, so that units are spelled the same way everywhere:
+ *
+ * - CAD amounts are `numeric(12,2)`, read and written as JS numbers (exact to the cent; a
+ *   numeric(12,2) has 12 significant digits, well inside a double's 15).
+ * - USDC amounts are `bigint` micro-units (1 USDC = 1_000_000), read and written as `bigint`.
+ * - Times are `timestamptz`, read and written as `Date`.
+ * - Binary content is `bytea`, read as a Node `Buffer` (a `Uint8Array`).
+ */
+import { bigint, customType, numeric, timestamp } from "drizzle-orm/pg-core";
+
+/** `bytea` mapped to `Uint8Array` (Node returns a `Buffer`, which is one). */
+export const bytea = customType<{ data: Uint8Array; driverData: Uint8Array | string }>({
+  dataType() {
+    return "bytea";
+  },
+  toDriver(value) {
+    return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  },
+  fromDriver(value) {
+    if (typeof value === "string") {
+      // Text form (`\x` hex), as some drivers return it.
+      return Buffer.from(value.startsWith("\\x") ? value.slice(2) : value, "hex");
+    }
+    return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  },
+});
+
+/** A CAD amount: `numeric(12,2)`, as a JS number. */
+export const cad = (name: string) => numeric(name, { precision: 12, scale: 2, mode: "number" });
+
+/** A USDC amount in micro-units (6 decimals): `bigint`, as a JS bigint. */
+export const usdcMicro = (name: string) => bigint(name, { mode: "bigint" });
+
+/** A point in time: `timestamp with time zone`, as a `Date`. */
+export const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** `created_at timestamptz not null default now()`. */
+export const createdAt = () => timestamptz("created_at").notNull().defaultNow();
+
+/** `updated_at timestamptz not null default now()`; writers set it on every update. */
+export const updatedAt = () =>
+  timestamptz("updated_at")
+    .notNull()
+    .defaultNow()
+    .$onUpdate(() => new Date());

@@ -1,0 +1,127 @@
+/**
+ * Closed sets of values stored in `text` columns (typed with `$type<...>()`), one list each.
+ * Text rather than Postgres enums so that adding a value is a plain code change, not a
+ * migration that must run before the code that writes it. Values follow contract.md.
+ */
+
+/** Catalog service ids (`service_type`). */
+export const SERVICE_TYPES = ["SVC-01", "SVC-02", "SVC-03", "SVC-04", "SVC-05"] as const;
+export type ServiceType = (typeof SERVICE_TYPES)[number];
+
+/** Task status values (contract.md "Task status values and transitions"). */
+export const TASK_STATUSES = [
+  "received",
+  "accepted_pending_payment",
+  "counter_offered",
+  "paid",
+  "dispatched",
+  "on_site",
+  "completed",
+  "failed",
+  "rejected",
+  "payment_expired",
+  "cancelled",
+] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** Statuses after which a task never changes again. */
+export const TERMINAL_TASK_STATUSES = [
+  "completed",
+  "failed",
+  "rejected",
+  "payment_expired",
+  "cancelled",
+] as const satisfies readonly TaskStatus[];
+
+/** Statuses in which a task waits for an exact USDC payment. */
+export const OPEN_PAYMENT_STATUSES = [
+  "accepted_pending_payment",
+  "counter_offered",
+] as const satisfies readonly TaskStatus[];
+
+/** `urgency` of a task or estimate. */
+export const URGENCIES = ["standard", "urgent"] as const;
+export type Urgency = (typeof URGENCIES)[number];
+
+/** Languages of client-facing e-mail. */
+export const LANGS = ["fr", "en"] as const;
+export type Lang = (typeof LANGS)[number];
+
+/** How a task was (or will be) paid. */
+export const PAYMENT_METHODS = ["usdc", "account", "manual"] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+/** Refund state of a task cancelled after payment. */
+export const REFUND_STATUSES = ["none", "pending", "refunded", "denied"] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** API key scopes (interface spec "Authentication"). */
+export const SCOPES = ["audit_only", "task_create", "task_cancel", "billing_read", "admin"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Scopes of a new key when the request names none. */
+export const DEFAULT_SCOPES = ["audit_only", "task_create"] as const satisfies readonly Scope[];
+
+/** Task lifecycle event types (outbox `task_events.type`). */
+export const TASK_EVENT_TYPES = [
+  "task.created",
+  "task.accepted",
+  "task.counter_offered",
+  "task.rejected",
+  "task.paid",
+  "task.dispatched",
+  "task.on_site",
+  "task.completed",
+  "task.failed",
+  "task.payment_expired",
+  "task.cancelled",
+] as const;
+export type TaskEventType = (typeof TASK_EVENT_TYPES)[number];
+
+/** Billing event types; their events carry no task, only an account and/or API key. */
+export const BILLING_EVENT_TYPES = ["billing.low_balance", "billing.payment_required"] as const;
+export type BillingEventType = (typeof BILLING_EVENT_TYPES)[number];
+
+/** Every outbox event type. */
+export const EVENT_TYPES = [...TASK_EVENT_TYPES, ...BILLING_EVENT_TYPES] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Outcome of matching one on-chain USDC transfer to a task. */
+export const CHAIN_TRANSFER_STATUSES = ["matched", "unmatched", "late", "reorged"] as const;
+export type ChainTransferStatus = (typeof CHAIN_TRANSFER_STATUSES)[number];
+
+/** Result of a scheduled job's last run. */
+export const JOB_RUN_STATUSES = ["ok", "error"] as const;
+export type JobRunStatus = (typeof JOB_RUN_STATUSES)[number];
+
+/** A registered webhook, or the task's own `callback_url`. */
+export const DELIVERY_KINDS = ["webhook", "callback"] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+
+/** Delivery state; `dead` is the dead-letter queue. */
+export const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "dead"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** State of an idempotency record. */
+export const IDEMPOTENCY_STATES = ["in_progress", "completed"] as const;
+export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
+
+/** Prepaid client account status (interface spec). */
+export const ACCOUNT_STATUSES = ["pending_deposit", "active", "suspended"] as const;
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+/** Kinds of ledger entry; credits are positive, debits negative. */
+export const LEDGER_ENTRY_KINDS = ["deposit", "charge", "refund", "adjustment"] as const;
+export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
+
+/** Kinds of invoice. */
+export const INVOICE_KINDS = ["deposit", "task_charge", "refund"] as const;
+export type InvoiceKind = (typeof INVOICE_KINDS)[number];
+
+/** Purposes of a one-time e-mailed token. */
+export const AUTH_TOKEN_PURPOSES = ["verify_email", "reset_password"] as const;
+export type AuthTokenPurpose = (typeof AUTH_TOKEN_PURPOSES)[number];
+
+/** State of an outgoing e-mail. */
+export const EMAIL_STATUSES = ["queued", "sent", "failed"] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];

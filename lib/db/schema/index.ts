@@ -1,0 +1,30 @@
+/**
+ * The whole database schema: every table (one file per table), the closed value sets
+ * stored in text columns, the shared column helpers and the relations. drizzle-kit reads
+ * this file (drizzle.config.ts); the client factory passes it to `drizzle()`.
+ */
+export * from "./activity-log.js";
+export * from "./alerts.js";
+export * from "./api-keys.js";
+export * from "./auth-tokens.js";
+export * from "./chain-cursors.js";
+export * from "./chain-transfers.js";
+export * from "./client-accounts.js";
+export * from "./columns.js";
+export * from "./deliveries.js";
+export * from "./emails.js";
+export * from "./enums.js";
+export * from "./event-consumers.js";
+export * from "./exchange-rates.js";
+export * from "./idempotency-keys.js";
+export * from "./invoices.js";
+export * from "./job-runs.js";
+export * from "./ledger-entries.js";
+export * from "./preauthorizations.js";
+export * from "./proof-files.js";
+export * from "./rate-limits.js";
+export * from "./relations.js";
+export * from "./task-events.js";
+export * from "./task-scores.js";
+export * from "./tasks.js";
+export * from "./webhooks.js";

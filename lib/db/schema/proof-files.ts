@@ -1,0 +1,31 @@
+import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { bytea, createdAt } from "./columns.js";
+import { tasks } from "./tasks.js";
+
+/**
+ * Proof files (photos, reports) of a completed task, stored in the database: they are
+ * small (a request body is capped at 4.5 MB) and served base64-encoded in `proof_files_data`.
+ */
+export const proofFiles = pgTable(
+  "proof_files",
+  {
+    /** `pf_<id>`. */
+    id: text("id").primaryKey(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    filename: text("filename").notNull(),
+    /** MIME type (the `type` of a proof file item). */
+    mimeType: text("mime_type").notNull(),
+    /** Length of `content`, bytes. */
+    sizeBytes: integer("size_bytes").notNull(),
+    /** Lowercase hex SHA-256 of `content`. */
+    sha256: text("sha256").notNull(),
+    content: bytea("content").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("proof_files_task_id_idx").on(t.taskId)],
+);
+
+export type ProofFile = typeof proofFiles.$inferSelect;
+export type NewProofFile = typeof proofFiles.$inferInsert;

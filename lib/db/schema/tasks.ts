@@ -1,0 +1,153 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { apiKeys } from "./api-keys.js";
+import { clientAccounts } from "./client-accounts.js";
+import { cad, createdAt, timestamptz, updatedAt, usdcMicro } from "./columns.js";
+import type { Lang, PaymentMethod, RefundStatus, ServiceType, TaskStatus, Urgency } from "./enums.js";
+
+/** Estimate breakdown kept with a task (contract.md "Estimate response" `breakdown`). */
+export type TaskEstimateBreakdown = Record<string, number>;
+
+/** How the task's address was resolved (contract.md "Estimate response" `location`, plus any extras). */
+export type TaskLocationResolution = Record<string, unknown>;
+
+/**
+ * Tasks: one row per submitted task, its current state and every value the lifecycle
+ * fixes along the way (estimate, approved price, payment terms, deadlines, refund).
+ * Every state change goes through the transition table, bumps `version` (optimistic
+ * concurrency: `UPDATE ... WHERE id = $1 AND version = $2`) and writes its `task_events`
+ * row in the same transaction.
+ */
+export const tasks = pgTable(
+  "tasks",
+  {
+    /** `<task_prefix>-<base36>-<base36>`, or `SANDBOX-<base36>-<base36>` for sandbox tasks. */
+    id: text("id").primaryKey(),
+    /** Simulated task (X-Service-Mode: sandbox): auto-advances, never e-mails, pays or bills. */
+    sandbox: boolean("sandbox").notNull().default(false),
+    serviceType: text("service_type").$type<ServiceType>().notNull(),
+    status: text("status").$type<TaskStatus>().notNull().default("received"),
+
+    // --- Submission (as given by the requester) ---
+    locationAddress: text("location_address").notNull(),
+    taskDescription: text("task_description").notNull(),
+    /** Requester e-mail: confirmations, payment instructions, deliverables, fallback e-mails. */
+    requesterContact: text("requester_contact").notNull(),
+    urgency: text("urgency").$type<Urgency>().notNull().default("standard"),
+    /** CAD; the task is counter-offered when the estimate exceeds it. */
+    budgetLimit: cad("budget_limit"),
+    /** CAD; the task is rejected automatically when the estimate exceeds it. */
+    maxCostCad: cad("max_cost_cad"),
+    specialInstructions: text("special_instructions"),
+    /** `photos`, `PDF`, `JSON`, `CSV` or `video` (validated at the edge). */
+    preferredOutput: text("preferred_output"),
+    /** HTTPS URL that receives `task.completed` (unsigned per-task callback). */
+    callbackUrl: text("callback_url"),
+    /** Language of client-facing e-mails. */
+    lang: text("lang").$type<Lang>().notNull().default("fr"),
+
+    // --- Who submitted it ---
+    /** Submitting key; null for anonymous submissions. */
+    apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "set null" }),
+    /** SHA-256 hex of the `access_token` returned to anonymous submitters (event stream). */
+    accessTokenHash: text("access_token_hash"),
+    /** Raw `X-Agent-Identity` header (`{model}/{agent_name}/{org_id}`). */
+    agentIdentity: text("agent_identity"),
+    /** `org_id` part of the agent identity (per-organization analytics). */
+    orgId: text("org_id"),
+
+    // --- Pricing ---
+    /** Estimate at submission, CAD, exact to the cent. */
+    estimateCad: cad("estimate_cad"),
+    /** Breakdown of `estimate_cad`. */
+    estimate: jsonb("estimate").$type<TaskEstimateBreakdown>(),
+    /** Resolution of `location_address` (matched place, source, service-zone check). */
+    location: jsonb("location").$type<TaskLocationResolution>(),
+    /** True when the estimate exceeded `budget_limit` at submission: review should counter-offer. */
+    needsCounterOffer: boolean("needs_counter_offer").notNull().default(false),
+    /** Approved price, CAD (the estimate, or the operator's price). */
+    priceCad: cad("price_cad"),
+    /** Operator's counter-offer, CAD (status `counter_offered`). */
+    counterOfferAmount: cad("counter_offer_amount"),
+
+    // --- Review and execution ---
+    /** Reason given on reject or counter-offer (shown to the requester). */
+    reviewReason: text("review_reason"),
+    /** Operator's notes (shown with the deliverables). */
+    operatorNotes: text("operator_notes"),
+    /** Reason given when the task failed. */
+    failureReason: text("failure_reason"),
+    /** Review due by (24 h, 12 h urgent, from submission). */
+    reviewDeadline: timestamptz("review_deadline").notNull(),
+    /** Execution due by (72 h, 24 h urgent); provisional at submission, reset when paid. */
+    executionDeadline: timestamptz("execution_deadline").notNull(),
+    reviewedAt: timestamptz("reviewed_at"),
+
+    // --- Payment terms (fixed at approval / counter-offer) ---
+    /** USD per CAD used to convert the price (e.g. 0.71234567). */
+    exchangeRate: numeric("exchange_rate", { precision: 18, scale: 8, mode: "number" }),
+    rateSource: text("rate_source"),
+    rateAsOf: timestamptz("rate_as_of"),
+    /**
+     * Exact USDC amount to pay, micro-units. Unique among open non-sandbox payments (see
+     * `tasks_open_payment_usdc_uq`): the amount alone identifies the task an on-chain
+     * transfer pays for.
+     */
+    paymentUsdcMicro: usdcMicro("payment_usdc_micro"),
+    /** End of the 48 h payment window. */
+    paymentExpiresAt: timestamptz("payment_expires_at"),
+
+    // --- Payment received ---
+    paymentMethod: text("payment_method").$type<PaymentMethod>(),
+    /** Prepaid client account charged (payment_method `account`). */
+    accountId: text("account_id").references(() => clientAccounts.id, { onDelete: "set null" }),
+    /** Network of the paying transfer (`usdc`, or `manual` when given). */
+    paymentNetwork: text("payment_network"),
+    /** Transaction hash of the paying transfer (`usdc`, or `manual` when given). */
+    paymentTxHash: text("payment_tx_hash"),
+    paidAt: timestamptz("paid_at"),
+    dispatchedAt: timestamptz("dispatched_at"),
+    onSiteAt: timestamptz("on_site_at"),
+    completedAt: timestamptz("completed_at"),
+
+    // --- Cancellation and refund ---
+    cancelledAt: timestamptz("cancelled_at"),
+    cancelReason: text("cancel_reason"),
+    /** `pending` when cancelled after payment, until the operator refunds or denies. */
+    refundStatus: text("refund_status").$type<RefundStatus>().notNull().default("none"),
+    /** Refund granted, CAD. */
+    refundAmountCad: cad("refund_amount_cad"),
+
+    /** Optimistic-concurrency counter, incremented by every update. */
+    version: integer("version").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("tasks_status_idx").on(t.status),
+    index("tasks_created_at_idx").on(t.createdAt),
+    index("tasks_api_key_id_idx").on(t.apiKeyId),
+    index("tasks_requester_contact_idx").on(t.requesterContact),
+    index("tasks_account_id_idx").on(t.accountId),
+    index("tasks_org_id_idx").on(t.orgId),
+    /** Exact amounts are unique among open payments (sandbox tasks never touch a chain). */
+    uniqueIndex("tasks_open_payment_usdc_uq")
+      .on(t.paymentUsdcMicro)
+      .where(sql`status in ('accepted_pending_payment', 'counter_offered') and not sandbox`),
+    check("tasks_payment_usdc_positive", sql`payment_usdc_micro is null or payment_usdc_micro > 0`),
+    check("tasks_version_positive", sql`version >= 1`),
+  ],
+);
+
+export type Task = typeof tasks.$inferSelect;
+export type NewTask = typeof tasks.$inferInsert;

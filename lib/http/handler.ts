@@ -1,0 +1,308 @@
+/**
+ * The one handler wrapper. Every `api/` file exports its methods through `route()`,
+ * and each method through `endpoint(operation, fn)`, which owns: request id, CORS,
+ * method check (405), body size limit (413), JSON parsing (400), query/body
+ * validation (400/422), authentication and scopes (401/403), and error catching
+ * (envelope; 503 STORAGE_ERROR for storage failures; 500 INTERNAL otherwise), so
+ * handlers hold no try/catch (architecture.md habits 1-3).
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { z } from "zod";
+import { type Config, getConfig } from "../config.js";
+import { clientIp } from "./client-ip.js";
+import { ApiError } from "./errors.js";
+import type { HttpMethod, Operation } from "./operation.js";
+import { newRequestId } from "./request-id.js";
+import { errorResponse, json } from "./response.js";
+import { isStorageFailure } from "./storage-failure.js";
+import { parseOrThrow } from "./validation.js";
+
+/** What an endpoint function receives. */
+export interface RequestContext<Q = unknown, B = unknown> {
+  request: Request;
+  url: URL;
+  requestId: string;
+  config: Config;
+  /** Client IP per TRUST_PROXY. */
+  ip: string;
+  /** Validated query parameters. */
+  query: Q;
+  /** Validated JSON body (undefined when the operation has no body). */
+  body: B;
+  /** Path parameters from `{name}` segments of the operation path. */
+  params: Record<string, string>;
+}
+
+export type Handler = (request: Request) => Promise<Response>;
+type EndpointFn<Q, B> = (ctx: RequestContext<Q, B>) => Promise<Response | unknown> | Response | unknown;
+
+/** A handler plus the operation it serves. */
+export interface Endpoint extends Handler {
+  operation: Operation;
+}
+
+const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+type AnyMethod = (typeof ALL_METHODS)[number];
+
+const ALLOWED_HEADERS = [
+  "authorization",
+  "content-type",
+  "x-api-key",
+  "idempotency-key",
+  "x-service-mode",
+  "x-agent-identity",
+  "last-event-id",
+  "x-stream-timeout",
+].join(", ");
+const EXPOSED_HEADERS = [
+  "x-request-id",
+  "retry-after",
+  "ratelimit-limit",
+  "ratelimit-remaining",
+  "ratelimit-reset",
+  "idempotency-replayed",
+  "warning",
+].join(", ");
+
+/** CORS headers for `request` under the configured origins. */
+export function corsHeaders(request: Request, config: Config): Record<string, string> {
+  const allowed = config.CORS_ALLOWED_ORIGINS.trim();
+  const origin = request.headers.get("origin");
+  let allowOrigin: string | undefined;
+  if (allowed === "*") allowOrigin = "*";
+  else if (origin && allowed.split(",").some((o) => o.trim() === origin)) allowOrigin = origin;
+  if (!allowOrigin) return {};
+  return {
+    "access-control-allow-origin": allowOrigin,
+    "access-control-expose-headers": EXPOSED_HEADERS,
+    ...(allowOrigin === "*" ? {} : { vary: "Origin" }),
+  };
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [k, v] of Object.entries(headers)) {
+    if (!response.headers.has(k)) response.headers.set(k, v);
+  }
+  return response;
+}
+
+/** Turns anything thrown into the envelope response; logs the unexpected. */
+export function toErrorResponse(error: unknown, requestId: string): Response {
+  if (error instanceof ApiError) return errorResponse(error, requestId);
+  if (isStorageFailure(error)) {
+    console.error(`[${requestId}] storage failure:`, error);
+    return errorResponse(
+      new ApiError("STORAGE_ERROR", "Storage is temporarily unavailable; retry shortly", {
+        headers: { "retry-after": "5" },
+      }),
+      requestId,
+    );
+  }
+  console.error(`[${requestId}] unhandled error:`, error);
+  return errorResponse(
+    new ApiError("INTERNAL", "Internal error; the request id identifies it in our logs"),
+    requestId,
+  );
+}
+
+/**
+ * Reads the body as UTF-8 text, refusing more than `limit` bytes (413) whether or not
+ * Content-Length is sent.
+ */
+export async function readBodyText(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError("PAYLOAD_TOO_LARGE", `Request body exceeds ${limit} bytes`, {
+    extra: { max_bytes: limit },
+  });
+}
+
+/** Parses a JSON body; empty → `{}`; anything but an object → 400 INVALID_FORMAT. */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError("INVALID_FORMAT", "Request body is not valid JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("INVALID_FORMAT", "Request body must be a JSON object");
+  }
+  return value;
+}
+
+/** Query parameters as an object (the last value wins for a repeated name). */
+export function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) out[k] = v;
+  return out;
+}
+
+const pathPatterns = new Map<string, RegExp>();
+
+/** Extracts `{name}` segments of `template` from `pathname`. */
+export function pathParams(template: string, pathname: string): Record<string, string> {
+  if (!template.includes("{")) return {};
+  let re = pathPatterns.get(template);
+  if (!re) {
+    const source = template
+      .split("/")
+      .map((seg) =>
+        /^\{\w+\}$/.test(seg) ? `(?<${seg.slice(1, -1)}>[^/]+)` : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+      )
+      .join("/");
+    re = new RegExp(`^${source}/?$`);
+    pathPatterns.set(template, re);
+  }
+  const groups = re.exec(pathname)?.groups ?? {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(groups)) {
+    if (v !== undefined) out[k] = decodeURIComponent(v);
+  }
+  return out;
+}
+
+/**
+ * Wraps `fn` as the handler of `operation`. `fn` returns a `Response`, or a value
+ * sent as JSON with `operation.successStatus` (default 200).
+ */
+export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  operation: Operation<Q, B, R>,
+  fn: EndpointFn<z.output<Q>, z.output<B>>,
+): Endpoint {
+  const handler = async (request: Request): Promise<Response> => {
+    const requestId = newRequestId();
+    let config: Config | undefined;
+    let cors: Record<string, string> = {};
+    let response: Response;
+    try {
+      config = getConfig();
+      cors = corsHeaders(request, config);
+      authorize(operation, request, config);
+      const url = new URL(request.url);
+      const query = operation.query
+        ? parseOrThrow(operation.query, queryObject(url))
+        : (undefined as z.output<Q>);
+      let body = undefined as z.output<B>;
+      if (operation.body) {
+        const limit = operation.maxBodyBytes ?? config.MAX_BODY_BYTES;
+        body = parseOrThrow(operation.body, parseJsonBody(await readBodyText(request, limit)));
+      }
+      const ctx: RequestContext<z.output<Q>, z.output<B>> = {
+        request,
+        url,
+        requestId,
+        config,
+        ip: clientIp(request, config),
+        query,
+        body,
+        params: pathParams(operation.path, url.pathname),
+      };
+      const result = await fn(ctx);
+      response = result instanceof Response ? result : json(result, operation.successStatus ?? 200);
+      if (operation.cacheControl && response.ok && !response.headers.has("cache-control")) {
+        response.headers.set("cache-control", operation.cacheControl);
+      }
+    } catch (error) {
+      response = toErrorResponse(error, requestId);
+    }
+    if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
+    return withHeaders(response, { "x-request-id": requestId, ...cors });
+  };
+  return Object.assign(handler, { operation: operation as Operation });
+}
+
+/**
+ * Checks the caller against `operation.auth`. `cron`: `Authorization: Bearer
+ * CRON_SECRET` (without a secret configured, allowed outside production only).
+ * @throws ApiError UNAUTHORIZED
+ */
+function authorize(operation: Operation, request: Request, config: Config): void {
+  if (operation.auth === "none" || operation.auth === "optional") return;
+  if (operation.auth === "cron") {
+    const secret = config.CRON_SECRET;
+    if (!secret) {
+      if (config.NODE_ENV !== "production") return;
+      throw new ApiError("UNAUTHORIZED", "CRON_SECRET is not configured; scheduled jobs are refused");
+    }
+    if (!timingSafeEqualString(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
+      throw new ApiError("UNAUTHORIZED", "Missing or invalid cron secret");
+    }
+    return;
+  }
+  throw new ApiError("UNAUTHORIZED", "An API key is required (x-api-key or Authorization: Bearer)");
+}
+
+function timingSafeEqualString(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function methodNotAllowed(request: Request, allow: string): Response {
+  const requestId = newRequestId();
+  const response = errorResponse(
+    new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; allowed: ${allow}`, {
+      headers: { allow },
+    }),
+    requestId,
+  );
+  return withHeaders(response, corsHeaders(request, getConfig()));
+}
+
+/**
+ * The exports of an `api/` file: the given methods, `HEAD` (as GET without a body)
+ * and `OPTIONS` (CORS preflight), and 405 METHOD_NOT_ALLOWED with `Allow` for the rest.
+ * Use as `export const { GET, POST, HEAD, OPTIONS, PUT, PATCH, DELETE } = route({ GET: endpoint(...) })`.
+ */
+export function route(methods: Partial<Record<HttpMethod, Handler>>): Record<AnyMethod, Handler> {
+  const own = Object.keys(methods) as HttpMethod[];
+  const allowList = [...own, ...(own.includes("GET") ? ["HEAD"] : []), "OPTIONS"];
+  const allow = allowList.join(", ");
+  const out = {} as Record<AnyMethod, Handler>;
+  for (const m of ALL_METHODS) {
+    out[m] = async (request) => methodNotAllowed(request, allow);
+  }
+  for (const m of own) out[m] = methods[m]!;
+  const get = methods.GET;
+  if (get) {
+    out.HEAD = async (request) => {
+      const res = await get(new Request(request.url, { method: "GET", headers: request.headers }));
+      return new Response(null, { status: res.status, headers: res.headers });
+    };
+  }
+  out.OPTIONS = async (request) => {
+    const config = getConfig();
+    return new Response(null, {
+      status: 204,
+      headers: {
+        allow,
+        "access-control-allow-methods": allow,
+        "access-control-allow-headers": ALLOWED_HEADERS,
+        "access-control-max-age": "600",
+        ...corsHeaders(request, config),
+        "x-request-id": newRequestId(),
+      },
+    });
+  };
+  return out;
+}

@@ -1,0 +1,25 @@
+/** Response builders shared by every endpoint. */
+import { ApiError, errorBody } from "./errors.js";
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** A JSON response with `status` (default 200) and extra `headers`. */
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": JSON_TYPE, ...headers },
+  });
+}
+
+/** The error envelope response for `error` under `requestId` (contract.md "Error body"). */
+export function errorResponse(error: ApiError, requestId: string): Response {
+  return new Response(JSON.stringify(errorBody(error, requestId)), {
+    status: error.status,
+    headers: { "content-type": JSON_TYPE, "x-request-id": requestId, ...error.headers },
+  });
+}
+
+/** 404 NOT_FOUND for a path no endpoint serves. */
+export function routeNotFound(pathname: string, requestId: string): Response {
+  return errorResponse(new ApiError("NOT_FOUND", `No endpoint at ${pathname}`), requestId);
+}

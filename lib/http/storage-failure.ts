@@ -1,0 +1,34 @@
+/**
+ * Recognises infrastructure failures (database or cache unreachable, connection
+ * dropped, pool exhausted) anywhere in an error's `cause` chain, so the wrapper can
+ * answer 503 STORAGE_ERROR instead of 500 (spec "Errors").
+ */
+
+const NET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
+// SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator intervention).
+const SQLSTATE = /^(08|53|57P)/;
+
+/** Marks an error raised by a storage layer on purpose. */
+export class StorageError extends Error {
+  override name = "StorageError";
+}
+
+/** True when `error` (or any cause) is a storage or connection failure. */
+export function isStorageFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 8; depth++) {
+    if (current instanceof StorageError) return true;
+    const e = current as { code?: unknown; message?: unknown; cause?: unknown; name?: unknown };
+    if (typeof e.code === "string" && (NET_CODES.has(e.code) || SQLSTATE.test(e.code))) return true;
+    if (
+      typeof e.message === "string" &&
+      /PGlite is closed|Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+        e.message,
+      )
+    ) {
+      return true;
+    }
+    current = e.cause;
+  }
+  return false;
+}

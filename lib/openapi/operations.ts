@@ -1,0 +1,28 @@
+/** Every operation descriptor of the service, for /openapi.json, the manifest and llms.txt. */
+import { listServicesOperation } from "../catalog/operations.js";
+import type { Operation } from "../http/operation.js";
+import { getEstimateOperation } from "../pricing/operations.js";
+import {
+  checkPaymentsOperation,
+  deliverWebhooksOperation,
+  expirePaymentsOperation,
+  getCapabilitiesOperation,
+  getLlmsTxtOperation,
+  getOpenApiOperation,
+  getStatusOperation,
+} from "../system/operations.js";
+
+/** All operations, public ones first. */
+export function allOperations(): Operation[] {
+  return [
+    listServicesOperation,
+    getEstimateOperation,
+    getCapabilitiesOperation,
+    getStatusOperation,
+    getOpenApiOperation,
+    getLlmsTxtOperation,
+    checkPaymentsOperation,
+    deliverWebhooksOperation,
+    expirePaymentsOperation,
+  ] as Operation[];
+}

@@ -1,0 +1,52 @@
+/**
+ * Builds the GET /api/estimate response (contract.md "Estimate response"): resolves
+ * the location, applies the formula and adds the USDC equivalent.
+ */
+import { getConfig } from "../config.js";
+import { resolveLocation } from "../geo/resolve-location.js";
+import { ApiError } from "../http/errors.js";
+import { cadToUsdEstimate, currentCadUsdRate } from "../payments/exchange-rate.js";
+import { computeEstimate } from "./compute-estimate.js";
+import type { EstimateQuery, EstimateResponse } from "./schemas.js";
+
+/**
+ * The estimate for `query`.
+ * @throws ApiError LOCATION_NOT_FOUND (422) when the location matches no known place.
+ */
+export async function getEstimate(query: EstimateQuery): Promise<EstimateResponse> {
+  const config = getConfig();
+  const place = await resolveLocation(query.location);
+  if (!place) {
+    throw new ApiError(
+      "LOCATION_NOT_FOUND",
+      `No place in Quebec matches "${query.location}"; give a city (e.g. "Laval") or a full address with its city`,
+      { field: "location" },
+    );
+  }
+  const breakdown = computeEstimate({
+    siteHours: query.hours,
+    distanceKmOneWay: place.distance_km_one_way,
+    urgency: query.urgency,
+    speedKmh: config.TRANSPORT_SPEED_KMH,
+  });
+  const { total_cad, ...rest } = breakdown;
+  const rate = await currentCadUsdRate();
+  return {
+    currency: "CAD",
+    total_cad,
+    breakdown: rest,
+    location: {
+      query: query.location ?? null,
+      matched: place.matched,
+      source: place.source,
+      in_service_zone: place.in_service_zone,
+      coordinates: place.coordinates,
+    },
+    usd: {
+      rate_cad_usd: rate.rate_cad_usd,
+      estimated_usdc: cadToUsdEstimate(total_cad, rate.rate_cad_usd),
+      rate_source: rate.rate_source,
+      as_of: rate.as_of,
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/** Zod schemas of GET /api/estimate (query and response); they validate and feed /openapi.json. */
+import { z } from "zod";
+
+/** A query-string number: absent or empty → undefined; unparsable → NaN (INVALID_FORMAT). */
+export const queryNumber = () =>
+  z.preprocess((v) => (v === undefined || v === "" ? undefined : Number(v)), z.number());
+
+/** Query of GET /api/estimate (spec: hours 0.25 to 168, urgency standard|urgent, location optional). */
+export const estimateQuerySchema = z.object({
+  hours: queryNumber()
+    .pipe(z.number().min(0.25).max(168))
+    .meta({ description: "Hours on site, 0.25 to 168.", examples: [2] }),
+  location: z
+    .string()
+    .trim()
+    .max(300)
+    .optional()
+    .meta({
+      description: "Address or city in Quebec; omitted = the Terrebonne hub (0 km).",
+      examples: ["Laval"],
+    }),
+  urgency: z
+    .enum(["standard", "urgent"])
+    .default("standard")
+    .meta({ description: "`urgent` multiplies the total by 1.25." }),
+});
+export type EstimateQuery = z.output<typeof estimateQuerySchema>;
+
+export const estimateBreakdownSchema = z
+  .object({
+    base_fee: z.number().meta({ description: "CAD" }),
+    site_hours: z.number(),
+    site_cost: z.number().meta({ description: "CAD: site_hours × hourly rate" }),
+    distance_km_one_way: z.number().meta({ description: "km from the Terrebonne hub" }),
+    km_roundtrip: z.number().meta({ description: "km, 2 × one way" }),
+    km_cost: z.number().meta({ description: "CAD: km_roundtrip × 0.90" }),
+    transport_hours: z.number().meta({ description: "km_roundtrip ÷ TRANSPORT_SPEED_KMH (default 60)" }),
+    transport_cost: z.number().meta({ description: "CAD: transport_hours × hourly rate" }),
+    urgency_multiplier: z.number().meta({ description: "1 or 1.25" }),
+    subtotal: z.number().meta({ description: "CAD before the urgency multiplier" }),
+  })
+  .meta({ id: "EstimateBreakdown" });
+
+export const resolvedLocationSchema = z
+  .object({
+    query: z.string().nullable(),
+    matched: z.string(),
+    source: z.enum(["hub", "known_location", "gazetteer", "distance_matrix"]),
+    in_service_zone: z.boolean(),
+    coordinates: z.tuple([z.number(), z.number()]).nullable().meta({ description: "[longitude, latitude]" }),
+  })
+  .meta({ id: "ResolvedLocation" });
+
+export const estimateResponseSchema = z
+  .object({
+    currency: z.literal("CAD"),
+    total_cad: z.number().meta({ description: "CAD, exact to the cent" }),
+    breakdown: estimateBreakdownSchema,
+    location: resolvedLocationSchema,
+    usd: z.object({
+      rate_cad_usd: z.number().meta({ description: "USD per 1 CAD" }),
+      estimated_usdc: z.number(),
+      rate_source: z.string(),
+      as_of: z.string(),
+    }),
+  })
+  .meta({ id: "Estimate" });
+export type EstimateResponse = z.output<typeof estimateResponseSchema>;

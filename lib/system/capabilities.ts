@@ -1,0 +1,122 @@
+/**
+ * The machine-readable manifest of GET /api/capabilities (spec "System and
+ * discovery"): platform, services summary, service zone, known locations, hours,
+ * response times, languages, currencies, authentication (with each endpoint's scope,
+ * generated from the operation descriptors), features, endpoints, quick start, links.
+ */
+import { listServices, PRICING, SLA, typicalEstimateRange } from "../catalog/services.js";
+import { type Config, getConfig, publicBaseUrl } from "../config.js";
+import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
+import { SERVICE_ZONE } from "../geo/zone.js";
+import { SCOPES } from "../http/operation.js";
+import { API_VERSION } from "../openapi/document.js";
+import { allOperations } from "../openapi/operations.js";
+import type { ServiceType } from "../tasks/schemas.js";
+
+/** Operational hours, America/Toronto (spec "What the service does" item 6). */
+export const OPERATIONAL_HOURS = {
+  timezone: "America/Toronto",
+  review: { weekdays: { open: "08:00", close: "22:00" }, weekends: { open: "09:00", close: "18:00" } },
+  execution: { weekdays: { open: "07:00", close: "20:00" }, weekends: { open: "08:00", close: "17:00" } },
+  urgent_note: "Urgent tasks may be processed outside these hours at the operator's discretion.",
+} as const;
+
+/** Builds the manifest for `config`. */
+export function buildCapabilities(config: Config = getConfig()): Record<string, unknown> {
+  const base = publicBaseUrl(config);
+  const operations = allOperations().filter((op) => !op.internal);
+  return {
+    platform: {
+      name: "Physical Task Execution Service",
+      version: API_VERSION,
+      description:
+        "Software agents hire human operators for real-world tasks in Quebec: site inspections, marketplace " +
+        "pickups, auction proxy, IT level-1 field support, courier runs. A human reviews every task.",
+      operator: config.OPERATOR_NAME,
+      base_location: { city: HUB_NAME, province: "QC", country: "CA" },
+      contact: config.CONTACT_EMAIL,
+      website: config.WEBSITE_URL,
+    },
+    services: listServices({ includeContract: false }).map((s) => ({
+      id: s.id,
+      name: s.name,
+      typical_duration_hours: s.typical_duration_hours,
+      typical_estimate_cad: typicalEstimateRange(s.id as ServiceType),
+    })),
+    pricing: {
+      currency: "CAD",
+      ...PRICING,
+      formula:
+        "(base_fee + site_hours*hourly_rate + transport_hours*hourly_rate + km_roundtrip*km_rate) * urgency_multiplier",
+      transport_speed_kmh: config.TRANSPORT_SPEED_KMH,
+      rounding: "exact to the cent",
+    },
+    service_zone: SERVICE_ZONE,
+    known_locations: KNOWN_LOCATIONS.map((l) => ({
+      name: l.name,
+      distance_km_one_way: l.distance_km,
+      in_service_zone: l.in_service_zone,
+    })),
+    operational_hours: OPERATIONAL_HOURS,
+    avg_response_times: {
+      review_hours: SLA.review_hours,
+      review_hours_urgent: SLA.review_hours_urgent,
+      execution_hours: SLA.execution_hours,
+      execution_hours_urgent: SLA.execution_hours_urgent,
+      payment_window_hours: SLA.payment_window_hours,
+    },
+    languages: ["fr", "en"],
+    currencies: { pricing: "CAD", payment: ["USDC"], prepaid_accounts: "CAD" },
+    authentication: {
+      api_key_carriers: ["x-api-key: <API_KEY>", "Authorization: Bearer <API_KEY>"],
+      key_prefix: `${config.KEY_PREFIX}_`,
+      obtain: "POST /api/api-keys",
+      scopes: SCOPES,
+      default_scopes: ["audit_only", "task_create"],
+      task_submission: "optional (recommended); anonymous submissions receive an access_token",
+      endpoint_scopes: operations.map((op) => ({
+        method: op.method,
+        path: op.path,
+        auth: op.auth,
+        scope: op.scope ?? null,
+      })),
+    },
+    features: {
+      sandbox_mode: { header: "X-Service-Mode", value: "sandbox" },
+      idempotent_submission: { header: "Idempotency-Key", max_length: 128, ttl_hours: 24 },
+      webhooks: {
+        max_per_key: 5,
+        signature_header: "X-Service-Signature",
+        retries: 3,
+        dead_letter_hours: 72,
+      },
+      event_stream: { path: "/api/tasks/stream", max_timeout_hours: 4 },
+      mcp: { path: "/api/mcp", protocol_version: "2025-03-26", transport: "streamable-http (stateless)" },
+      prepaid_accounts: true,
+      budget_pre_authorization: { validity_minutes: 5 },
+      max_cost_cad: "Give max_cost_cad at submission to auto-reject a task whose estimate exceeds it.",
+      task_ratings: true,
+      health_check: "/api/status",
+      agent_identity_header: "X-Agent-Identity: {model}/{agent_name}/{org_id}",
+    },
+    terminal_statuses: ["completed", "rejected", "failed", "payment_expired", "cancelled"],
+    endpoints: operations.map((op) => ({ method: op.method, path: op.path, summary: op.summary })),
+    quick_start: [
+      `GET ${base}/api/services — pick a service_type`,
+      `GET ${base}/api/estimate?hours=2&location=Laval — see the price in CAD`,
+      `POST ${base}/api/api-keys {"name","contact"} — get an API key (optional, recommended)`,
+      `POST ${base}/api/submit-task with X-Service-Mode: sandbox — try the lifecycle without paying`,
+      `GET ${base}/api/submit-task?task_id=… — poll; honour Retry-After`,
+    ],
+    _links: {
+      self: `${base}/api/capabilities`,
+      services: `${base}/api/services`,
+      estimate: `${base}/api/estimate`,
+      submit_task: `${base}/api/submit-task`,
+      status: `${base}/api/status`,
+      openapi: `${base}/openapi.json`,
+      llms: `${base}/llms.txt`,
+      mcp: `${base}/api/mcp`,
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/** Operation descriptors of the discovery and scheduled endpoints. */
+import { z } from "zod";
+import { defineOperation } from "../http/operation.js";
+import { capabilitiesSchema, cronResultSchema, platformStatusSchema } from "./schemas.js";
+
+export const getCapabilitiesOperation = defineOperation({
+  id: "getCapabilities",
+  method: "GET",
+  path: "/api/capabilities",
+  summary: "Machine-readable manifest of the platform (cached 5 minutes)",
+  tags: ["Discovery"],
+  auth: "none",
+  response: capabilitiesSchema,
+  cacheControl: "public, max-age=300",
+});
+
+export const getStatusOperation = defineOperation({
+  id: "getStatus",
+  method: "GET",
+  path: "/api/status",
+  summary: "Platform health: storage, payment checker, queue",
+  description: "Always 200; read `status` (`operational`, `degraded`, `partial_outage`) and `issues`.",
+  tags: ["Discovery"],
+  auth: "none",
+  response: platformStatusSchema,
+});
+
+export const getOpenApiOperation = defineOperation({
+  id: "getOpenApi",
+  method: "GET",
+  path: "/openapi.json",
+  summary: "This OpenAPI 3.1 description",
+  tags: ["Discovery"],
+  auth: "none",
+  response: z.record(z.string(), z.unknown()),
+  cacheControl: "public, max-age=300",
+});
+
+export const getLlmsTxtOperation = defineOperation({
+  id: "getLlmsTxt",
+  method: "GET",
+  path: "/llms.txt",
+  summary: "Overview for language models (Markdown)",
+  tags: ["Discovery"],
+  auth: "none",
+  response: z.string(),
+  contentType: "text/markdown",
+  cacheControl: "public, max-age=300",
+});
+
+/** Descriptor of a scheduled job endpoint (Vercel Cron sends `Authorization: Bearer CRON_SECRET`). */
+function cronOperation(job: string, summary: string) {
+  return defineOperation({
+    id: `cron${job.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`,
+    method: "GET",
+    path: `/api/cron/${job}`,
+    summary,
+    tags: ["Scheduled jobs"],
+    auth: "cron",
+    response: cronResultSchema,
+    internal: true,
+  });
+}
+
+export const checkPaymentsOperation = cronOperation(
+  "check-payments",
+  "Match on-chain USDC transfers to tasks",
+);
+export const deliverWebhooksOperation = cronOperation("deliver-webhooks", "Retry due webhook deliveries");
+export const expirePaymentsOperation = cronOperation("expire-payments", "Expire unpaid tasks after 48 h");

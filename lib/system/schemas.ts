@@ -1,0 +1,63 @@
+/** Response schemas of the discovery endpoints (for /openapi.json and tests). */
+import { z } from "zod";
+
+const dateTime = z.string().meta({ format: "date-time" });
+
+export const platformStatusSchema = z
+  .object({
+    status: z.enum(["operational", "degraded", "partial_outage"]),
+    timestamp: dateTime,
+    latency_ms: z.number().int().meta({ description: "Database round trip, ms" }),
+    services: z.object({
+      api: z.string(),
+      storage: z.enum(["operational", "down"]),
+      payment_checker: z.object({
+        status: z.enum(["healthy", "degraded", "stale", "never_run", "unavailable"]),
+        last_run_at: dateTime.nullable(),
+        minutes_ago: z.number().int().nullable(),
+        pending_checked: z.number().int().nullable(),
+      }),
+    }),
+    blockchain: z.object({ networks: z.array(z.string()), payment_currency: z.string() }),
+    queue: z.object({
+      pending_review: z.number().int(),
+      pending_payment: z.number().int(),
+      in_progress: z.number().int(),
+      total_active: z.number().int(),
+      avg_wait_minutes: z.number().int().nullable(),
+    }),
+    issues: z.array(z.string()).nullable(),
+    suggested_action: z.string(),
+  })
+  .meta({ id: "PlatformStatus" });
+
+export const capabilitiesSchema = z
+  .object({
+    platform: z.object({
+      name: z.string(),
+      version: z.string(),
+      description: z.string(),
+      operator: z.string(),
+      base_location: z.object({ city: z.string(), province: z.string(), country: z.string() }),
+      contact: z.string(),
+      website: z.string(),
+    }),
+    services: z.array(z.record(z.string(), z.unknown())),
+    service_zone: z.record(z.string(), z.unknown()).meta({ description: "GeoJSON Feature (Polygon)" }),
+    known_locations: z.array(
+      z.object({ name: z.string(), distance_km_one_way: z.number(), in_service_zone: z.boolean() }),
+    ),
+    operational_hours: z.record(z.string(), z.unknown()),
+    avg_response_times: z.record(z.string(), z.number()),
+    languages: z.array(z.string()),
+    currencies: z.record(z.string(), z.unknown()),
+    authentication: z.record(z.string(), z.unknown()),
+    features: z.record(z.string(), z.unknown()),
+    endpoints: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string() })),
+    quick_start: z.array(z.string()),
+    _links: z.record(z.string(), z.string()),
+  })
+  .loose()
+  .meta({ id: "Capabilities" });
+
+export const cronResultSchema = z.object({ job: z.string(), ok: z.boolean() }).loose();

@@ -1,0 +1,137 @@
+/**
+ * The platform health object of GET /api/status (spec "Platform status object"),
+ * from real checks: a timed database round trip, the payment checker's last run as
+ * stored in `job_runs`, and queue counts from the tasks table (sandbox excluded).
+ *
+ * Payment checker: `never_run` (no run recorded), `healthy` (last run ok and at most
+ * CHECKER_STALE_MINUTES ago), `degraded` (last run failed, recently), `stale` (last run
+ * older than that), `unavailable` (storage unreachable).
+ * Overall: `partial_outage` when storage is down; `degraded` when the checker is
+ * degraded or stale; otherwise `operational`.
+ */
+import { eq, sql } from "drizzle-orm";
+import type { z } from "zod";
+import { getDb } from "../db/client.js";
+import { jobRuns, tasks } from "../db/schema/index.js";
+import { configuredNetworkNames } from "../payments/networks.js";
+import type { platformStatusSchema } from "./schemas.js";
+
+/** Minutes after which the every-minute payment checker counts as stale. */
+export const CHECKER_STALE_MINUTES = 5;
+/** The database check gives up after this many ms. */
+export const STORAGE_TIMEOUT_MS = 3000;
+
+export type PlatformStatus = z.output<typeof platformStatusSchema>;
+type CheckerStatus = PlatformStatus["services"]["payment_checker"]["status"];
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`storage check timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function readStorage(now: Date) {
+  const db = await getDb();
+  const started = performance.now();
+  await db.execute(sql`select 1`);
+  const latency = Math.round(performance.now() - started);
+  const [queue] = await db
+    .select({
+      pending_review: sql<number>`count(*) filter (where ${tasks.status} = 'received')`.mapWith(Number),
+      pending_payment:
+        sql<number>`count(*) filter (where ${tasks.status} in ('accepted_pending_payment', 'counter_offered'))`.mapWith(
+          Number,
+        ),
+      in_progress:
+        sql<number>`count(*) filter (where ${tasks.status} in ('paid', 'dispatched', 'on_site'))`.mapWith(
+          Number,
+        ),
+      avg_wait_seconds: sql<
+        number | null
+      >`avg(extract(epoch from (${now.toISOString()}::timestamptz - ${tasks.createdAt}))) filter (where ${tasks.status} = 'received')`.mapWith(
+        (v) => (v === null ? null : Number(v)),
+      ),
+    })
+    .from(tasks)
+    .where(eq(tasks.sandbox, false));
+  const [checker] = await db.select().from(jobRuns).where(eq(jobRuns.job, "check-payments"));
+  return { latency, queue: queue!, checker };
+}
+
+/** Runs the checks and builds the status object. Never throws for a storage failure. */
+export async function getPlatformStatus(now: Date = new Date()): Promise<PlatformStatus> {
+  const started = performance.now();
+  const issues: string[] = [];
+  let storage: PlatformStatus["services"]["storage"] = "operational";
+  let checker: PlatformStatus["services"]["payment_checker"] = {
+    status: "unavailable",
+    last_run_at: null,
+    minutes_ago: null,
+    pending_checked: null,
+  };
+  let queue: PlatformStatus["queue"] = {
+    pending_review: 0,
+    pending_payment: 0,
+    in_progress: 0,
+    total_active: 0,
+    avg_wait_minutes: null,
+  };
+  let latency: number | undefined;
+  try {
+    const read = await withTimeout(readStorage(now), STORAGE_TIMEOUT_MS);
+    latency = read.latency;
+    const q = read.queue;
+    queue = {
+      pending_review: q.pending_review,
+      pending_payment: q.pending_payment,
+      in_progress: q.in_progress,
+      total_active: q.pending_review + q.pending_payment + q.in_progress,
+      avg_wait_minutes: q.avg_wait_seconds === null ? null : Math.round(q.avg_wait_seconds / 60),
+    };
+    const run = read.checker;
+    if (!run?.lastRunAt) {
+      checker = { status: "never_run", last_run_at: null, minutes_ago: null, pending_checked: null };
+    } else {
+      const minutesAgo = Math.max(0, Math.floor((now.getTime() - run.lastRunAt.getTime()) / 60_000));
+      const pending = run.details?.pending_checked;
+      let status: CheckerStatus = run.lastStatus === "ok" ? "healthy" : "degraded";
+      if (minutesAgo > CHECKER_STALE_MINUTES) status = "stale";
+      checker = {
+        status,
+        last_run_at: run.lastRunAt.toISOString(),
+        minutes_ago: minutesAgo,
+        pending_checked: typeof pending === "number" ? pending : null,
+      };
+      if (status === "degraded")
+        issues.push(`Payment checker's last run failed: ${run.lastError ?? "unknown error"}`);
+      if (status === "stale") issues.push(`Payment checker has not run for ${minutesAgo} minutes`);
+    }
+  } catch (error) {
+    storage = "down";
+    issues.push(`Storage unreachable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const overall: PlatformStatus["status"] =
+    storage === "down"
+      ? "partial_outage"
+      : checker.status === "degraded" || checker.status === "stale"
+        ? "degraded"
+        : "operational";
+  const suggested_action =
+    overall === "operational"
+      ? "All systems operational; submit tasks normally."
+      : overall === "degraded"
+        ? "Submissions work; on-chain payments may be confirmed late. Poll task status and honour Retry-After."
+        : "Storage is unavailable; retry in a minute. Submissions and status reads will fail with 503 STORAGE_ERROR.";
+  return {
+    status: overall,
+    timestamp: now.toISOString(),
+    latency_ms: latency ?? Math.round(performance.now() - started),
+    services: { api: "operational", storage, payment_checker: checker },
+    blockchain: { networks: configuredNetworkNames(), payment_currency: "USDC" },
+    queue,
+    issues: issues.length ? issues : null,
+    suggested_action,
+  };
+}
