@@ -63,9 +63,11 @@ function parameters(op: Operation, components: Json): Json[] {
     out.push({ name: match[1], in: "path", required: true, schema: { type: "string" } });
   }
   if (!op.query) return out;
-  const input = toSchema(op.query, "input", components);
   const output = toSchema(op.query, "output", components);
-  const required = new Set((input.required as string[] | undefined) ?? []);
+  // A parameter is required when its schema refuses an absent value (preprocessed
+  // query numbers hide that from the JSON Schema of either side).
+  const shape = op.query instanceof z.ZodObject ? (op.query.shape as Record<string, z.ZodType>) : {};
+  const required = new Set(Object.keys(shape).filter((k) => !shape[k]!.safeParse(undefined).success));
   const props = (output.properties ?? {}) as Record<string, Json>;
   for (const [name, schema] of Object.entries(props)) {
     const { description, ...rest } = schema;

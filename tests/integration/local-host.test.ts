@@ -1,0 +1,83 @@
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "../../lib/config.js";
+import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+
+const root = path.resolve(import.meta.dirname, "../fixtures/host");
+let host: LocalHost;
+
+beforeAll(async () => {
+  process.env.CRON_SECRET = "cron-test-secret";
+  resetConfig();
+  host = await startLocalHost({ root, port: 0, host: "127.0.0.1", log: () => {} });
+});
+afterAll(async () => {
+  await host.close();
+  delete process.env.CRON_SECRET;
+  resetConfig();
+});
+
+describe("local host", () => {
+  it("serves api files at their Vercel paths with the socket IP", async () => {
+    const res = await fetch(`${host.url}/api/echo?a=1`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ method: "GET", path: "/api/echo", query: { a: "1" }, ip: "127.0.0.1" });
+  });
+
+  it("does not let a client forge the socket IP header", async () => {
+    const res = await fetch(`${host.url}/api/echo`, { headers: { "x-local-socket-ip": "203.0.113.9" } });
+    expect((await res.json()).ip).toBe("127.0.0.1");
+  });
+
+  it("streams request bodies to POST handlers", async () => {
+    const res = await fetch(`${host.url}/api/echo`, { method: "POST", body: '{"x":1}' });
+    expect((await res.json()).body).toBe('{"x":1}');
+  });
+
+  it("fills dynamic segments into the query and prefers static routes", async () => {
+    expect(await (await fetch(`${host.url}/api/items/abc-1/parts`)).json()).toEqual({ item_id: "abc-1" });
+    expect(await (await fetch(`${host.url}/api/items/special`)).json()).toEqual({ special: true });
+  });
+
+  it("applies vercel.json rewrites and headers", async () => {
+    const res = await fetch(`${host.url}/docs.json`);
+    // The echo function answered; like Vercel, it sees the URL the client asked for.
+    expect(await res.json()).toMatchObject({ method: "GET", path: "/docs.json" });
+    expect(res.headers.get("x-fixture")).toBe("yes");
+    const legacy = await fetch(`${host.url}/legacy/a/b`);
+    expect(legacy.status).toBe(200);
+  });
+
+  it("serves public/ with content types", async () => {
+    const index = await fetch(`${host.url}/`);
+    expect(index.headers.get("content-type")).toContain("text/html");
+    expect(await index.text()).toContain("fixture");
+    const css = await fetch(`${host.url}/site.css`);
+    expect(css.headers.get("content-type")).toContain("text/css");
+    const traversal = await fetch(`${host.url}/..%2F..%2Fpackage.json`);
+    expect(traversal.status).toBe(404);
+  });
+
+  it("answers unknown paths with the 404 envelope", async () => {
+    const res = await fetch(`${host.url}/api/missing`);
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(body.error.code).toBe("NOT_FOUND");
+    expect(res.headers.get("x-request-id")).toBe(body.request_id);
+  });
+
+  it("streams response bodies chunk by chunk", async () => {
+    const res = await fetch(`${host.url}/api/stream`);
+    expect(await res.text()).toBe("data: 1\n\ndata: 2\n\ndata: 3\n\n");
+  });
+
+  it("runs vercel.json crons on their schedule with the cron secret", async () => {
+    const state = globalThis as unknown as { __ticks?: { count: number; auth: string | null } };
+    const deadline = Date.now() + 5000;
+    while ((state.__ticks?.count ?? 0) < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(state.__ticks?.count).toBeGreaterThanOrEqual(2);
+    expect(state.__ticks?.auth).toBe("Bearer cron-test-secret");
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * `npm start` for real: a child process on a free port with a fresh embedded
+ * database, spoken to over HTTP, then stopped with SIGTERM.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const dataDir = mkdtempSync(path.join(tmpdir(), "ptes-start-"));
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  let output = "";
+  const child = spawn("npm", ["start", "--silent"], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: "development", PORT: "0", DATA_DIR: dataDir, ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d) => {
+    output += d;
+  });
+  child.stderr!.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(started: Started, re: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const m = started.output().match(re);
+    if (m) return m;
+    if (Date.now() > deadline || started.child.exitCode !== null) {
+      throw new Error(`timed out waiting for ${re}; output:\n${started.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let server: Started;
+let base: string;
+
+beforeAll(async () => {
+  server = start({});
+  base = (await waitFor(server, /listening on (http:\/\/[\d.:]+)/))[1]!;
+});
+
+afterAll(() => {
+  try {
+    process.kill(-server.child.pid!, "SIGKILL");
+  } catch {
+    // already stopped
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  it("prints its URL and serves the endpoints on the embedded database", async () => {
+    expect(server.output()).toContain("database: pglite");
+    const services = await fetch(`${base}/api/services?contract=false`);
+    expect(services.status).toBe(200);
+    expect((await services.json()).count).toBe(5);
+    const estimate = await (await fetch(`${base}/api/estimate?hours=2&location=Laval`)).json();
+    expect(estimate.total_cad).toBe(378.33); // 50 + 200 + 45 + 83.33
+    const status = await (await fetch(`${base}/api/status`)).json();
+    expect(status.services.storage).toBe("operational");
+  });
+
+  it("applies the vercel.json rewrites and headers", async () => {
+    const openapi = await fetch(`${base}/openapi.json`);
+    expect((await openapi.json()).openapi).toBe("3.1.0");
+    expect(openapi.headers.get("x-content-type-options")).toBe("nosniff");
+    const llms = await fetch(`${base}/llms.txt`);
+    expect(await llms.text()).toContain("# Physical Task Execution Service");
+    const page = await fetch(`${base}/`);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+  });
+
+  it("answers 404 and 405 with the envelope", async () => {
+    const missing = await fetch(`${base}/api/does-not-exist`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error.code).toBe("NOT_FOUND");
+    const wrong = await fetch(`${base}/api/estimate?hours=1`, { method: "POST" });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect((await wrong.json()).error.code).toBe("METHOD_NOT_ALLOWED");
+  });
+
+  it("refuses a second process on the same data directory with a clear error", async () => {
+    const second = start({});
+    const code = await second.exited;
+    expect(code).toBe(1);
+    expect(second.output()).toMatch(/DATA_DIR: the embedded database .* is open in another process/);
+  });
+
+  it("stops cleanly on SIGTERM and releases the data directory", async () => {
+    // The whole group gets the signal, as from a terminal; npm itself dies by it, the
+    // service shuts down on its own terms: it says so, releases the lock, closes the port.
+    expect(existsSync(path.join(dataDir, "pglite.lock"))).toBe(true);
+    process.kill(-server.child.pid!, "SIGTERM");
+    await waitFor(server, /SIGTERM received, shutting down/);
+    const deadline = Date.now() + 10_000;
+    while (existsSync(path.join(dataDir, "pglite.lock")) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(existsSync(path.join(dataDir, "pglite.lock"))).toBe(false);
+    await expect(fetch(`${base}/api/status`)).rejects.toThrow();
+  });
+});
