@@ -237,14 +237,6 @@ CREATE TABLE "proof_files" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
-CREATE TABLE "rate_limits" (
-	"bucket" text NOT NULL,
-	"window_start" timestamp with time zone NOT NULL,
-	"count" integer DEFAULT 0 NOT NULL,
-	"expires_at" timestamp with time zone NOT NULL,
-	CONSTRAINT "rate_limits_pk" PRIMARY KEY("bucket","window_start")
-);
---> statement-breakpoint
 CREATE TABLE "task_events" (
 	"id" text PRIMARY KEY NOT NULL,
 	"seq" bigserial NOT NULL,
@@ -384,7 +376,6 @@ CREATE INDEX "ledger_entries_task_id_idx" ON "ledger_entries" USING btree ("task
 CREATE UNIQUE INDEX "ledger_entries_task_charge_uq" ON "ledger_entries" USING btree ("task_id") WHERE kind = 'charge';--> statement-breakpoint
 CREATE INDEX "preauthorizations_account_id_valid_until_idx" ON "preauthorizations" USING btree ("account_id","valid_until");--> statement-breakpoint
 CREATE INDEX "proof_files_task_id_idx" ON "proof_files" USING btree ("task_id");--> statement-breakpoint
-CREATE INDEX "rate_limits_expires_at_idx" ON "rate_limits" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "task_events_task_id_seq_idx" ON "task_events" USING btree ("task_id","seq");--> statement-breakpoint
 CREATE INDEX "task_events_api_key_id_seq_idx" ON "task_events" USING btree ("api_key_id","seq");--> statement-breakpoint
 CREATE INDEX "task_events_account_id_idx" ON "task_events" USING btree ("account_id");--> statement-breakpoint

@@ -96,6 +96,9 @@ export const configSchema = z.object({
   /** Rate-limit storage timeout, ms; past it the request gets 503 STORAGE_ERROR (fail closed). */
   RATE_LIMIT_TIMEOUT_MS: int(1000, 50, 10_000),
 
+  /** Volume alert floor: an hour with fewer requests than this never alerts (spec "What the service does" 9). */
+  VOLUME_ALERT_MIN_REQUESTS: int(30, 1),
+
   /** Where the client IP comes from: `socket`, `vercel` (x-real-ip / x-vercel-forwarded-for) or `x-forwarded-for`. */
   TRUST_PROXY: z.enum(["auto", "socket", "vercel", "x-forwarded-for"]).default("auto"),
   /** Set by Vercel in its functions. */

@@ -219,11 +219,21 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       });
       const cookies = response.headers.getSetCookie();
       if (cookies.length) outHeaders["set-cookie"] = cookies;
-      res.writeHead(response.status, outHeaders);
       if (!response.body || req.method === "HEAD") {
+        res.writeHead(response.status, outHeaders);
         res.end();
         return;
       }
+      if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+        // A whole body: one write with Content-Length (as Vercel sends buffered responses).
+        const buffer = Buffer.from(await response.arrayBuffer());
+        outHeaders["content-length"] = String(buffer.byteLength);
+        res.writeHead(response.status, outHeaders);
+        res.end(buffer);
+        return;
+      }
+      res.writeHead(response.status, outHeaders);
+      res.flushHeaders();
       const reader = response.body.getReader();
       controller.signal.addEventListener("abort", () => reader.cancel().catch(() => {}));
       for (;;) {

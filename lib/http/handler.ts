@@ -8,9 +8,14 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
+import { type AgentIdentity, agentIdentityWarning, parseAgentIdentity } from "../activity/agent-identity.js";
+import { recordActivity } from "../activity/record-activity.js";
 import { type Config, getConfig } from "../config.js";
+import { authenticateKey, type Caller, hasScope, presentedKey } from "../keys/authenticate.js";
+import { getLimiter, rateLimitHeaders } from "../ratelimit/limiter.js";
 import { clientIp } from "./client-ip.js";
 import { ApiError } from "./errors.js";
+import { idempotencyKeyOf, requestFingerprint, runIdempotent } from "./idempotency.js";
 import type { HttpMethod, Operation } from "./operation.js";
 import { newRequestId } from "./request-id.js";
 import { errorResponse, json } from "./response.js";
@@ -31,6 +36,10 @@ export interface RequestContext<Q = unknown, B = unknown> {
   body: B;
   /** Path parameters from `{name}` segments of the operation path. */
   params: Record<string, string>;
+  /** The authenticated API key, or null for anonymous callers. */
+  caller: Caller | null;
+  /** The parsed X-Agent-Identity, or null. */
+  agent: AgentIdentity | null;
 }
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -184,72 +193,181 @@ export function pathParams(template: string, pathname: string): Record<string, s
 /**
  * Wraps `fn` as the handler of `operation`. `fn` returns a `Response`, or a value
  * sent as JSON with `operation.successStatus` (default 200).
+ *
+ * Order: CORS → authentication and scope → rate limits → query/body validation →
+ * idempotency → `fn` → activity log (after the response is built, off the critical path).
  */
 export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
   operation: Operation<Q, B, R>,
   fn: EndpointFn<z.output<Q>, z.output<B>>,
 ): Endpoint {
   const handler = async (request: Request): Promise<Response> => {
+    const started = performance.now();
     const requestId = newRequestId();
+    const extraHeaders: Record<string, string> = {};
     let config: Config | undefined;
     let cors: Record<string, string> = {};
+    let caller: Caller | null = null;
+    let ip = "unknown";
+    const identity = parseAgentIdentity(request.headers.get("x-agent-identity"));
+    if (identity.kind === "invalid") extraHeaders.warning = agentIdentityWarning(identity.reason);
     let response: Response;
     try {
       config = getConfig();
       cors = corsHeaders(request, config);
-      authorize(operation, request, config);
+      ip = clientIp(request, config);
+      if (operation.auth === "cron") authorizeCron(request, config);
+      else {
+        caller = await authenticate(operation, request);
+        Object.assign(extraHeaders, await enforceRateLimits(operation, caller, ip));
+      }
       const url = new URL(request.url);
       const query = operation.query
         ? parseOrThrow(operation.query, queryObject(url))
         : (undefined as z.output<Q>);
       let body = undefined as z.output<B>;
+      let bodyText = "";
       if (operation.body) {
         const limit = operation.maxBodyBytes ?? config.MAX_BODY_BYTES;
-        body = parseOrThrow(operation.body, parseJsonBody(await readBodyText(request, limit)));
+        bodyText = await readBodyText(request, limit);
+        body = parseOrThrow(operation.body, parseJsonBody(bodyText));
       }
       const ctx: RequestContext<z.output<Q>, z.output<B>> = {
         request,
         url,
         requestId,
         config,
-        ip: clientIp(request, config),
+        ip,
+        caller,
+        agent: identity.kind === "valid" ? identity.identity : null,
         query,
         body,
         params: pathParams(operation.path, url.pathname),
       };
-      const result = await fn(ctx);
-      response = result instanceof Response ? result : json(result, operation.successStatus ?? 200);
-      if (operation.cacheControl && response.ok && !response.headers.has("cache-control")) {
-        response.headers.set("cache-control", operation.cacheControl);
-      }
+      const execute = async () => {
+        const result = await fn(ctx);
+        const res = result instanceof Response ? result : json(result, operation.successStatus ?? 200);
+        if (operation.cacheControl && res.ok && !res.headers.has("cache-control")) {
+          res.headers.set("cache-control", operation.cacheControl);
+        }
+        return res;
+      };
+      const idempotencyKey = operation.idempotent ? idempotencyKeyOf(request) : undefined;
+      response = idempotencyKey
+        ? await runIdempotent(
+            caller ? `key:${caller.keyId}` : `ip:${ip}`,
+            idempotencyKey,
+            requestFingerprint(request, bodyText),
+            `${operation.method} ${operation.path}`,
+            execute,
+            (error) => toErrorResponse(error, requestId),
+          )
+        : await execute();
     } catch (error) {
       response = toErrorResponse(error, requestId);
     }
     if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
-    return withHeaders(response, { "x-request-id": requestId, ...cors });
+    const final = withHeaders(response, { "x-request-id": requestId, ...extraHeaders, ...cors });
+    if (operation.auth !== "cron") {
+      recordActivity({
+        requestId,
+        apiKeyId: caller?.keyId ?? null,
+        ip,
+        method: request.method,
+        endpoint: operation.path,
+        status: final.status,
+        latencyMs: Math.round(performance.now() - started),
+        agentModel: identity.kind === "valid" ? identity.identity.model : null,
+        agentName: identity.kind === "valid" ? identity.identity.agent_name : null,
+        orgId: identity.kind === "valid" ? identity.identity.org_id : null,
+        identityValid: identity.kind === "absent" ? null : identity.kind === "valid",
+      });
+    }
+    return final;
   };
   return Object.assign(handler, { operation: operation as Operation });
 }
 
 /**
- * Checks the caller against `operation.auth`. `cron`: `Authorization: Bearer
- * CRON_SECRET` (without a secret configured, allowed outside production only).
+ * Authenticates per `operation.auth` and checks its scope. A credential that is sent
+ * must be valid even where none is required. Missing `billing_read` → 401 (the spec
+ * says so); other missing scopes → 403 FORBIDDEN.
+ * @throws ApiError UNAUTHORIZED, FORBIDDEN
+ */
+async function authenticate(operation: Operation, request: Request): Promise<Caller | null> {
+  const key = presentedKey(request);
+  if (key === undefined || key === "") {
+    if (operation.auth === "key" || operation.auth === "admin") {
+      throw new ApiError(
+        "UNAUTHORIZED",
+        "An API key is required: x-api-key: <key> or Authorization: Bearer <key>",
+      );
+    }
+    return null;
+  }
+  const caller = await authenticateKey(key);
+  if (operation.auth === "admin" && !caller.isAdmin) {
+    throw new ApiError("FORBIDDEN", "This operation requires a key with the admin scope");
+  }
+  const scope = operation.scope;
+  if (scope && !hasScope(caller, scope)) {
+    if (scope === "billing_read") {
+      throw new ApiError("UNAUTHORIZED", "This key lacks the billing_read scope required for billing");
+    }
+    throw new ApiError("FORBIDDEN", `This operation requires the ${scope} scope`);
+  }
+  return caller;
+}
+
+/**
+ * Applies the general limit (per key, else per IP) and the operation's extra per-IP
+ * limits; returns the rate-limit headers of the tightest one.
+ * @throws ApiError RATE_LIMITED (429 with Retry-After); StorageError when the limiter's storage fails
+ */
+async function enforceRateLimits(
+  operation: Operation,
+  caller: Caller | null,
+  ip: string,
+): Promise<Record<string, string>> {
+  const checks = [caller ? getLimiter("key").limit(caller.keyId) : getLimiter("anon").limit(ip)];
+  for (const policy of operation.rateLimits ?? []) checks.push(getLimiter(policy).limit(ip));
+  const results = await Promise.all(checks);
+  const failed = results.find((r) => !r.success);
+  const tightest = failed ?? results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  const headers = rateLimitHeaders(tightest);
+  if (failed) {
+    const what =
+      failed.policy === "key_creation"
+        ? `${failed.limit} API keys per IP per hour`
+        : failed.policy === "login"
+          ? `${failed.limit} login attempts per IP per hour`
+          : `${failed.limit} requests per minute ${failed.policy === "key" ? "per API key" : "per IP without a key"}`;
+    throw new ApiError(
+      "RATE_LIMITED",
+      `Rate limit exceeded: ${what}; retry after ${headers["retry-after"]} s`,
+      {
+        headers,
+        extra: { limit: failed.limit, policy: failed.policy },
+      },
+    );
+  }
+  return headers;
+}
+
+/**
+ * Scheduled jobs: `Authorization: Bearer CRON_SECRET` as Vercel Cron sends it; without
+ * a secret configured, allowed outside production only.
  * @throws ApiError UNAUTHORIZED
  */
-function authorize(operation: Operation, request: Request, config: Config): void {
-  if (operation.auth === "none" || operation.auth === "optional") return;
-  if (operation.auth === "cron") {
-    const secret = config.CRON_SECRET;
-    if (!secret) {
-      if (config.NODE_ENV !== "production") return;
-      throw new ApiError("UNAUTHORIZED", "CRON_SECRET is not configured; scheduled jobs are refused");
-    }
-    if (!timingSafeEqualString(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
-      throw new ApiError("UNAUTHORIZED", "Missing or invalid cron secret");
-    }
-    return;
+function authorizeCron(request: Request, config: Config): void {
+  const secret = config.CRON_SECRET;
+  if (!secret) {
+    if (config.NODE_ENV !== "production") return;
+    throw new ApiError("UNAUTHORIZED", "CRON_SECRET is not configured; scheduled jobs are refused");
   }
-  throw new ApiError("UNAUTHORIZED", "An API key is required (x-api-key or Authorization: Bearer)");
+  if (!timingSafeEqualString(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
+    throw new ApiError("UNAUTHORIZED", "Missing or invalid cron secret");
+  }
 }
 
 function timingSafeEqualString(a: string, b: string): boolean {

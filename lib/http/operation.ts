@@ -4,11 +4,11 @@
  * A route declares its scope here and nowhere else.
  */
 import type { z } from "zod";
+import type { Scope } from "../db/schema/enums.js";
 import type { ErrorCode } from "./errors.js";
 
-/** API-key scopes (spec "Authentication" 2). */
-export const SCOPES = ["audit_only", "task_create", "task_cancel", "billing_read", "admin"] as const;
-export type Scope = (typeof SCOPES)[number];
+/** API-key scopes (spec "Authentication" 2), defined once with the schema. */
+export { DEFAULT_SCOPES, SCOPES, type Scope } from "../db/schema/enums.js";
 
 /**
  * Who may call: `none` (public), `optional` (a key is used when sent), `key` (a key
@@ -52,6 +52,10 @@ export interface Operation<
   contentType?: string;
   /** Hidden from /openapi.json (cron jobs). */
   internal?: boolean;
+  /** Accepts `Idempotency-Key` (every state-changing POST/DELETE; contract.md "Idempotency"). */
+  idempotent?: boolean;
+  /** Extra per-IP limits besides the general per-key / per-IP one. */
+  rateLimits?: ("key_creation" | "login")[];
 }
 
 /** Declares an operation with its schema types preserved. */

@@ -1,6 +1,7 @@
 /** Every operation descriptor of the service, for /openapi.json, the manifest and llms.txt. */
 import { listServicesOperation } from "../catalog/operations.js";
 import type { Operation } from "../http/operation.js";
+import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "../keys/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
 import {
   checkPaymentsOperation,
@@ -17,6 +18,9 @@ export function allOperations(): Operation[] {
   return [
     listServicesOperation,
     getEstimateOperation,
+    createApiKeyOperation,
+    listApiKeysOperation,
+    revokeApiKeyOperation,
     getCapabilitiesOperation,
     getStatusOperation,
     getOpenApiOperation,

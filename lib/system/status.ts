@@ -11,6 +11,7 @@
  */
 import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
+import { recentAlertIssues } from "../activity/volume-alert.js";
 import { getDb } from "../db/client.js";
 import { jobRuns, tasks } from "../db/schema/index.js";
 import { configuredNetworkNames } from "../payments/networks.js";
@@ -57,7 +58,8 @@ async function readStorage(now: Date) {
     .from(tasks)
     .where(eq(tasks.sandbox, false));
   const [checker] = await db.select().from(jobRuns).where(eq(jobRuns.job, "check-payments"));
-  return { latency, queue: queue!, checker };
+  const alerts = await recentAlertIssues(24, now);
+  return { latency, queue: queue!, checker, alerts };
 }
 
 /** Runs the checks and builds the status object. Never throws for a storage failure. */
@@ -90,6 +92,7 @@ export async function getPlatformStatus(now: Date = new Date()): Promise<Platfor
       total_active: q.pending_review + q.pending_payment + q.in_progress,
       avg_wait_minutes: q.avg_wait_seconds === null ? null : Math.round(q.avg_wait_seconds / 60),
     };
+    issues.push(...read.alerts);
     const run = read.checker;
     if (!run?.lastRunAt) {
       checker = { status: "never_run", last_run_at: null, minutes_ago: null, pending_checked: null };

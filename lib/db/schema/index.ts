@@ -22,7 +22,6 @@ export * from "./job-runs.js";
 export * from "./ledger-entries.js";
 export * from "./preauthorizations.js";
 export * from "./proof-files.js";
-export * from "./rate-limits.js";
 export * from "./relations.js";
 export * from "./task-events.js";
 export * from "./task-scores.js";

@@ -1,0 +1,49 @@
+/**
+ * The service itself, in-process: the database opened first, then the local host of
+ * `npm start` without crons. Library modules are imported only after the environment
+ * is set, since the configuration is parsed once per process.
+ */
+import type { RunningServer } from "./bare-server.js";
+
+/** Options of `startService`. */
+export interface ServiceOptions {
+  /** Project root (holds api/, public/, vercel.json). */
+  root: string;
+  /** A postgres:// URL; unset: in-memory embedded PGlite (`DATA_DIR=memory://`). */
+  databaseUrl?: string;
+}
+
+/** The running service and the database driver it uses. */
+export interface RunningService extends RunningServer {
+  driver: string;
+}
+
+/** Opens the database, starts the local host on 127.0.0.1 port 0, and resolves once it listens. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  if (options.databaseUrl) {
+    process.env.DATABASE_URL = options.databaseUrl;
+  } else {
+    delete process.env.DATABASE_URL;
+    process.env.DATA_DIR = "memory://";
+  }
+  const { resetConfig } = await import("../../lib/config.js");
+  resetConfig();
+  const { closeDatabase, getDatabase } = await import("../../lib/db/client.js");
+  const { startLocalHost } = await import("../../scripts/local-host.js");
+  const database = await getDatabase();
+  const host = await startLocalHost({
+    root: options.root,
+    port: 0,
+    host: "127.0.0.1",
+    crons: false,
+    log: () => {},
+  });
+  return {
+    url: host.url,
+    driver: database.driver,
+    async close() {
+      await host.close();
+      await closeDatabase();
+    },
+  };
+}

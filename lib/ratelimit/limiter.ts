@@ -1,0 +1,184 @@
+/**
+ * Rate limits (spec "Limits"): 60 requests/minute per API key, 20/minute per IP
+ * without a key, 3 key creations per IP per hour, 5 login attempts per IP per hour
+ * (each a setting, contract.md). Algorithm: the sliding-window counter of
+ * @upstash/ratelimit (the current window's count plus the previous window's, weighted
+ * by the part of it still inside the sliding window).
+ *
+ * Backends: Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set (production); else
+ * an in-process implementation of the same algorithm (one local process). A storage
+ * failure or timeout (RATE_LIMIT_TIMEOUT_MS) throws `StorageError`: the HTTP layer
+ * answers 503 STORAGE_ERROR, failing closed as the spec requires.
+ */
+import { Ratelimit } from "@upstash/ratelimit";
+import { Redis } from "@upstash/redis";
+import { type Config, getConfig } from "../config.js";
+import { StorageError } from "../http/storage-failure.js";
+
+/** The named limits. */
+export type RateLimitPolicy = "key" | "anon" | "key_creation" | "login";
+
+/** Outcome of one check. `reset` is the epoch ms at which the current window ends. */
+export interface RateLimitResult {
+  policy: RateLimitPolicy;
+  success: boolean;
+  limit: number;
+  remaining: number;
+  reset: number;
+}
+
+/** A limiter for one policy. */
+export interface Limiter {
+  limit(identifier: string): Promise<RateLimitResult>;
+}
+
+/** Requests allowed and window length (seconds) of each policy under `config`. */
+export function policyLimits(
+  policy: RateLimitPolicy,
+  config: Config,
+): { tokens: number; windowSeconds: number } {
+  switch (policy) {
+    case "key":
+      return { tokens: config.RATE_LIMIT_KEY_PER_MIN, windowSeconds: 60 };
+    case "anon":
+      return { tokens: config.RATE_LIMIT_ANON_PER_MIN, windowSeconds: 60 };
+    case "key_creation":
+      return { tokens: config.KEY_CREATIONS_PER_IP_PER_HOUR, windowSeconds: 3600 };
+    case "login":
+      return { tokens: config.LOGIN_ATTEMPTS_PER_IP_PER_HOUR, windowSeconds: 3600 };
+  }
+}
+
+interface WindowState {
+  window: number;
+  current: number;
+  previous: number;
+}
+
+/** The in-process sliding-window counter (same arithmetic as @upstash/ratelimit's slidingWindow). */
+export class MemoryLimiter implements Limiter {
+  private readonly states = new Map<string, WindowState>();
+
+  constructor(
+    private readonly policy: RateLimitPolicy,
+    private readonly tokens: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async limit(identifier: string): Promise<RateLimitResult> {
+    const now = this.now();
+    const window = Math.floor(now / this.windowMs);
+    let state = this.states.get(identifier);
+    if (!state) {
+      state = { window, current: 0, previous: 0 };
+      this.states.set(identifier, state);
+      if (this.states.size > 100_000) this.prune(window);
+    } else if (state.window !== window) {
+      state.previous = state.window === window - 1 ? state.current : 0;
+      state.current = 0;
+      state.window = window;
+    }
+    const elapsed = (now - window * this.windowMs) / this.windowMs;
+    const weighted = Math.floor(state.previous * (1 - elapsed));
+    const reset = (window + 1) * this.windowMs;
+    if (state.current + weighted >= this.tokens) {
+      return { policy: this.policy, success: false, limit: this.tokens, remaining: 0, reset };
+    }
+    state.current++;
+    const remaining = Math.max(0, this.tokens - state.current - weighted);
+    return { policy: this.policy, success: true, limit: this.tokens, remaining, reset };
+  }
+
+  private prune(window: number): void {
+    for (const [id, s] of this.states) if (s.window < window - 1) this.states.delete(id);
+  }
+}
+
+/** The Upstash backend: @upstash/ratelimit over @upstash/redis, failing closed. */
+export class UpstashLimiter implements Limiter {
+  private readonly ratelimit: Ratelimit;
+
+  constructor(
+    private readonly policy: RateLimitPolicy,
+    redis: Redis,
+    tokens: number,
+    windowSeconds: number,
+    timeoutMs: number,
+  ) {
+    this.ratelimit = new Ratelimit({
+      redis,
+      limiter: Ratelimit.slidingWindow(tokens, `${windowSeconds} s`),
+      prefix: `ptes:rl:${policy}`,
+      timeout: timeoutMs,
+      analytics: false,
+      ephemeralCache: false,
+    });
+  }
+
+  async limit(identifier: string): Promise<RateLimitResult> {
+    let result: Awaited<ReturnType<Ratelimit["limit"]>>;
+    try {
+      result = await this.ratelimit.limit(identifier);
+    } catch (error) {
+      throw new StorageError("rate-limit storage failed", { cause: error });
+    }
+    // @upstash/ratelimit fails open on timeout; the spec wants a storage failure (503).
+    if (result.reason === "timeout") throw new StorageError("rate-limit storage timed out");
+    void result.pending.catch(() => {});
+    return {
+      policy: this.policy,
+      success: result.success,
+      limit: result.limit,
+      remaining: Math.max(0, result.remaining),
+      reset: result.reset,
+    };
+  }
+}
+
+let cache: { config: Config; limiters: Map<RateLimitPolicy, Limiter>; redis?: Redis } | undefined;
+
+/** An @upstash/redis client for the configured REST endpoint (shared with idempotency). */
+export function getUpstashRedis(config: Config = getConfig()): Redis | undefined {
+  if (!config.UPSTASH_REDIS_REST_URL || !config.UPSTASH_REDIS_REST_TOKEN) return undefined;
+  if (cache?.config !== config) cache = { config, limiters: new Map() };
+  cache.redis ??= new Redis({
+    url: config.UPSTASH_REDIS_REST_URL,
+    token: config.UPSTASH_REDIS_REST_TOKEN,
+    retry: false,
+    signal: () => AbortSignal.timeout(config.RATE_LIMIT_TIMEOUT_MS),
+  });
+  return cache.redis;
+}
+
+/** The limiter of `policy` under the current configuration (memoized). */
+export function getLimiter(policy: RateLimitPolicy, config: Config = getConfig()): Limiter {
+  if (cache?.config !== config) cache = { config, limiters: new Map() };
+  let limiter = cache.limiters.get(policy);
+  if (!limiter) {
+    const { tokens, windowSeconds } = policyLimits(policy, config);
+    const redis = getUpstashRedis(config);
+    limiter = redis
+      ? new UpstashLimiter(policy, redis, tokens, windowSeconds, config.RATE_LIMIT_TIMEOUT_MS)
+      : new MemoryLimiter(policy, tokens, windowSeconds * 1000);
+    cache.limiters.set(policy, limiter);
+  }
+  return limiter;
+}
+
+/** Forgets all limiter state (tests). */
+export function resetLimiters(): void {
+  cache = undefined;
+}
+
+/** Response headers for `result` (contract.md "Rate-limit headers"); 429 adds Retry-After. */
+export function rateLimitHeaders(result: RateLimitResult, now = Date.now()): Record<string, string> {
+  const resetSeconds = Math.max(0, Math.ceil((result.reset - now) / 1000));
+  const headers: Record<string, string> = {
+    "ratelimit-limit": String(result.limit),
+    "ratelimit-remaining": String(result.remaining),
+    "ratelimit-reset": String(resetSeconds),
+  };
+  if (!result.success) headers["retry-after"] = String(Math.max(1, resetSeconds));
+  return headers;
+}

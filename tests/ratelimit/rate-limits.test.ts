@@ -1,0 +1,143 @@
+/**
+ * Rate limits through the HTTP wrapper, on both backends: the embedded one and the
+ * production one (@upstash/ratelimit + @upstash/redis) against a loopback server
+ * speaking Upstash's REST protocol in front of the real Redis on 127.0.0.1:6379.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { POST as createKey, GET as listKeys } from "../../api/api-keys.js";
+import { GET as estimate } from "../../api/estimate.js";
+import { resetConfig } from "../../lib/config.js";
+import { MemoryLimiter, resetLimiters } from "../../lib/ratelimit/limiter.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { call, expectEnvelope } from "../helpers/request.js";
+import { startUpstashShim, type UpstashShim } from "../helpers/upstash-shim.js";
+
+useTestDatabase();
+
+const LIMITS = {
+  RATE_LIMIT_ANON_PER_MIN: "3",
+  RATE_LIMIT_KEY_PER_MIN: "5",
+  KEY_CREATIONS_PER_IP_PER_HOUR: "2",
+  RATE_LIMIT_TIMEOUT_MS: "300",
+};
+const saved: Record<string, string | undefined> = {};
+
+function setEnv(values: Record<string, string | undefined>): void {
+  for (const [k, v] of Object.entries(values)) {
+    if (!(k in saved)) saved[k] = process.env[k];
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  resetConfig();
+  resetLimiters();
+}
+
+afterAll(() => {
+  setEnv(saved);
+});
+
+const fromIp = (ip: string, extra: Record<string, string> = {}) => ({
+  headers: { "x-local-socket-ip": ip, ...extra },
+});
+const randomIp = () => `198.51.100.${randomBytes(1)[0]}-${randomBytes(4).toString("hex")}`;
+
+let shim: UpstashShim | undefined;
+afterAll(async () => {
+  await shim?.close();
+});
+
+describe.each(["memory", "upstash"] as const)("rate limits on the %s backend", (backend) => {
+  beforeAll(async () => {
+    if (backend === "upstash") {
+      shim ??= await startUpstashShim();
+      setEnv({ ...LIMITS, UPSTASH_REDIS_REST_URL: shim.url, UPSTASH_REDIS_REST_TOKEN: shim.token });
+    } else {
+      setEnv({ ...LIMITS, UPSTASH_REDIS_REST_URL: undefined, UPSTASH_REDIS_REST_TOKEN: undefined });
+    }
+  });
+  beforeEach(() => shim?.setMode("normal"));
+
+  it("allows 3 anonymous requests per minute per IP, then 429 with Retry-After and RateLimit headers", async () => {
+    const ip = randomIp();
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { res } = await call(estimate, "/api/estimate?hours=1", fromIp(ip));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("ratelimit-limit")).toBe("3");
+      remaining.push(res.headers.get("ratelimit-remaining")!);
+    }
+    expect(remaining).toEqual(["2", "1", "0"]);
+    const { res, body } = await call(estimate, "/api/estimate?hours=1", fromIp(ip));
+    expectEnvelope(body, res, 429, "RATE_LIMITED");
+    const retryAfter = Number(res.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(res.headers.get("ratelimit-remaining")).toBe("0");
+    // Another IP is unaffected.
+    expect((await call(estimate, "/api/estimate?hours=1", fromIp(randomIp()))).res.status).toBe(200);
+  });
+
+  it("counts per key (60/min by default, 5 here), independently of the IP", async () => {
+    const key = await makeKey();
+    for (let i = 0; i < 5; i++) {
+      const { res } = await call(listKeys, "/api/api-keys", fromIp(randomIp(), keyHeaders(key)));
+      expect(res.status).toBe(200);
+    }
+    const { res, body } = await call(listKeys, "/api/api-keys", fromIp(randomIp(), keyHeaders(key)));
+    expect(expectEnvelope(body, res, 429, "RATE_LIMITED").message).toMatch(/per API key/);
+  });
+
+  it("allows 2 key creations per IP per hour here (3 by default)", async () => {
+    const ip = randomIp();
+    for (let i = 0; i < 2; i++) {
+      const { res } = await call(createKey, "/api/api-keys", {
+        method: "POST",
+        ...fromIp(ip),
+        json: { name: `k${i}`, contact: "rl@example.com" },
+      });
+      expect(res.status).toBe(201);
+    }
+    const { res, body } = await call(createKey, "/api/api-keys", {
+      method: "POST",
+      ...fromIp(ip),
+      json: { name: "k3", contact: "rl@example.com" },
+    });
+    const error = expectEnvelope(body, res, 429, "RATE_LIMITED");
+    expect(error.message).toMatch(/API keys per IP per hour/);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(60);
+  });
+
+  if (backend === "upstash") {
+    it("fails closed with 503 STORAGE_ERROR when Redis stops answering", async () => {
+      shim!.setMode("hang");
+      const started = Date.now();
+      const { res, body } = await call(estimate, "/api/estimate?hours=1", fromIp(randomIp()));
+      expectEnvelope(body, res, 503, "STORAGE_ERROR");
+      expect(res.headers.get("retry-after")).toBeTruthy();
+      expect(Date.now() - started).toBeLessThan(5000);
+    });
+
+    it("fails closed with 503 STORAGE_ERROR when Redis answers errors", async () => {
+      shim!.setMode("error");
+      const { res, body } = await call(estimate, "/api/estimate?hours=1", fromIp(randomIp()));
+      expectEnvelope(body, res, 503, "STORAGE_ERROR");
+    });
+  }
+});
+
+describe("MemoryLimiter", () => {
+  it("slides: the previous window's count weighs in proportionally", async () => {
+    let now = 60_000 * 10; // start of a window
+    const limiter = new MemoryLimiter("anon", 10, 60_000, () => now);
+    for (let i = 0; i < 10; i++) expect((await limiter.limit("a")).success).toBe(true);
+    expect((await limiter.limit("a")).success).toBe(false);
+    now += 60_000 + 15_000; // 25% into the next window: 75% of 10 still counts
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push((await limiter.limit("a")).success);
+    expect(results).toEqual([true, true, true, false]);
+    now += 60_000 * 2; // two windows later: clean slate
+    expect((await limiter.limit("a")).remaining).toBe(9);
+  });
+});
