@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { authBenchmark } from "./benchmarks/auth.js";
 import { httpBenchmark } from "./benchmarks/http.js";
 import { importsBenchmark } from "./benchmarks/imports.js";
 import { renderSection, writeSections } from "./lib/report.js";
@@ -16,7 +17,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const docFile = path.join(root, "docs", "performance.md");
 
 /** Every benchmark, in the order `all` runs them. Add new ones here. */
-const benchmarks: Benchmark[] = [httpBenchmark, importsBenchmark];
+const benchmarks: Benchmark[] = [httpBenchmark, importsBenchmark, authBenchmark];
 
 function usage(): string {
   return [
@@ -27,7 +28,7 @@ function usage(): string {
     "",
     "  --write    update the benchmarks' sections of docs/performance.md",
     "env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (s, 2), BENCH_WORKERS (1),",
-    "     BENCH_IMPORT_RUNS (5)",
+    "     BENCH_IMPORT_RUNS (5), BENCH_ITERATIONS (5000), BENCH_REQUESTS (20000)",
   ].join("\n");
 }
 

@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { flushActivity } from "../lib/activity/record-activity.js";
 import { getConfig } from "../lib/config.js";
 import { closeDatabase, getDatabase } from "../lib/db/client.js";
 import { startLocalHost } from "./local-host.js";
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal} received, shutting down`);
     await host.close();
+    await flushActivity();
     await closeDatabase();
     process.exit(0);
   };

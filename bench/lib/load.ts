@@ -4,7 +4,10 @@ import autocannon from "autocannon";
 /** Options of one load run. */
 export interface LoadOptions {
   url: string;
+  /** Seconds of load; ignored when `amount` is set. */
   durationSec: number;
+  /** Stop after this many requests instead of after `durationSec`. */
+  amount?: number;
   connections: number;
   /** autocannon worker threads (0: generate load on the calling thread). */
   workers?: number;
@@ -36,6 +39,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
     duration: options.durationSec,
+    ...(options.amount ? { amount: options.amount } : {}),
     connections: options.connections,
     workers: options.workers ?? 0,
     method: options.method ?? "GET",

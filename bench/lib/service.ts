@@ -1,7 +1,9 @@
 /**
  * The service itself, in-process: the database opened first, then the local host of
  * `npm start` without crons. Library modules are imported only after the environment
- * is set, since the configuration is parsed once per process.
+ * is set, since the configuration is parsed once per process. The per-key and per-IP
+ * rate limits are raised (100,000,000 a minute by default) so that load
+ * runs measure the limiter's cost instead of its 429s.
  */
 import type { RunningServer } from "./bare-server.js";
 
@@ -11,7 +13,12 @@ export interface ServiceOptions {
   root: string;
   /** A postgres:// URL; unset: in-memory embedded PGlite (`DATA_DIR=memory://`). */
   databaseUrl?: string;
+  /** RATE_LIMIT_KEY_PER_MIN and RATE_LIMIT_ANON_PER_MIN; default `BENCH_RATE_LIMIT_PER_MIN`. */
+  rateLimitPerMin?: number;
 }
+
+/** Requests per minute per key and per IP the benchmarks run under. */
+export const BENCH_RATE_LIMIT_PER_MIN = 100_000_000;
 
 /** The running service and the database driver it uses. */
 export interface RunningService extends RunningServer {
@@ -26,10 +33,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     delete process.env.DATABASE_URL;
     process.env.DATA_DIR = "memory://";
   }
+  const perMin = String(options.rateLimitPerMin ?? BENCH_RATE_LIMIT_PER_MIN);
+  process.env.RATE_LIMIT_KEY_PER_MIN = perMin;
+  process.env.RATE_LIMIT_ANON_PER_MIN = perMin;
   const { resetConfig } = await import("../../lib/config.js");
   resetConfig();
   const { closeDatabase, getDatabase } = await import("../../lib/db/client.js");
   const { startLocalHost } = await import("../../scripts/local-host.js");
+  const { flushActivity } = await import("../../lib/activity/record-activity.js");
   const database = await getDatabase();
   const host = await startLocalHost({
     root: options.root,
@@ -43,6 +54,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     driver: database.driver,
     async close() {
       await host.close();
+      await flushActivity();
       await closeDatabase();
     },
   };

@@ -11,7 +11,8 @@ function positiveNumber(name: string, fallback: number, { integer = false, min =
   return value;
 }
 
-/** Parses `BENCH_DURATION`, `BENCH_CONNECTIONS`, `BENCH_WARMUP`, `BENCH_WORKERS`, `BENCH_IMPORT_RUNS`. */
+/** Parses `BENCH_DURATION`, `BENCH_CONNECTIONS`, `BENCH_WARMUP`, `BENCH_WORKERS`, `BENCH_IMPORT_RUNS`,
+ * `BENCH_ITERATIONS`, `BENCH_REQUESTS`. */
 export function readSettings(): Settings {
   return {
     durationSec: positiveNumber("BENCH_DURATION", 10),
@@ -19,6 +20,8 @@ export function readSettings(): Settings {
     warmupSec: positiveNumber("BENCH_WARMUP", 2, { min: 0 }),
     workers: positiveNumber("BENCH_WORKERS", 1, { integer: true, min: 0 }),
     importRuns: positiveNumber("BENCH_IMPORT_RUNS", 5, { integer: true }),
+    iterations: positiveNumber("BENCH_ITERATIONS", 5000, { integer: true }),
+    requests: positiveNumber("BENCH_REQUESTS", 20_000, { integer: true }),
   };
 }
 
@@ -30,6 +33,8 @@ export function settingsEnv(settings: Settings, keys: (keyof Settings)[]): strin
     warmupSec: "BENCH_WARMUP",
     workers: "BENCH_WORKERS",
     importRuns: "BENCH_IMPORT_RUNS",
+    iterations: "BENCH_ITERATIONS",
+    requests: "BENCH_REQUESTS",
   };
   return keys.map((k) => `${names[k]}=${settings[k]}`).join(" ");
 }

@@ -12,6 +12,10 @@ export interface Settings {
   workers: number;
   /** Measured fresh-process imports per module (`BENCH_IMPORT_RUNS`, default 5). */
   importRuns: number;
+  /** Measured sequential calls per arm of in-process microbenchmarks (`BENCH_ITERATIONS`, default 5000). */
+  iterations: number;
+  /** Requests per target of fixed-count HTTP runs (`BENCH_REQUESTS`, default 20000). */
+  requests: number;
 }
 
 /** What every benchmark receives. */

@@ -8,7 +8,7 @@
  * /api/status lists it in `issues` for 24 hours. Each subject is checked at most once
  * a minute per process.
  */
-import { and, eq, gte, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { activityLog, alerts, emails } from "../db/schema/index.js";
@@ -66,7 +66,7 @@ export async function checkSubject(subject: Subject, now = new Date()): Promise<
         ),
     })
     .from(activityLog)
-    .where(and(eq(column, subject.id), gte(activityLog.at, baselineStart), lt(activityLog.at, now)));
+    .where(and(eq(column, subject.id), gte(activityLog.at, baselineStart), lte(activityLog.at, now)));
   const lastHour = counts?.last_hour ?? 0;
   const average = (counts?.baseline ?? 0) / BASELINE_HOURS;
   if (lastHour < config.VOLUME_ALERT_MIN_REQUESTS || lastHour <= 2 * average) return undefined;

@@ -62,6 +62,28 @@ function parameters(op: Operation, components: Json): Json[] {
   for (const match of op.path.matchAll(/\{(\w+)\}/g)) {
     out.push({ name: match[1], in: "path", required: true, schema: { type: "string" } });
   }
+  if (op.idempotent) {
+    out.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response " +
+        "with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while " +
+        "the first request runs → 409 CONFLICT.",
+      schema: { type: "string", maxLength: 128 },
+    });
+  }
+  if (op.auth !== "cron") {
+    out.push({
+      name: "X-Agent-Identity",
+      in: "header",
+      required: false,
+      description:
+        "`{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header).",
+      schema: { type: "string" },
+    });
+  }
   if (!op.query) return out;
   const output = toSchema(op.query, "output", components);
   // A parameter is required when its schema refuses an absent value (preprocessed
@@ -98,6 +120,7 @@ function security(op: Operation): Json[] | undefined {
 function errorResponses(op: Operation): Json {
   const codes = new Set<ErrorCode>([...(op.errors ?? []), ...GENERIC_ERRORS]);
   if (op.body) codes.add("INVALID_FORMAT").add("PAYLOAD_TOO_LARGE");
+  if (op.idempotent) codes.add("INVALID_FORMAT").add("CONFLICT").add("IDEMPOTENCY_KEY_REUSED");
   if (op.auth === "key" || op.auth === "admin" || op.auth === "cron") codes.add("UNAUTHORIZED");
   if (op.auth === "admin" || (op.auth === "key" && op.scope && op.scope !== "billing_read"))
     codes.add("FORBIDDEN");
