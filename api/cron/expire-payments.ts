@@ -2,7 +2,10 @@
 import { endpoint, route } from "../../lib/http/handler.js";
 import { runJob } from "../../lib/jobs/run-job.js";
 import { expirePaymentsOperation } from "../../lib/system/operations.js";
+import { expireOverduePayments } from "../../lib/tasks/expire-payments.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  GET: endpoint(expirePaymentsOperation, () => runJob("expire-payments", async () => ({ expired: 0 }))),
+  GET: endpoint(expirePaymentsOperation, () =>
+    runJob("expire-payments", async () => ({ ...(await expireOverduePayments()) })),
+  ),
 });

@@ -5,7 +5,7 @@
 import { startBareServer } from "../lib/bare-server.js";
 import { type LoadResult, runLoad } from "../lib/load.js";
 import { num, table } from "../lib/report.js";
-import { startService } from "../lib/service.js";
+import { BENCH_RATE_LIMIT_PER_MIN, startService } from "../lib/service.js";
 import { settingsEnv } from "../lib/settings.js";
 import type { BenchContext, Benchmark, Section } from "../lib/types.js";
 
@@ -42,11 +42,13 @@ function interpret(bare: Measured, estimate: Measured, services: Measured, ctx: 
     spread < 0.15
       ? `\`/api/services\` runs at about the same rate (${num(ratio(services) * 100, 0)}% of bare), so the cost ` +
         "lies mostly in the path both share — the local host's Node→Web `Request`/`Response` conversion and " +
-        "response writing, and the handler wrapper (request id, CORS, zod query validation, JSON) — rather " +
-        "than in the endpoints' own work (location lookup and pricing; catalogue listing). Neither touches the database."
+        "response writing, and the handler wrapper (request id, CORS, per-IP rate limit, zod query validation, JSON, " +
+        "activity log) — rather than in the endpoints' own work (location lookup and pricing; catalogue listing). " +
+        "Both are called without a key, so their only database work is the batched activity-log insert."
       : `\`/api/services\` runs at ${num(ratio(services) * 100, 0)}% of bare; the gap between the two endpoints ` +
         "is their own work (location lookup and pricing vs. catalogue listing), on top of the shared path " +
-        "(local host conversion, handler wrapper). Neither touches the database.",
+        "(local host conversion, handler wrapper with per-IP rate limit and activity log). Both are called without " +
+        "a key, so their only database work is the batched activity-log insert.",
     `Load came from autocannon ${ctx.settings.workers > 0 ? `in ${ctx.settings.workers} worker thread(s) of the same process` : "on the server's own thread"} ` +
       "over keep-alive connections, so client and server share the machine's CPUs; expect run-to-run " +
       "variation and compare ratios taken in the same run. On Vercel each instance serves one request at a time: this " +
@@ -129,6 +131,7 @@ async function run(ctx: BenchContext): Promise<Section> {
     "",
     `Setup: ${settings.durationSec} s per target after ${settings.warmupSec} s of warm-up, ` +
       `${settings.connections} connections, service on in-memory PGlite (\`DATA_DIR=memory://\`), crons off, ` +
+      `anonymous requests, rate limits raised to ${num(BENCH_RATE_LIMIT_PER_MIN)}/min (in-process limiter), ` +
       "server and load generator in one process.",
     "",
     interpret(bare, estimate, services, ctx),

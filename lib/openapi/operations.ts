@@ -12,15 +12,31 @@ import {
   getOpenApiOperation,
   getStatusOperation,
 } from "../system/operations.js";
+import {
+  cancelTaskOperation,
+  completeTaskOperation,
+  getTaskStatusOperation,
+  listTasksOperation,
+  recordPaymentOperation,
+  reviewTaskOperation,
+  submitTaskOperation,
+} from "../tasks/operations.js";
 
 /** All operations, public ones first. */
 export function allOperations(): Operation[] {
   return [
     listServicesOperation,
     getEstimateOperation,
+    submitTaskOperation,
+    getTaskStatusOperation,
+    cancelTaskOperation,
     createApiKeyOperation,
     listApiKeysOperation,
     revokeApiKeyOperation,
+    reviewTaskOperation,
+    completeTaskOperation,
+    recordPaymentOperation,
+    listTasksOperation,
     getCapabilitiesOperation,
     getStatusOperation,
     getOpenApiOperation,

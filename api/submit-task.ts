@@ -1,0 +1,42 @@
+/** /api/submit-task — submit (POST), status (GET), cancel (DELETE). */
+import { ApiError } from "../lib/http/errors.js";
+import { endpoint, route } from "../lib/http/handler.js";
+import { json } from "../lib/http/response.js";
+import { getTaskOrThrow } from "../lib/tasks/apply-transition.js";
+import { cancelTask } from "../lib/tasks/cancel-task.js";
+import { cancelTaskOperation, getTaskStatusOperation, submitTaskOperation } from "../lib/tasks/operations.js";
+import { advanceSandboxTask } from "../lib/tasks/sandbox.js";
+import { submitTask } from "../lib/tasks/submit-task.js";
+import { NEXT_POLL_SECONDS, taskStatusView } from "../lib/tasks/task-view.js";
+import { isTerminal } from "../lib/tasks/transitions.js";
+
+/** `X-Service-Mode`: absent, or `sandbox`. */
+function sandboxMode(request: Request): boolean {
+  const mode = request.headers.get("x-service-mode");
+  if (mode === null || mode.trim() === "") return false;
+  if (mode.trim().toLowerCase() === "sandbox") return true;
+  throw new ApiError("VALIDATION_ERROR", "X-Service-Mode accepts only the value sandbox", {
+    field: "X-Service-Mode",
+  });
+}
+
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  POST: endpoint(submitTaskOperation, ({ body, caller, request, agent }) =>
+    submitTask({ body, caller, agent, sandbox: sandboxMode(request) }),
+  ),
+  GET: endpoint(getTaskStatusOperation, async ({ query, caller }) => {
+    const task = await advanceSandboxTask(await getTaskOrThrow(query.task_id));
+    const view = await taskStatusView(task, caller);
+    const terminal = isTerminal(task.status);
+    const retryAfter = task.sandbox ? 1 : NEXT_POLL_SECONDS[task.status];
+    return json(view, 200, terminal ? {} : { "retry-after": String(retryAfter) });
+  }),
+  DELETE: endpoint(cancelTaskOperation, async ({ query, body, caller }) => {
+    const { task } = await cancelTask(
+      query.task_id,
+      { caller, accessToken: query.access_token },
+      body.reason,
+    );
+    return taskStatusView(task, caller);
+  }),
+});

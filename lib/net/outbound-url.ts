@@ -1,0 +1,108 @@
+/**
+ * Validation of URLs the service will later call: the task's `callback_url` and webhook
+ * URLs (SSRF protection at registration time).
+ *
+ * Rule sources: interface-spec.md "Input" table (`callback_url`: max 2048 chars, must be
+ * HTTPS and must not resolve to a private address), "Authentication" 10 and "Limits";
+ * contract.md "Local development" (`ALLOW_PRIVATE_CALLBACKS=true` allows http:// and
+ * loopback addresses). Delivery re-checks addresses at connect time (`safe-fetch.ts`),
+ * since DNS may change between registration and delivery.
+ */
+import { promises as dns, type LookupAddress } from "node:dns";
+import { isIP } from "node:net";
+import { getConfig } from "../config.js";
+import { ApiError, type ErrorCode } from "../http/errors.js";
+import { forbiddenReason } from "./ip-policy.js";
+
+/** Resolves a host name to every address it has (the shape of `dns.promises.lookup(h, { all: true })`). */
+export type LookupFn = (hostname: string) => Promise<readonly LookupAddress[]>;
+
+/** `dns.promises.lookup(host, { all: true, verbatim: true })`: every address, in resolver order. */
+export const defaultLookup: LookupFn = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+
+/** Longest accepted URL, in characters (Unicode code points), spec "Limits". */
+export const MAX_OUTBOUND_URL_LENGTH = 2048;
+
+/** Longest wait for a DNS answer before the URL is refused. */
+export const LOOKUP_TIMEOUT_MS = 5000;
+
+/** Options of `checkOutboundUrl`. */
+export interface OutboundUrlOptions {
+  /** Allow http:// and loopback/private addresses; default `ALLOW_PRIVATE_CALLBACKS`. */
+  allowPrivate?: boolean;
+  /** Host resolver (tests); default `defaultLookup`. */
+  lookup?: LookupFn;
+}
+
+function invalid(code: ErrorCode, field: string, message: string, cause?: unknown): ApiError {
+  return new ApiError(code, message, { field, details: [{ field, code, message }], cause });
+}
+
+/** `hostname` of a URL without the brackets of an IPv6 literal. */
+export function bareHostname(url: URL): string {
+  const host = url.hostname;
+  return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+}
+
+async function resolveAll(lookup: LookupFn, host: string): Promise<readonly LookupAddress[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`DNS lookup of ${host} timed out`)), LOOKUP_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([lookup(host), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Checks that `raw` may be called back: at most 2048 characters, an absolute `https:` URL
+ * (`http:` too when `allowPrivate`), no `user:pass@`, and a host whose every address
+ * passes `ip-policy.ts` (IP literals, including the decimal/octal/hex IPv4 forms the URL
+ * parser normalizes, are checked directly; names are resolved).
+ *
+ * Store the returned URL's `href` (normalized), not `raw`.
+ * @throws ApiError FIELD_TOO_LONG (422) over 2048 characters; VALIDATION_ERROR (422) for
+ *   anything else, naming `field`.
+ */
+export async function checkOutboundUrl(
+  raw: string,
+  field: string,
+  opts: OutboundUrlOptions = {},
+): Promise<URL> {
+  const allowPrivate = opts.allowPrivate ?? getConfig().ALLOW_PRIVATE_CALLBACKS;
+  if (raw.length > MAX_OUTBOUND_URL_LENGTH && Array.from(raw).length > MAX_OUTBOUND_URL_LENGTH) {
+    throw invalid("FIELD_TOO_LONG", field, `${field} exceeds ${MAX_OUTBOUND_URL_LENGTH} characters`);
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch (cause) {
+    throw invalid("VALIDATION_ERROR", field, `${field} must be an absolute URL`, cause);
+  }
+  if (!(url.protocol === "https:" || (allowPrivate && url.protocol === "http:"))) {
+    throw invalid("VALIDATION_ERROR", field, `${field} must be an https:// URL`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw invalid("VALIDATION_ERROR", field, `${field} must not contain a user name or password`);
+  }
+  const host = bareHostname(url);
+  let addresses: readonly string[];
+  if (isIP(host) !== 0) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = (await resolveAll(opts.lookup ?? defaultLookup, host)).map((a) => a.address);
+    } catch (cause) {
+      throw invalid("VALIDATION_ERROR", field, `${field} host ${host} could not be resolved`, cause);
+    }
+    if (addresses.length === 0) {
+      throw invalid("VALIDATION_ERROR", field, `${field} host ${host} could not be resolved`);
+    }
+  }
+  if (addresses.some((a) => forbiddenReason(a, { allowPrivate }) !== undefined)) {
+    throw invalid("VALIDATION_ERROR", field, `${field} resolves to a private or reserved address`);
+  }
+  return url;
+}

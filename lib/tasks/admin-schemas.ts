@@ -1,0 +1,96 @@
+/** Request schemas of the admin task operations (contract.md "Admin operations"). */
+import { z } from "zod";
+import { TASK_STATUSES } from "../db/schema/enums.js";
+import { queryNumber } from "../pricing/schemas.js";
+import { proofFilesInputSchema } from "./proof-files.js";
+import { SERVICE_TYPES } from "./schemas.js";
+
+const taskId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .meta({ description: "The task id.", examples: ["TASK-MI9X3K2A-0K5ZQ8W1RT"] });
+const cad = z.number().positive().max(1_000_000).multipleOf(0.01, { error: "must have at most 2 decimals" });
+
+export const reviewTaskBodySchema = z
+  .strictObject({
+    task_id: taskId,
+    action: z.enum(["approve", "reject", "counter_offer"]),
+    price_cad: cad.optional().meta({ description: "approve: the price (CAD); default the estimate." }),
+    counter_offer_amount: cad.optional().meta({ description: "counter_offer: the proposed price (CAD)." }),
+    reason: z
+      .string()
+      .trim()
+      .max(1000)
+      .optional()
+      .meta({ description: "Shown to the requester (reject, counter_offer)." }),
+    operator_notes: z.string().trim().max(2000).optional(),
+  })
+  .meta({ id: "TaskReviewRequest" });
+export type ReviewTaskBody = z.output<typeof reviewTaskBodySchema>;
+
+export const completeTaskBodySchema = z
+  .strictObject({
+    task_id: taskId,
+    action: z.enum(["dispatch", "on_site", "complete", "fail"]),
+    operator_notes: z.string().trim().max(5000).optional(),
+    proof_files: proofFilesInputSchema
+      .optional()
+      .meta({ description: "complete: proof files, base64 content." }),
+    reason: z.string().trim().max(1000).optional().meta({ description: "fail: why." }),
+  })
+  .meta({ id: "TaskCompleteRequest" });
+export type CompleteTaskBody = z.output<typeof completeTaskBodySchema>;
+
+export const recordPaymentBodySchema = z
+  .strictObject({
+    task_id: taskId,
+    tx_hash: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 0x-prefixed 32-byte hex hash" })
+      .optional(),
+    network: z.string().trim().min(1).max(40).optional(),
+    note: z.string().trim().max(1000).optional(),
+  })
+  .meta({ id: "TaskPaymentRequest" });
+export type RecordPaymentBody = z.output<typeof recordPaymentBodySchema>;
+
+export const taskQuerySchema = z.object({ task_id: taskId });
+
+export const cancelTaskQuerySchema = z.object({
+  task_id: taskId,
+  access_token: z
+    .string()
+    .max(100)
+    .optional()
+    .meta({ description: "Anonymous submissions: the access_token." }),
+});
+export const cancelTaskBodySchema = z.strictObject({ reason: z.string().trim().max(1000).optional() });
+
+export const TASK_LIST_MAX_LIMIT = 200;
+export const taskListQuerySchema = z.object({
+  status: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(",").map((s) => s.trim()) : undefined))
+    .pipe(z.array(z.enum(TASK_STATUSES)).optional())
+    .meta({ description: "Comma-separated statuses." }),
+  service_type: z.enum(SERVICE_TYPES).optional(),
+  q: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .meta({ description: "Text in id, description, address or contact." }),
+  sort: z
+    .enum(["created_at", "-created_at", "review_deadline", "-review_deadline", "updated_at", "-updated_at"])
+    .default("-created_at"),
+  limit: queryNumber().pipe(z.number().int().min(1).max(TASK_LIST_MAX_LIMIT)).optional().default(50),
+  offset: queryNumber().pipe(z.number().int().min(0)).optional().default(0),
+  include_sandbox: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
+});
+export type TaskListQuery = z.output<typeof taskListQuerySchema>;

@@ -1,0 +1,61 @@
+/**
+ * Cancellation (DELETE /api/submit-task; contract.md "Cancellation"): by the owning
+ * key (scope `task_cancel`), an admin, or the anonymous access token. Before payment
+ * it is free. After payment the task is cancelled and a refund request is recorded
+ * for the operator (`refund_status: pending`): before dispatch a full refund to the
+ * originating wallet (or prepaid account); after dispatch as the service's
+ * cancellation policy says (the operator fixes the amount). Terminal tasks → 409.
+ */
+import { ApiError } from "../http/errors.js";
+import { sha256Hex } from "../ids.js";
+import { type Caller, hasScope } from "../keys/authenticate.js";
+import { applyTransition, getTaskOrThrow, type TransitionResult } from "./apply-transition.js";
+
+/**
+ * @throws ApiError NOT_FOUND, FORBIDDEN (no ownership credential or scope), CONFLICT (terminal)
+ */
+export async function cancelTask(
+  taskId: string,
+  credential: { caller: Caller | null; accessToken?: string },
+  reason: string | undefined,
+  now = new Date(),
+): Promise<TransitionResult> {
+  const task = await getTaskOrThrow(taskId);
+  const { caller, accessToken } = credential;
+  const ownsByKey = caller && (caller.isAdmin || (task.apiKeyId !== null && task.apiKeyId === caller.keyId));
+  const ownsByToken =
+    accessToken !== undefined &&
+    task.accessTokenHash !== null &&
+    sha256Hex(accessToken) === task.accessTokenHash;
+  if (!ownsByKey && !ownsByToken) {
+    throw new ApiError(
+      "FORBIDDEN",
+      "Only the key that submitted the task, or its access_token, can cancel it",
+    );
+  }
+  if (ownsByKey && !ownsByToken && !hasScope(caller!, "task_cancel")) {
+    throw new ApiError("FORBIDDEN", "Cancelling requires the task_cancel scope");
+  }
+  return applyTransition(taskId, "cancel", {
+    changes: (locked) => {
+      const paid = locked.paidAt !== null;
+      const dispatched = locked.dispatchedAt !== null;
+      return {
+        cancelledAt: now,
+        cancelReason: reason ?? null,
+        refundStatus: paid ? "pending" : "none",
+        refundAmountCad: paid && !dispatched ? locked.priceCad : null,
+      };
+    },
+    payload: (t) => ({
+      reason: t.cancelReason,
+      refund_status: t.refundStatus,
+      refund_amount_cad: t.refundAmountCad,
+      cancelled_by: ownsByKey
+        ? caller!.isAdmin && task.apiKeyId !== caller!.keyId
+          ? "admin"
+          : "owner"
+        : "access_token",
+    }),
+  });
+}

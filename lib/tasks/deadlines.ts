@@ -1,0 +1,105 @@
+/**
+ * SLA deadlines (spec "What the service does" item 6 and "Limits"): operational hours in
+ * America/Toronto ({@link OPERATIONAL_HOURS}) and the SLA hours of {@link SLA}.
+ *
+ * RULE: the SLA clock starts at submission if inside review hours, else at the next
+ * opening of review hours; urgent tasks start the clock immediately (the operator may
+ * work outside hours for urgent tasks); the deadline is start + SLA hours as elapsed
+ * (absolute) hours, so a DST change does not shorten or lengthen the SLA.
+ *
+ * Execution deadlines apply the same rule to execution hours, counted from payment
+ * (72 h standard / 24 h urgent). Hours are half-open: open <= local time < close, so a
+ * moment exactly at closing time waits for the next opening. Weekday vs weekend is decided
+ * by the local (Toronto) calendar date; public holidays are not modelled.
+ */
+import { DateTime } from "luxon";
+import { SLA } from "../catalog/services.js";
+import { OPERATIONAL_HOURS } from "../system/capabilities.js";
+import type { Urgency } from "./schemas.js";
+
+/** An activity with its own operational hours. */
+export type Activity = "review" | "execution";
+
+const HOUR_MS = 3_600_000;
+
+function assertValidDate(value: unknown, name: string): asserts value is Date {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+    throw new RangeError(`${name} must be a valid Date`);
+  }
+}
+
+function assertUrgency(value: unknown): asserts value is Urgency {
+  if (value !== "standard" && value !== "urgent") {
+    throw new RangeError(`urgency must be "standard" or "urgent", got ${String(value)}`);
+  }
+}
+
+/** Parses "HH:MM" into hour and minute. */
+function hourMinute(hhmm: string): { hour: number; minute: number } {
+  const [h, m] = hhmm.split(":");
+  return { hour: Number(h), minute: Number(m) };
+}
+
+/**
+ * Start of `activity`'s hours at `at` if `at` is inside them (returned as a new Date with
+ * the same instant), else the next opening time (Toronto local time, DST-aware).
+ */
+export function nextOpening(activity: Activity, at: Date): Date {
+  assertValidDate(at, "at");
+  if (activity !== "review" && activity !== "execution") {
+    throw new RangeError(`activity must be "review" or "execution", got ${String(activity)}`);
+  }
+  // Read lazily (not at module load) so an import cycle through capabilities.ts stays harmless.
+  const hours = OPERATIONAL_HOURS[activity];
+  const local = DateTime.fromJSDate(at, { zone: OPERATIONAL_HOURS.timezone });
+  const today = local.startOf("day");
+  for (let offset = 0; offset <= 7; offset++) {
+    const day = today.plus({ days: offset });
+    const schedule = day.weekday >= 6 ? hours.weekends : hours.weekdays;
+    const open = day.set(hourMinute(schedule.open));
+    const close = day.set(hourMinute(schedule.close));
+    if (local < open) return open.toJSDate();
+    if (local < close) return new Date(at.getTime());
+  }
+  throw new Error("unreachable: no opening within a week");
+}
+
+function deadline(
+  activity: Activity,
+  from: Date,
+  urgency: Urgency,
+  standardH: number,
+  urgentH: number,
+): Date {
+  const start = urgency === "urgent" ? from : nextOpening(activity, from);
+  const h = urgency === "urgent" ? urgentH : standardH;
+  return new Date(start.getTime() + h * HOUR_MS);
+}
+
+/** Review deadline of a task submitted at `submittedAt` (24 h standard / 12 h urgent; see module RULE). */
+export function reviewDeadline(submittedAt: Date, urgency: Urgency): Date {
+  assertValidDate(submittedAt, "submittedAt");
+  assertUrgency(urgency);
+  return deadline("review", submittedAt, urgency, SLA.review_hours, SLA.review_hours_urgent);
+}
+
+/** Execution deadline of a task paid at `paidAt` (72 h standard / 24 h urgent; see module RULE). */
+export function executionDeadline(paidAt: Date, urgency: Urgency): Date {
+  assertValidDate(paidAt, "paidAt");
+  assertUrgency(urgency);
+  return deadline("execution", paidAt, urgency, SLA.execution_hours, SLA.execution_hours_urgent);
+}
+
+/**
+ * Execution deadline shown at submission: as if payment arrived at the review deadline.
+ * Recompute with {@link executionDeadline} once payment is confirmed.
+ */
+export function provisionalExecutionDeadline(submittedAt: Date, urgency: Urgency): Date {
+  return executionDeadline(reviewDeadline(submittedAt, urgency), urgency);
+}
+
+/** End of the payment window: `openedAt` + 48 elapsed hours (no operational-hours shift). */
+export function paymentExpiry(openedAt: Date): Date {
+  assertValidDate(openedAt, "openedAt");
+  return new Date(openedAt.getTime() + SLA.payment_window_hours * HOUR_MS);
+}

@@ -1,0 +1,96 @@
+/**
+ * The operator's task index (GET /api/task-list): filters by status, service and text
+ * (id, description, address, contact), sorting, pagination with `total`
+ * (limit default 50, max 200). Sandbox tasks only with include_sandbox=true.
+ */
+import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
+import { getDb } from "../db/client.js";
+import { tasks } from "../db/schema/index.js";
+import { formatUsdc } from "../payments/amount.js";
+import type { TaskListQuery } from "./admin-schemas.js";
+
+/** One row of the index. */
+export interface TaskListItem {
+  task_id: string;
+  status: string;
+  service_type: string;
+  sandbox: boolean;
+  urgency: string;
+  location_address: string;
+  task_description: string;
+  requester_contact: string;
+  estimate_cad: number | null;
+  price_cad: number | null;
+  counter_offer_amount: number | null;
+  payment_usdc: string | null;
+  needs_counter_offer: boolean;
+  refund_status: string;
+  created_at: string;
+  updated_at: string;
+  review_deadline: string;
+  execution_deadline: string;
+}
+
+/** Lists tasks for the operator. */
+export async function listTasks(
+  query: TaskListQuery,
+): Promise<{ tasks: TaskListItem[]; total: number; limit: number; offset: number }> {
+  const db = await getDb();
+  const where: SQL[] = [];
+  if (!query.include_sandbox) where.push(eq(tasks.sandbox, false));
+  if (query.status?.length) where.push(inArray(tasks.status, query.status));
+  if (query.service_type) where.push(eq(tasks.serviceType, query.service_type));
+  if (query.q) {
+    const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(
+      or(
+        ilike(tasks.id, pattern),
+        ilike(tasks.taskDescription, pattern),
+        ilike(tasks.locationAddress, pattern),
+        ilike(tasks.requesterContact, pattern),
+      )!,
+    );
+  }
+  const condition = where.length ? and(...where) : undefined;
+  const column = {
+    created_at: tasks.createdAt,
+    review_deadline: tasks.reviewDeadline,
+    updated_at: tasks.updatedAt,
+  }[query.sort.replace(/^-/, "") as "created_at" | "review_deadline" | "updated_at"];
+  const order = query.sort.startsWith("-") ? desc(column) : asc(column);
+  const [rows, [totalRow]] = await Promise.all([
+    db
+      .select()
+      .from(tasks)
+      .where(condition)
+      .orderBy(order, asc(tasks.id))
+      .limit(query.limit)
+      .offset(query.offset),
+    db.select({ n: count() }).from(tasks).where(condition),
+  ]);
+  return {
+    tasks: rows.map((t) => ({
+      task_id: t.id,
+      status: t.status,
+      service_type: t.serviceType,
+      sandbox: t.sandbox,
+      urgency: t.urgency,
+      location_address: t.locationAddress,
+      task_description: t.taskDescription,
+      requester_contact: t.requesterContact,
+      estimate_cad: t.estimateCad,
+      price_cad: t.priceCad,
+      counter_offer_amount: t.counterOfferAmount,
+      payment_usdc: t.paymentUsdcMicro === null ? null : formatUsdc(t.paymentUsdcMicro),
+      needs_counter_offer: t.needsCounterOffer,
+      refund_status: t.refundStatus,
+      created_at: t.createdAt.toISOString(),
+      updated_at: t.updatedAt.toISOString(),
+      review_deadline: t.reviewDeadline.toISOString(),
+      execution_deadline: t.executionDeadline.toISOString(),
+    })),
+    total: totalRow?.n ?? 0,
+    limit: query.limit,
+    offset: query.offset,
+  };
+}

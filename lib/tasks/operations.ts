@@ -1,0 +1,127 @@
+/** Operation descriptors of the task endpoints (public and admin). */
+import { z } from "zod";
+import { defineOperation } from "../http/operation.js";
+import {
+  cancelTaskBodySchema,
+  cancelTaskQuerySchema,
+  completeTaskBodySchema,
+  recordPaymentBodySchema,
+  reviewTaskBodySchema,
+  taskListQuerySchema,
+  taskQuerySchema,
+} from "./admin-schemas.js";
+import { taskSubmissionSchema } from "./schemas.js";
+import { taskCreatedSchema, taskStatusSchema } from "./view-schemas.js";
+
+export const submitTaskOperation = defineOperation({
+  id: "submitTask",
+  method: "POST",
+  path: "/api/submit-task",
+  summary: "Submit a task for human review",
+  description:
+    "Key optional (recommended; scope task_create). Anonymous submissions receive an access_token. " +
+    "Header `X-Service-Mode: sandbox` creates a simulated task (SANDBOX- id, advances one step per status poll, " +
+    "no e-mails, no payments). An estimate above max_cost_cad rejects the task at once (201, status rejected).",
+  tags: ["Tasks"],
+  auth: "optional",
+  scope: "task_create",
+  body: taskSubmissionSchema,
+  response: taskCreatedSchema,
+  successStatus: 201,
+  idempotent: true,
+  errors: [
+    "MISSING_FIELD",
+    "VALIDATION_ERROR",
+    "FIELD_TOO_LONG",
+    "LOCATION_NOT_FOUND",
+    "OUT_OF_SERVICE_ZONE",
+  ],
+});
+
+export const getTaskStatusOperation = defineOperation({
+  id: "getTaskStatus",
+  method: "GET",
+  path: "/api/submit-task",
+  summary: "Task status, payment details, proof files and polling advice",
+  description:
+    "Anyone with the task id may read it; requester_contact only for the owning key or an admin. " +
+    "Non-terminal responses carry Retry-After (seconds). Sandbox tasks advance one step per poll.",
+  tags: ["Tasks"],
+  auth: "optional",
+  query: taskQuerySchema,
+  response: taskStatusSchema,
+  errors: ["MISSING_FIELD", "NOT_FOUND"],
+});
+
+export const cancelTaskOperation = defineOperation({
+  id: "cancelTask",
+  method: "DELETE",
+  path: "/api/submit-task",
+  summary: "Cancel a task (free before payment; refund request after)",
+  description: "The submitting key with scope task_cancel, an admin, or `access_token` for anonymous tasks.",
+  tags: ["Tasks"],
+  auth: "optional",
+  scope: "task_cancel",
+  query: cancelTaskQuerySchema,
+  body: cancelTaskBodySchema,
+  response: taskStatusSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "NOT_FOUND", "FORBIDDEN", "CONFLICT"],
+});
+
+export const reviewTaskOperation = defineOperation({
+  id: "reviewTask",
+  method: "POST",
+  path: "/api/task-review",
+  summary: "Approve, counter-offer or reject a received task (operator)",
+  tags: ["Operator"],
+  auth: "admin",
+  body: reviewTaskBodySchema,
+  response: taskStatusSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+});
+
+export const completeTaskOperation = defineOperation({
+  id: "completeTask",
+  method: "POST",
+  path: "/api/task-complete",
+  summary: "Dispatch, mark on site, complete with proof files, or fail a paid task (operator)",
+  tags: ["Operator"],
+  auth: "admin",
+  body: completeTaskBodySchema,
+  response: taskStatusSchema,
+  idempotent: true,
+  maxBodyBytes: 4_400_000,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE"],
+});
+
+export const recordPaymentOperation = defineOperation({
+  id: "recordTaskPayment",
+  method: "POST",
+  path: "/api/task-payment",
+  summary: "Record a payment received out of band (operator)",
+  tags: ["Operator"],
+  auth: "admin",
+  body: recordPaymentBodySchema,
+  response: taskStatusSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+});
+
+export const listTasksOperation = defineOperation({
+  id: "listTasks",
+  method: "GET",
+  path: "/api/task-list",
+  summary: "Task index with filters, sorting and pagination (operator)",
+  tags: ["Operator"],
+  auth: "admin",
+  query: taskListQuerySchema,
+  response: z.object({
+    tasks: z.array(z.record(z.string(), z.unknown())),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  }),
+  errors: ["VALIDATION_ERROR"],
+});

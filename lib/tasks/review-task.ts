@@ -1,0 +1,80 @@
+/**
+ * Human review (POST /api/task-review): approve, counter-offer or reject a `received`
+ * task.
+ *
+ * - approve: the price is `price_cad` or the estimate. When it exceeds the task's
+ *   `budget_limit`, the approval becomes a counter-offer at that price (the spec
+ *   counter-offers tasks over budget).
+ * - approve and counter_offer fix the exchange rate, the exact USDC amount (unique
+ *   among open payments) and the 48 h payment window.
+ * - reject records the reason, shown to the requester.
+ */
+import { ApiError } from "../http/errors.js";
+import { cadToMicroUsdc, uniqueOpenAmount } from "../payments/amount.js";
+import { currentCadUsdRate } from "../payments/exchange-rate.js";
+import type { ReviewTaskBody } from "./admin-schemas.js";
+import { applyTransition, getTaskOrThrow, type TransitionResult } from "./apply-transition.js";
+import { paymentExpiry } from "./deadlines.js";
+
+/**
+ * Applies a review decision.
+ * @throws ApiError NOT_FOUND, CONFLICT (not `received`), MISSING_FIELD (counter_offer without amount)
+ */
+export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promise<TransitionResult> {
+  if (body.action === "reject") {
+    return applyTransition(body.task_id, "reject", {
+      changes: () => ({
+        reviewReason: body.reason ?? "Rejected by the operator",
+        operatorNotes: body.operator_notes ?? null,
+        reviewedAt: now,
+      }),
+      payload: (t) => ({ reason: t.reviewReason }),
+    });
+  }
+  const task = await getTaskOrThrow(body.task_id);
+  let action: "approve" | "counter_offer" = body.action;
+  let price: number;
+  if (body.action === "counter_offer") {
+    const amount = body.counter_offer_amount ?? body.price_cad;
+    if (amount === undefined) {
+      throw new ApiError("MISSING_FIELD", "counter_offer_amount is required to counter-offer", {
+        field: "counter_offer_amount",
+      });
+    }
+    price = amount;
+  } else {
+    price = body.price_cad ?? task.estimateCad!;
+    if (task.budgetLimit !== null && price > task.budgetLimit) action = "counter_offer";
+  }
+  const rate = await currentCadUsdRate();
+  const reason =
+    body.reason ??
+    (action === "counter_offer" && body.action === "approve"
+      ? `The price ${price.toFixed(2)} CAD exceeds your budget_limit of ${task.budgetLimit?.toFixed(2)} CAD`
+      : null);
+  return applyTransition(body.task_id, action, {
+    changes: async (locked, tx) => {
+      const base = cadToMicroUsdc(price, rate.rate_cad_usd);
+      const micro = locked.sandbox ? base : await uniqueOpenAmount(tx, base, locked.id);
+      return {
+        priceCad: action === "approve" ? price : null,
+        counterOfferAmount: action === "counter_offer" ? price : null,
+        reviewReason: reason,
+        operatorNotes: body.operator_notes ?? null,
+        reviewedAt: now,
+        exchangeRate: rate.rate_cad_usd,
+        rateSource: rate.rate_source,
+        rateAsOf: new Date(rate.as_of),
+        paymentUsdcMicro: micro,
+        paymentMethod: "usdc",
+        paymentExpiresAt: paymentExpiry(now),
+      };
+    },
+    payload: (t) => ({
+      amount_cad: t.counterOfferAmount ?? t.priceCad,
+      payment_usdc_micro: t.paymentUsdcMicro?.toString(),
+      payment_expires_at: t.paymentExpiresAt?.toISOString(),
+      ...(t.reviewReason ? { reason: t.reviewReason } : {}),
+    }),
+  });
+}

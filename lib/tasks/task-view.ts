@@ -1,0 +1,166 @@
+/**
+ * The status response of GET /api/submit-task (contract.md "Status response"): the
+ * task record, payment details from `accepted_pending_payment` on, the counter-offer,
+ * proof files when completed, the history, `_polling` and links.
+ */
+import { asc, eq } from "drizzle-orm";
+import { publicBaseUrl } from "../config.js";
+import { getDb } from "../db/client.js";
+import type { TaskStatus } from "../db/schema/enums.js";
+import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
+import type { Caller } from "../keys/authenticate.js";
+import { formatUsdc } from "../payments/amount.js";
+import { paymentNetworks } from "../payments/networks.js";
+import { isTerminal } from "./transitions.js";
+
+/** Seconds until the next useful poll, per status. Sandbox tasks advance on each poll. */
+export const NEXT_POLL_SECONDS: Record<TaskStatus, number> = {
+  received: 300,
+  accepted_pending_payment: 60,
+  counter_offered: 60,
+  paid: 300,
+  dispatched: 120,
+  on_site: 60,
+  completed: 0,
+  failed: 0,
+  rejected: 0,
+  payment_expired: 0,
+  cancelled: 0,
+};
+
+const SHOW_PAYMENT: TaskStatus[] = [
+  "accepted_pending_payment",
+  "counter_offered",
+  "paid",
+  "dispatched",
+  "on_site",
+  "completed",
+  "failed",
+];
+
+function recommendedAction(task: Task): string {
+  const usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
+  switch (task.status) {
+    case "received":
+      return `Wait for human review (deadline ${task.reviewDeadline.toISOString()}).`;
+    case "accepted_pending_payment":
+      return usdc
+        ? `Pay exactly ${usdc} USDC to a wallet in payment.networks before ${task.paymentExpiresAt?.toISOString()}.`
+        : "Wait for payment instructions.";
+    case "counter_offered":
+      return `The operator proposes ${task.counterOfferAmount} CAD${task.reviewReason ? ` (${task.reviewReason})` : ""}. Pay exactly ${usdc} USDC before ${task.paymentExpiresAt?.toISOString()} to accept, or let it expire.`;
+    case "paid":
+      return "Payment confirmed; wait for dispatch.";
+    case "dispatched":
+      return "An operator is on the way.";
+    case "on_site":
+      return "The operator is on site.";
+    case "completed":
+      return "Done: read proof_files_data and operator_notes.";
+    case "failed":
+      return "The task could not be completed; see failure_reason. A refund follows the cancellation policy.";
+    case "rejected":
+      return "Rejected; see review_reason. Submit a new task if appropriate.";
+    case "payment_expired":
+      return "The payment window closed; submit the task again to get a new quote.";
+    case "cancelled":
+      return task.refundStatus === "pending"
+        ? "Cancelled; a refund request is with the operator."
+        : "Cancelled.";
+  }
+}
+
+/** Whether `caller` owns `task` (or is an admin). */
+export function isOwner(task: Task, caller: Caller | null): boolean {
+  return Boolean(caller && (caller.isAdmin || (task.apiKeyId !== null && task.apiKeyId === caller.keyId)));
+}
+
+/** Links of a task. */
+export function taskLinks(taskId: string): { self: string; stream: string; cancel: string } {
+  const base = publicBaseUrl();
+  const id = encodeURIComponent(taskId);
+  return {
+    self: `${base}/api/submit-task?task_id=${id}`,
+    stream: `${base}/api/tasks/stream?task_id=${id}`,
+    cancel: `${base}/api/submit-task?task_id=${id}`,
+  };
+}
+
+/** Builds the status response of `task` for `viewer`. */
+export async function taskStatusView(task: Task, viewer: Caller | null): Promise<Record<string, unknown>> {
+  const db = await getDb();
+  const history = await db
+    .select({ status: taskEvents.taskStatus, event: taskEvents.type, at: taskEvents.createdAt })
+    .from(taskEvents)
+    .where(eq(taskEvents.taskId, task.id))
+    .orderBy(asc(taskEvents.seq));
+  const view: Record<string, unknown> = {
+    task_id: task.id,
+    service_type: task.serviceType,
+    status: task.status,
+    sandbox: task.sandbox,
+    location_address: task.locationAddress,
+    task_description: task.taskDescription,
+    ...(isOwner(task, viewer) ? { requester_contact: task.requesterContact } : {}),
+    urgency: task.urgency,
+    budget_limit: task.budgetLimit,
+    max_cost_cad: task.maxCostCad,
+    special_instructions: task.specialInstructions,
+    preferred_output: task.preferredOutput,
+    callback_url: task.callbackUrl,
+    lang: task.lang,
+    estimate_cad: task.estimateCad,
+    estimate: task.estimate,
+    location: task.location,
+    created_at: task.createdAt.toISOString(),
+    updated_at: task.updatedAt.toISOString(),
+    review_deadline: task.reviewDeadline.toISOString(),
+    execution_deadline: task.executionDeadline.toISOString(),
+    review_reason: task.reviewReason,
+    refund_status: task.refundStatus,
+  };
+  const usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
+  if (SHOW_PAYMENT.includes(task.status) || (task.status === "cancelled" && task.paidAt)) {
+    view.payment = {
+      method: task.paymentMethod,
+      amount_cad: task.counterOfferAmount ?? task.priceCad ?? task.estimateCad,
+      payment_usdc: usdc,
+      networks: task.paymentMethod === "account" ? [] : paymentNetworks(),
+      exchange_rate: task.exchangeRate,
+      rate_source: task.rateSource,
+      expires_at: task.paymentExpiresAt?.toISOString() ?? null,
+      paid_at: task.paidAt?.toISOString() ?? null,
+      network: task.paymentNetwork,
+      tx_hash: task.paymentTxHash,
+    };
+    view.payment_usdc = usdc;
+  }
+  if (task.status === "counter_offered") view.counter_offer_amount = task.counterOfferAmount;
+  if (task.status === "completed") {
+    const files = await db
+      .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
+      .from(proofFiles)
+      .where(eq(proofFiles.taskId, task.id))
+      .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
+    view.proof_files_data = files.map((f) => ({
+      filename: f.filename,
+      type: f.type,
+      content: Buffer.from(f.content).toString("base64"),
+    }));
+    view.operator_notes = task.operatorNotes;
+    view.completed_at = task.completedAt?.toISOString() ?? null;
+  }
+  if (task.status === "failed") {
+    view.failure_reason = task.failureReason;
+    view.operator_notes = task.operatorNotes;
+  }
+  view.history = history.map((h) => ({ status: h.status, event: h.event, at: h.at.toISOString() }));
+  const terminal = isTerminal(task.status);
+  view._polling = {
+    next_poll_seconds: task.sandbox && !terminal ? 1 : NEXT_POLL_SECONDS[task.status],
+    is_terminal: terminal,
+    recommended_action: recommendedAction(task),
+  };
+  view._links = taskLinks(task.id);
+  return view;
+}

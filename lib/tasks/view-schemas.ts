@@ -1,0 +1,100 @@
+/** Response schemas of the task operations (contract.md "Status response"), for /openapi.json. */
+import { z } from "zod";
+import { TASK_STATUSES } from "../db/schema/enums.js";
+
+const dateTime = z.string().meta({ format: "date-time" });
+
+export const paymentNetworkSchema = z.object({
+  network: z.string().meta({ examples: ["base"] }),
+  chain_id: z.number().int(),
+  usdc_contract: z.string(),
+  wallet: z.string().meta({ description: "Send exactly payment_usdc USDC here." }),
+  confirmations: z.number().int().optional(),
+});
+
+export const paymentDetailsSchema = z
+  .object({
+    method: z.enum(["usdc", "account", "manual"]).nullable(),
+    amount_cad: z.number().meta({ description: "CAD" }),
+    payment_usdc: z
+      .string()
+      .nullable()
+      .meta({
+        description: "Exact USDC amount, 6 decimals, as a string (send exactly this).",
+        examples: ["234.070001"],
+      }),
+    networks: z.array(paymentNetworkSchema),
+    exchange_rate: z.number().nullable().meta({ description: "USD per CAD used" }),
+    rate_source: z.string().nullable(),
+    expires_at: dateTime.nullable(),
+    paid_at: dateTime.nullable(),
+    network: z.string().nullable().optional(),
+    tx_hash: z.string().nullable().optional(),
+  })
+  .meta({ id: "PaymentDetails" });
+
+export const proofFileSchema = z
+  .object({ filename: z.string(), type: z.string(), content: z.string().meta({ description: "base64" }) })
+  .meta({ id: "ProofFile" });
+
+export const taskStatusSchema = z
+  .object({
+    task_id: z.string(),
+    service_type: z.string(),
+    status: z.enum(TASK_STATUSES),
+    sandbox: z.boolean(),
+    location_address: z.string(),
+    task_description: z.string(),
+    requester_contact: z.string().optional().meta({ description: "Only for the owning key or an admin." }),
+    urgency: z.enum(["standard", "urgent"]),
+    budget_limit: z.number().nullable(),
+    max_cost_cad: z.number().nullable(),
+    special_instructions: z.string().nullable(),
+    preferred_output: z.string().nullable(),
+    callback_url: z.string().nullable(),
+    lang: z.enum(["fr", "en"]),
+    estimate_cad: z.number().nullable(),
+    estimate: z.record(z.string(), z.number()).nullable(),
+    location: z.record(z.string(), z.unknown()).nullable(),
+    created_at: dateTime,
+    updated_at: dateTime,
+    review_deadline: dateTime,
+    execution_deadline: dateTime,
+    review_reason: z.string().nullable(),
+    payment: paymentDetailsSchema.optional(),
+    payment_usdc: z.string().nullable().optional(),
+    counter_offer_amount: z.number().optional(),
+    proof_files_data: z.array(proofFileSchema).optional(),
+    operator_notes: z.string().nullable().optional(),
+    completed_at: dateTime.nullable().optional(),
+    failure_reason: z.string().nullable().optional(),
+    refund_status: z.enum(["none", "pending", "refunded", "denied"]),
+    history: z.array(z.object({ status: z.enum(TASK_STATUSES), event: z.string(), at: dateTime })),
+    _polling: z.object({
+      next_poll_seconds: z.number().int(),
+      is_terminal: z.boolean(),
+      recommended_action: z.string(),
+    }),
+    _links: z.record(z.string(), z.string()),
+  })
+  .meta({ id: "TaskStatus" });
+
+export const taskCreatedSchema = z
+  .object({
+    task_id: z.string(),
+    status: z.enum(TASK_STATUSES),
+    message: z.string(),
+    sandbox: z.boolean(),
+    estimate_cad: z.number(),
+    review_deadline: dateTime,
+    execution_deadline: dateTime,
+    created_at: dateTime,
+    access_token: z
+      .string()
+      .optional()
+      .meta({
+        description: "Anonymous submissions only, shown once: for the event stream and cancellation.",
+      }),
+    _links: z.object({ self: z.string(), stream: z.string(), cancel: z.string() }),
+  })
+  .meta({ id: "TaskCreated" });
