@@ -1,6 +1,6 @@
 /**
  * Maps zod issues onto the error codes of the spec ("Errors"):
- * absent required value → 400 MISSING_FIELD; a value of the wrong type or that cannot
+ * absent (or empty) required value → 400 MISSING_FIELD; a value of the wrong type or that cannot
  * be parsed (e.g. `hours=abc`) → 400 INVALID_FORMAT; a string over its limit → 422
  * FIELD_TOO_LONG; any other rule (range, enum, e-mail, unknown field) → 422
  * VALIDATION_ERROR. The response takes the first issue's code by that priority and
@@ -30,6 +30,10 @@ function codeOf(issue: z.core.$ZodIssue, input: unknown): ErrorCode {
   if (issue.code === "invalid_type") {
     const value = valueAt(input, issue.path);
     return value === undefined || value === null ? "MISSING_FIELD" : "INVALID_FORMAT";
+  }
+  if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) <= 1) {
+    const value = valueAt(input, issue.path);
+    if (typeof value === "string" && value.trim() === "") return "MISSING_FIELD";
   }
   if (issue.code === "too_big" && (issue.origin === "string" || issue.origin === "array")) {
     return "FIELD_TOO_LONG";

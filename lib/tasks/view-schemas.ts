@@ -89,12 +89,9 @@ export const taskCreatedSchema = z
     review_deadline: dateTime,
     execution_deadline: dateTime,
     created_at: dateTime,
-    access_token: z
-      .string()
-      .optional()
-      .meta({
-        description: "Anonymous submissions only, shown once: for the event stream and cancellation.",
-      }),
+    access_token: z.string().optional().meta({
+      description: "Anonymous submissions only, shown once: for the event stream and cancellation.",
+    }),
     _links: z.object({ self: z.string(), stream: z.string(), cancel: z.string() }),
   })
   .meta({ id: "TaskCreated" });

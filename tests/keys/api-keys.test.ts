@@ -56,7 +56,7 @@ describe("POST /api/api-keys", () => {
     [{ contact: "a@example.com" }, 400, "MISSING_FIELD", "name"],
     [{ name: "x" }, 400, "MISSING_FIELD", "contact"],
     [{ name: "x", contact: "not-an-email" }, 422, "VALIDATION_ERROR", "contact"],
-    [{ name: "", contact: "a@example.com" }, 422, "VALIDATION_ERROR", "name"],
+    [{ name: "", contact: "a@example.com" }, 400, "MISSING_FIELD", "name"],
     [{ name: "x".repeat(101), contact: "a@example.com" }, 422, "FIELD_TOO_LONG", "name"],
     [{ name: "x", contact: "a@example.com", scopes: ["root"] }, 422, "VALIDATION_ERROR", "scopes.0"],
     [{ name: "x", contact: "a@example.com", scopes: [] }, 422, "VALIDATION_ERROR", "scopes"],
