@@ -79,8 +79,60 @@ export const configSchema = z.object({
   /** Timeout of one distance-matrix request, ms; on failure the estimate falls back to the gazetteer. */
   DISTANCE_TIMEOUT_MS: int(2000, 100, 30_000),
 
-  /** CAD→USD rate used when no live rate is available (USD per 1 CAD). */
+  /**
+   * CAD→USD rate, USD per 1 CAD: the rate of the `fixed` provider, and with `valet` the
+   * rate shown by estimates when no fresh live rate exists (approval never uses it there).
+   */
   CAD_USD_FALLBACK_RATE: num(0.71, 0.1, 5),
+  /** Exchange-rate provider: `fixed` (CAD_USD_FALLBACK_RATE) or `valet` (Bank of Canada). Unset: `valet` in production, `fixed` otherwise. */
+  EXCHANGE_RATE_PROVIDER: z.enum(["fixed", "valet"]).optional(),
+  /** Base URL of the Bank of Canada Valet API (series FXUSDCAD). */
+  VALET_URL: z.url().default("https://www.bankofcanada.ca/valet"),
+  /** Timeout of one Valet request, ms. */
+  EXCHANGE_RATE_TIMEOUT_MS: int(3000, 100, 30_000),
+  /** A cached live rate is re-fetched after this many minutes (Valet publishes once per business day). */
+  EXCHANGE_RATE_REFRESH_MINUTES: int(60, 1, 1440),
+  /** Hours after its `as_of` past which a live rate is stale: approval is refused (503 EXCHANGE_RATE_UNAVAILABLE). */
+  EXCHANGE_RATE_MAX_AGE_HOURS: int(120, 1, 24 * 30),
+
+  /** Ethereum (layer 1) JSON-RPC URL; the network accepts payments when this and ETHEREUM_WALLET are set. */
+  ETHEREUM_RPC_URL: optionalUrl,
+  /** Ethereum chain id (1 = mainnet). */
+  ETHEREUM_CHAIN_ID: int(1, 1),
+  /** USDC contract on Ethereum. */
+  ETHEREUM_USDC_CONTRACT: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
+    .default("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"),
+  /** Service wallet receiving USDC on Ethereum. */
+  ETHEREUM_WALLET: optionalString.pipe(z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address").optional()),
+  /** When an Ethereum block counts as confirmed: `finalized`, `safe`, `latest` or a number of confirmations (≥ 1). */
+  ETHEREUM_CONFIRMATIONS: z.string().regex(/^(finalized|safe|latest|[1-9][0-9]{0,3})$/, "finalized, safe, latest or 1-9999").default("finalized"),
+  /** First Ethereum block to scan when no cursor exists; unset: the confirmed head minus CHECKER_RESCAN_BLOCKS. */
+  ETHEREUM_START_BLOCK: optionalString.pipe(z.coerce.number().int().min(0).optional()),
+  /** Base (layer 2) JSON-RPC URL; the network accepts payments when this and BASE_WALLET are set. */
+  BASE_RPC_URL: optionalUrl,
+  /** Base chain id (8453 = mainnet). */
+  BASE_CHAIN_ID: int(8453, 1),
+  /** USDC contract on Base. */
+  BASE_USDC_CONTRACT: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
+    .default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+  /** Service wallet receiving USDC on Base. */
+  BASE_WALLET: optionalString.pipe(z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address").optional()),
+  /** When a Base block counts as confirmed: `finalized`, `safe`, `latest` or a number of confirmations (≥ 1). */
+  BASE_CONFIRMATIONS: z.string().regex(/^(finalized|safe|latest|[1-9][0-9]{0,3})$/, "finalized, safe, latest or 1-9999").default("safe"),
+  /** First Base block to scan when no cursor exists; unset: the confirmed head minus CHECKER_RESCAN_BLOCKS. */
+  BASE_START_BLOCK: optionalString.pipe(z.coerce.number().int().min(0).optional()),
+  /** Largest block range of one eth_getLogs request (RPC providers cap it). */
+  CHECKER_BLOCK_RANGE: int(1000, 1, 100_000),
+  /** Most new blocks one checker run scans per network (a long backlog is caught up over several runs). */
+  CHECKER_MAX_BLOCKS_PER_RUN: int(20_000, 1, 10_000_000),
+  /** Blocks below the cursor re-scanned on every run to catch reorgs. */
+  CHECKER_RESCAN_BLOCKS: int(12, 0, 10_000),
+  /** Timeout of one JSON-RPC request of the checker, ms (no retries: the next run retries). */
+  CHECKER_RPC_TIMEOUT_MS: int(10_000, 100, 60_000),
 
   /** Requests per minute per API key (spec Limits). */
   RATE_LIMIT_KEY_PER_MIN: int(60, 1),
@@ -110,6 +162,76 @@ export const configSchema = z.object({
   CRON_SECRET: optionalString,
   /** Comma-separated origins allowed by CORS; `*` allows any. */
   CORS_ALLOWED_ORIGINS: z.string().default("*"),
+
+  /** MCP DNS-rebinding protection: extra allowed Host values (comma-separated); PUBLIC_BASE_URL's host is always allowed. */
+  MCP_ALLOWED_HOSTS: optionalString,
+  /** MCP DNS-rebinding protection: extra allowed Origin values (comma-separated). */
+  MCP_ALLOWED_ORIGINS: optionalString,
+
+  /**
+   * AES-256-GCM key that encrypts webhook signing secrets at rest: base64 of 32 bytes
+   * (`openssl rand -base64 32`). Required in production; elsewhere a fixed development key
+   * (documented in README) is used when unset.
+   */
+  WEBHOOK_SECRET_KEY: optionalString,
+  /** Bound of one webhook / callback delivery attempt (connect, headers, body), ms; at most 10 s. */
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100, 10_000),
+  /** Delays before each retry of a failed delivery, seconds, comma-separated (contract.md: 30 s, 5 min, 30 min). */
+  WEBHOOK_RETRY_DELAYS_SECONDS: z
+    .string()
+    .default("30,300,1800")
+    .transform((v) => v.split(",").map((x) => Number(x.trim())))
+    .pipe(z.array(z.number().int().min(1).max(86_400)).min(1).max(10)),
+  /** Deliveries sent at once by one worker (a slow receiver holds one slot for at most WEBHOOK_TIMEOUT_MS). */
+  WEBHOOK_CONCURRENCY: int(16, 1, 256),
+  /** Dead-letter retention, hours (spec Limits: 72). */
+  DEAD_LETTER_RETENTION_HOURS: int(72, 1, 24 * 30),
+  /**
+   * Dispatch and deliver notifications right after a state change commits (`waitUntil` on
+   * Vercel, in-process locally). Default on, except under NODE_ENV=test where tests drive the
+   * outbox explicitly. Off: only the deliver-webhooks cron (every minute) sends them.
+   */
+  OUTBOX_KICK: z
+    .enum(["true", "false", "1", "0", "yes", "no", ""])
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? undefined : v === "true" || v === "1" || v === "yes")),
+  /** Resend API key; unset = the embedded outbox (messages stored in `emails` and logged, not sent). */
+  RESEND_API_KEY: optionalString,
+  /** Resend API base URL (tests point it at a loopback server). */
+  RESEND_BASE_URL: optionalUrl,
+  /** Sender of client-facing e-mail (a domain verified with Resend in production). */
+  EMAIL_FROM: z.string().default("Physical Task Execution Service <no-reply@example.com>"),
+  /** Reply-To of client-facing e-mail; default CONTACT_EMAIL. */
+  EMAIL_REPLY_TO: optionalString.pipe(z.email().optional()),
+  /**
+   * Longest life of one event-stream connection, seconds (max 14 400 = 4 h). Default 14 400,
+   * or 55 on Vercel (below the functions' maxDuration of 60 s): the stream then sends
+   * `stream.timeout` and the client reconnects with Last-Event-ID.
+   */
+  STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(14_400).optional(),
+  /** How often the event stream reads new events from the database, ms. */
+  STREAM_POLL_MS: int(500, 50, 10_000),
+  /** Heartbeat (comment line) interval of idle event streams, seconds. */
+  STREAM_HEARTBEAT_SECONDS: int(15, 1, 300),
+
+  /**
+   * HS256 secret of client-dashboard JWTs (POST /api/client-auth login), at least 32
+   * characters. Required in production (login and JWT checks fail with 500 without it);
+   * elsewhere a fixed development secret (README) is used when unset.
+   */
+  JWT_SECRET: optionalString.pipe(z.string().min(32).optional()),
+  /** bcrypt cost of client passwords (2^cost rounds). */
+  BCRYPT_COST: int(10, 4, 15),
+  /** Cloudflare Turnstile secret for web registration; unset outside production = tokens not checked. */
+  TURNSTILE_SECRET_KEY: optionalString,
+  /** Turnstile siteverify endpoint (tests point it at a loopback stand-in). */
+  TURNSTILE_VERIFY_URL: z.url().default("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+  /** Timeout of one siteverify request, ms; past it web registration answers 503. */
+  TURNSTILE_TIMEOUT_MS: int(5000, 100, 30_000),
+  /** Prepaid accounts: `spending_level` is `warning` below this available balance, CAD. */
+  BILLING_WARNING_BELOW_CAD: num(250, 0, 1_000_000),
+  /** Prepaid accounts: `spending_level` is `alert` below this available balance, CAD. */
+  BILLING_ALERT_BELOW_CAD: num(100, 0, 1_000_000),
 
   /** Operator's public contact e-mail (capabilities, cancellation policy). */
   CONTACT_EMAIL: z.email().default("operations@example.com"),
@@ -143,6 +265,9 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   const config = result.data;
   if (config.ALLOW_PRIVATE_CALLBACKS && config.NODE_ENV === "production") {
     throw new ConfigError("ALLOW_PRIVATE_CALLBACKS: refused when NODE_ENV=production");
+  }
+  if (config.WEBHOOK_SECRET_KEY && Buffer.from(config.WEBHOOK_SECRET_KEY, "base64").length !== 32) {
+    throw new ConfigError("WEBHOOK_SECRET_KEY: must be the base64 of exactly 32 bytes (openssl rand -base64 32)");
   }
   if (config.DISTANCE_PROVIDER === "osrm" && !config.OSRM_URL) {
     throw new ConfigError("OSRM_URL: required when DISTANCE_PROVIDER=osrm");

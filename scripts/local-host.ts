@@ -219,6 +219,11 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       });
       const cookies = response.headers.getSetCookie();
       if (cookies.length) outHeaders["set-cookie"] = cookies;
+      if (!req.complete) {
+        // Answered before the body was read (e.g. 413): close the connection rather than reuse it.
+        outHeaders.connection = "close";
+        req.resume();
+      }
       if (!response.body || req.method === "HEAD") {
         res.writeHead(response.status, outHeaders);
         res.end();

@@ -24,6 +24,9 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   STORAGE_ERROR: 503,
+  EXCHANGE_RATE_UNAVAILABLE: 503,
+  /** A third-party service we depend on (e.g. Cloudflare Turnstile) did not answer; retry later. */
+  UPSTREAM_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -305,6 +305,14 @@ async function authenticate(operation: Operation, request: Request): Promise<Cal
     }
     return null;
   }
+  if (operation.auth === "delegated") {
+    try {
+      return await authenticateKey(key);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "UNAUTHORIZED") return null;
+      throw error;
+    }
+  }
   const caller = await authenticateKey(key);
   if (operation.auth === "admin" && !caller.isAdmin) {
     throw new ApiError("FORBIDDEN", "This operation requires a key with the admin scope");

@@ -13,9 +13,10 @@ export { DEFAULT_SCOPES, SCOPES, type Scope } from "../db/schema/enums.js";
 /**
  * Who may call: `none` (public), `optional` (a key is used when sent), `key` (a key
  * with `scope`), `admin` (a key with the `admin` scope), `cron` (Vercel Cron's bearer
- * secret).
+ * secret), `delegated` (a valid key sent in the headers is used for rate limiting and
+ * logging; an invalid one is ignored, and the endpoint itself decides — MCP tools).
  */
-export type AuthMode = "none" | "optional" | "key" | "admin" | "cron";
+export type AuthMode = "none" | "optional" | "key" | "admin" | "cron" | "delegated";
 
 export type HttpMethod = "GET" | "POST" | "DELETE";
 

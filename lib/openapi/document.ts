@@ -109,6 +109,7 @@ function security(op: Operation): Json[] | undefined {
     case "none":
       return [];
     case "optional":
+    case "delegated":
       return [{}, { ApiKeyHeader: [] }, { BearerApiKey: [] }];
     case "cron":
       return [{ CronSecret: [] }];

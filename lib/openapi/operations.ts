@@ -2,6 +2,7 @@
 import { listServicesOperation } from "../catalog/operations.js";
 import type { Operation } from "../http/operation.js";
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "../keys/operations.js";
+import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
 import {
   checkPaymentsOperation,
@@ -37,6 +38,9 @@ export function allOperations(): Operation[] {
     completeTaskOperation,
     recordPaymentOperation,
     listTasksOperation,
+    mcpPostOperation,
+    mcpGetOperation,
+    mcpDeleteOperation,
     getCapabilitiesOperation,
     getStatusOperation,
     getOpenApiOperation,

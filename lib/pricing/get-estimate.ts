@@ -30,7 +30,7 @@ export async function getEstimate(query: EstimateQuery): Promise<EstimateRespons
     speedKmh: config.TRANSPORT_SPEED_KMH,
   });
   const { total_cad, ...rest } = breakdown;
-  const rate = await currentCadUsdRate();
+  const rate = await currentCadUsdRate({ allowFallback: true });
   return {
     currency: "CAD",
     total_cad,

@@ -5,10 +5,12 @@ import { z } from "zod";
 export const queryNumber = () =>
   z.preprocess((v) => (v === undefined || v === "" ? undefined : Number(v)), z.number());
 
-/** Query of GET /api/estimate (spec: hours 0.25 to 168, urgency standard|urgent, location optional). */
-export const estimateQuerySchema = z.object({
-  hours: queryNumber()
-    .pipe(z.number().min(0.25).max(168))
+/** The estimate inputs as typed values (MCP `get_estimate`); the query schema wraps them for strings. */
+export const estimateFields = {
+  hours: z
+    .number()
+    .min(0.25)
+    .max(168)
     .meta({ description: "Hours on site, 0.25 to 168.", examples: [2] }),
   location: z
     .string()
@@ -23,6 +25,14 @@ export const estimateQuerySchema = z.object({
     .enum(["standard", "urgent"])
     .default("standard")
     .meta({ description: "`urgent` multiplies the total by 1.25." }),
+};
+
+/** Query of GET /api/estimate (spec: hours 0.25 to 168, urgency standard|urgent, location optional). */
+export const estimateQuerySchema = z.object({
+  ...estimateFields,
+  hours: queryNumber()
+    .pipe(estimateFields.hours)
+    .meta({ description: "Hours on site, 0.25 to 168.", examples: [2] }),
 });
 export type EstimateQuery = z.output<typeof estimateQuerySchema>;
 

@@ -1,0 +1,197 @@
+/**
+ * The MCP tools (spec "POST /api/mcp"): each a thin adapter over the same `lib`
+ * functions as the HTTP endpoints, with input schemas built from the same zod schemas.
+ * Public tools: list_services, get_estimate, get_capabilities, get_reputation,
+ * register_api_key. The others need a key (x-api-key header or `api_key` argument)
+ * with the scope of the matching HTTP operation; `submit_task` without a key is forced
+ * into sandbox mode and says so.
+ */
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { getService, listServices } from "../catalog/services.js";
+import { getConfig } from "../config.js";
+import { ApiError } from "../http/errors.js";
+import { parseOrThrow } from "../http/validation.js";
+import { createApiKey } from "../keys/create-api-key.js";
+import { createApiKeyBodySchema } from "../keys/schemas.js";
+import { getEstimate } from "../pricing/get-estimate.js";
+import { estimateFields } from "../pricing/schemas.js";
+import { getLimiter, rateLimitHeaders } from "../ratelimit/limiter.js";
+import { buildCapabilities } from "../system/capabilities.js";
+import { getTaskOrThrow } from "../tasks/apply-transition.js";
+import { advanceSandboxTask } from "../tasks/sandbox.js";
+import { SERVICE_TYPES, taskSubmissionSchema } from "../tasks/schemas.js";
+import { submitTask } from "../tasks/submit-task.js";
+import { isOwner, taskStatusView } from "../tasks/task-view.js";
+import { apiKeyArgument, requireCaller, resolveCaller, type ToolContext, toolResult } from "./tool-kit.js";
+
+/** One tool: its MCP description and its adapter. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodRawShape;
+  annotations: ToolAnnotations;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+const readOnly: ToolAnnotations = {
+  readOnlyHint: true,
+  idempotentHint: true,
+  destructiveHint: false,
+  openWorldHint: false,
+};
+
+/** The tool list, in the spec's order. */
+export const TOOLS: ToolDefinition[] = [
+  {
+    name: "list_services",
+    title: "List services",
+    description:
+      "List the five physical-task services offered in Quebec (site audits, marketplace logistics, auction proxy, " +
+      "IT level-1 field support, courier), with typical durations, price ranges in CAD and, unless include_contract " +
+      "is false, each service's input schema, SLA, pricing and cancellation policy. Use it first to pick service_type.",
+    input: {
+      id: z.enum(SERVICE_TYPES).optional().meta({ description: "Only this service (SVC-01..SVC-05)." }),
+      include_contract: z
+        .boolean()
+        .default(true)
+        .meta({ description: "false omits the contracts (shorter)." }),
+    },
+    annotations: { ...readOnly, title: "List services" },
+    async run(args) {
+      const options = { includeContract: args.include_contract !== false };
+      if (args.id) {
+        const one = getService(String(args.id), options);
+        if (!one) throw new ApiError("NOT_FOUND", `No service ${String(args.id)}`, { field: "id" });
+        return toolResult({ services: [one], count: 1 });
+      }
+      const services = listServices(options);
+      return toolResult({ services, count: services.length });
+    },
+  },
+  {
+    name: "get_estimate",
+    title: "Estimate a price",
+    description:
+      "Estimate the price in CAD (exact to the cent) of a task of `hours` on site at `location` (a city or full " +
+      "address in Quebec; omitted = the Terrebonne hub): 50 + hours×100 + travel time×100 + round-trip km×0.90, " +
+      "×1.25 when urgent. Also gives the USDC equivalent and whether the place is in the service zone.",
+    input: estimateFields,
+    annotations: { ...readOnly, title: "Estimate a price" },
+    async run(args) {
+      const query = parseOrThrow(z.object(estimateFields), args);
+      return toolResult(await getEstimate(query));
+    },
+  },
+  {
+    name: "submit_task",
+    title: "Submit a task",
+    description:
+      "Submit a real-world task to be reviewed by a human operator and executed in Quebec. Returns task_id and " +
+      "deadlines; poll check_task_status. Without an API key the task is created in SANDBOX mode (simulated, free, " +
+      "advances one step per status check). With a key (scope task_create), set sandbox=true to test anyway. " +
+      "Prices are CAD; payment instructions (USDC) come after human approval.",
+    input: {
+      ...taskSubmissionSchema.shape,
+      sandbox: z
+        .boolean()
+        .default(false)
+        .meta({ description: "Create a simulated task (no payment, no e-mail)." }),
+      api_key: apiKeyArgument,
+    },
+    annotations: {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+      openWorldHint: true,
+      title: "Submit a task",
+    },
+    async run(args, ctx) {
+      const { api_key, sandbox, ...rest } = args as { api_key?: string; sandbox?: boolean } & Record<
+        string,
+        unknown
+      >;
+      const caller = await resolveCaller(ctx, api_key);
+      if (caller && !caller.isAdmin && !caller.scopes.includes("task_create")) {
+        throw new ApiError("FORBIDDEN", "submit_task requires the task_create scope");
+      }
+      const body = parseOrThrow(taskSubmissionSchema, rest);
+      const forced = !caller;
+      const created = await submitTask({ body, caller, agent: null, sandbox: forced || sandbox === true });
+      const note = forced
+        ? "No API key was given, so this task was created in SANDBOX mode (simulated, non-billable). Register a key with register_api_key to submit real tasks."
+        : undefined;
+      return toolResult({ ...created, ...(forced ? { forced_sandbox: true } : {}) }, note);
+    },
+  },
+  {
+    name: "check_task_status",
+    title: "Check a task's status",
+    description:
+      "Read a task's status, payment instructions (exact USDC amount, networks, wallet, expiry) once approved, " +
+      "counter-offer, proof files (base64) once completed, history and polling advice (_polling.next_poll_seconds). " +
+      "Needs an API key. Sandbox tasks advance one step per call.",
+    input: {
+      task_id: z.string().trim().min(1).max(64).meta({ description: "The task_id returned by submit_task." }),
+      api_key: apiKeyArgument,
+    },
+    annotations: {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+      title: "Check a task's status",
+    },
+    async run(args, ctx) {
+      const caller = await requireCaller(ctx, args.api_key as string | undefined, "audit_only");
+      const task = await advanceSandboxTask(await getTaskOrThrow(String(args.task_id)));
+      const view = await taskStatusView(task, caller);
+      return toolResult({ ...view, owned_by_caller: isOwner(task, caller) });
+    },
+  },
+  {
+    name: "get_capabilities",
+    title: "Platform capabilities",
+    description:
+      "The machine-readable manifest: services, service zone (GeoJSON), known locations with distances, " +
+      "operational hours, response times, languages, currencies, authentication and scopes, features, endpoints.",
+    input: {},
+    annotations: { ...readOnly, title: "Platform capabilities" },
+    async run() {
+      return toolResult(buildCapabilities(getConfig()));
+    },
+  },
+  {
+    name: "register_api_key",
+    title: "Register an API key",
+    description:
+      "Create an API key (shown once) for `name` and a `contact` e-mail; default scopes audit_only and task_create. " +
+      "Send it as the x-api-key header or the api_key argument of other tools. Limited to 3 keys per IP per hour.",
+    input: { name: createApiKeyBodySchema.shape.name, contact: createApiKeyBodySchema.shape.contact },
+    annotations: {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+      title: "Register an API key",
+    },
+    async run(args, ctx) {
+      const body = parseOrThrow(
+        z.strictObject({
+          name: createApiKeyBodySchema.shape.name,
+          contact: createApiKeyBodySchema.shape.contact,
+        }),
+        args,
+      );
+      const limit = await getLimiter("key_creation").limit(ctx.ip);
+      if (!limit.success) {
+        throw new ApiError("RATE_LIMITED", `Rate limit exceeded: ${limit.limit} API keys per IP per hour`, {
+          extra: { retry_after_seconds: Number(rateLimitHeaders(limit)["retry-after"]) },
+        });
+      }
+      const created = await createApiKey({ ...body, ip: ctx.ip });
+      return toolResult({ ...created }, "Store api_key now: it is shown only once.");
+    },
+  },
+];
