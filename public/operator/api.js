@@ -1,0 +1,117 @@
+/**
+ * The console's HTTP client: same-origin fetch with the admin key in `x-api-key` (never in a
+ * URL), `Idempotency-Key` on every POST, and the service's error envelope
+ * `{ error: { code, message, field?, details }, request_id }` turned into an ApiError.
+ *
+ * The key lives in sessionStorage: it survives a reload of the tab but not closing it, and is
+ * never written to localStorage, cookies or URLs (README "Operator console").
+ */
+
+const KEY_STORAGE = "operator.apiKey";
+
+/** An error answered by the API (or `NETWORK` when no answer came). */
+export class ApiError extends Error {
+  /**
+   * @param {number} status HTTP status (0 when the server could not be reached)
+   * @param {{ code?: string, message?: string, field?: string, details?: unknown[] }} error
+   * @param {string | null} requestId
+   */
+  constructor(status, error, requestId) {
+    super(error.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = error.code ?? (status === 0 ? "NETWORK" : `HTTP_${status}`);
+    this.field = error.field ?? null;
+    this.details = Array.isArray(error.details) ? error.details : [];
+    this.requestId = requestId;
+  }
+}
+
+/** The stored admin key, or null. */
+export function getKey() {
+  try {
+    return sessionStorage.getItem(KEY_STORAGE);
+  } catch {
+    return memoryKey;
+  }
+}
+
+let memoryKey = null;
+
+/** Stores the key for this tab (memory only when sessionStorage is unavailable). */
+export function setKey(key) {
+  memoryKey = key;
+  try {
+    if (key === null) sessionStorage.removeItem(KEY_STORAGE);
+    else sessionStorage.setItem(KEY_STORAGE, key);
+  } catch {
+    // private mode: memory only
+  }
+}
+
+/** A random idempotency key (crypto.randomUUID where available, i.e. secure contexts). */
+export function newIdempotencyKey() {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Calls the API. `key` overrides the stored key (used to check a key before storing it).
+ * @returns {Promise<any>} the parsed JSON body of a 2xx answer
+ * @throws {ApiError}
+ */
+export async function request(method, path, { body, idempotencyKey, key } = {}) {
+  const headers = { accept: "application/json" };
+  const apiKey = key ?? getKey();
+  if (apiKey) headers["x-api-key"] = apiKey;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+    });
+  } catch {
+    throw new ApiError(0, { code: "NETWORK" }, null);
+  }
+  const requestId = response.headers.get("x-request-id");
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!response.ok) {
+    const error = json && typeof json.error === "object" && json.error ? json.error : {};
+    throw new ApiError(response.status, error, json?.request_id ?? requestId);
+  }
+  return json;
+}
+
+/** GET `path`. */
+export function get(path, options = {}) {
+  return request("GET", path, options);
+}
+
+/**
+ * POSTs `body` with an Idempotency-Key owned by `owner` (a form): the key is kept while the
+ * body stays the same, so a double tap or a retry after a network error replays the first
+ * answer instead of acting twice; a changed body gets a new key.
+ */
+export function postIdempotent(owner, path, body) {
+  const serialized = JSON.stringify(body);
+  let state = owners.get(owner);
+  if (!state || state.body !== serialized) {
+    state = { body: serialized, key: newIdempotencyKey() };
+    owners.set(owner, state);
+  }
+  return request("POST", path, { body, idempotencyKey: state.key });
+}
+
+const owners = new WeakMap();

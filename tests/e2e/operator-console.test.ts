@@ -1,0 +1,428 @@
+/**
+ * The operator console (public/operator/) in a real browser: Debian's Chromium driven by
+ * playwright-core against the local host (the same server as `npm start`, with vercel.json's
+ * Content-Security-Policy) on a test database. An agent submits tasks over the API; the
+ * operator signs in with an admin key, works the review queue, approves, records a payment,
+ * dispatches, marks on site and completes with a photo picked through the camera input; the
+ * API then shows the task completed with that photo. Also: a wrong key, an API error shown
+ * from the envelope, the other sections, French, and a phone-sized viewport.
+ *
+ * Skipped (with a message) when no Chromium binary exists; `.ci/run` installs it.
+ * `UPDATE_SCREENSHOTS=1` writes the screenshots to docs/screenshots/ (else to a temp dir).
+ */
+
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { crc32, sampleProofPng } from "../../lib/tasks/sample-proof.js";
+import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { makeKey } from "../helpers/keys.js";
+import { validTask } from "../helpers/tasks.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+/** Debian's binary (faster to launch than the /usr/bin wrapper script), or CHROMIUM_PATH when set. */
+const CHROMIUM = (
+  process.env.CHROMIUM_PATH
+    ? [process.env.CHROMIUM_PATH]
+    : ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
+).find((p) => existsSync(p));
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+/** An RGB PNG of random noise (stored, not compressed): a stand-in for a large camera photo. */
+function noisePng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const out = Buffer.alloc(4 + body.length + 4);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 4 + body.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  const stride = 1 + width * 3;
+  const raw = randomBytes(stride * height);
+  for (let y = 0; y < height; y++) raw[y * stride] = 0;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw, { level: 0 })),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+if (!CHROMIUM) {
+  console.warn(
+    "tests/e2e/operator-console.test.ts skipped: no Chromium at /usr/lib/chromium/chromium or /usr/bin/chromium " +
+      "or CHROMIUM_PATH (apt-get install chromium; .ci/run does)",
+  );
+}
+
+describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
+  useTestDatabase();
+
+  let host: LocalHost;
+  let browser: Browser;
+  let admin: string;
+  let agent: string;
+  let tmp: string;
+  let shots: string;
+  const problems: string[] = [];
+  const posts: { url: string; headers: Record<string, string> }[] = [];
+  const urls: string[] = [];
+
+  beforeAll(async () => {
+    host = await startLocalHost({ root: ROOT, port: 0, host: "127.0.0.1", crons: false, log: () => {} });
+    admin = await makeKey(["admin"]);
+    agent = await makeKey(["audit_only", "task_create", "task_cancel"]);
+    tmp = mkdtempSync(path.join(tmpdir(), "ptes-e2e-"));
+    shots = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, "docs/screenshots") : path.join(tmp, "shots");
+    mkdirSync(shots, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  async function api(method: string, pathname: string, key: string, body?: unknown) {
+    const res = await fetch(`${host.url}${pathname}`, {
+      method,
+      headers: { "x-api-key": key, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  async function submit(extra: Record<string, unknown>) {
+    const res = await api("POST", "/api/submit-task", agent, { ...validTask, lang: "en", ...extra });
+    expect(res.status).toBe(201);
+    return res.body.task_id as string;
+  }
+
+  /** A browser context that records console errors (CSP violations land there), POSTs and URLs. */
+  async function newContext(options: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext> {
+    const context = await browser.newContext({ timezoneId: "America/Toronto", ...options });
+    context.on("page", (page) => watch(page));
+    return context;
+  }
+
+  function watch(page: Page) {
+    page.on("console", (msg) => {
+      // Chromium logs every 4xx answer of fetch; those are expected here (wrong key, 409, 404).
+      if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource: the server responded"))
+        problems.push(msg.text());
+    });
+    page.on("pageerror", (error) => problems.push(String(error)));
+    page.on("request", (req) => {
+      urls.push(req.url());
+      if (req.method() === "POST") posts.push({ url: req.url(), headers: req.headers() });
+    });
+  }
+
+  /** A screenshot without the transient status toast. */
+  async function shot(page: Page, name: string, fullPage = false) {
+    await page.evaluate(() => document.getElementById("status")?.classList.remove("visible"));
+    await page.screenshot({ path: path.join(shots, name), fullPage, scale: "css", animations: "disabled" });
+  }
+
+  async function signIn(page: Page, key: string) {
+    await page.goto(`${host.url}/operator/`);
+    await page.getByLabel(/Admin API key|Clé d'API admin/).fill(key);
+    await page.getByRole("button", { name: /Sign in|Se connecter/ }).click();
+  }
+
+  it("takes a task from the queue to completed with a photo", async () => {
+    const standard = await submit({
+      task_description: "Photograph the storefront and the posted opening hours.",
+    });
+    const urgent = await submit({
+      urgency: "urgent",
+      location_address: "120 Boulevard des Seigneurs, Terrebonne, QC",
+      task_description: "Check that the shop on the corner is open and photograph its front window.",
+      special_instructions: "Ring the bell at the back door.",
+    });
+
+    // The page is served with vercel.json's strict CSP (no inline script or style, no eval).
+    const shell = await fetch(`${host.url}/operator/`);
+    expect(shell.headers.get("content-security-policy")).toMatch(/script-src 'self';.*style-src 'self';/);
+    expect(await shell.text()).not.toMatch(/<script>|<style|style="/);
+
+    const context = await newContext({ viewport: { width: 1024, height: 900 }, locale: "en-CA" });
+    const page = await context.newPage();
+
+    // A wrong key is refused with a message; nothing is stored.
+    await signIn(page, "svc_0000000000000000000000000000000000000000");
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("This key is not valid.");
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+
+    // The admin key: the review queue, closest review deadline (the urgent task) first.
+    await page.getByLabel("Admin API key").fill(admin);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(admin);
+    const ids = await page.locator(".card-title a").allTextContents();
+    expect(ids).toEqual([urgent, standard]);
+    const firstSla = page.locator(".card").first().locator(".sla");
+    expect(await firstSla.textContent()).toMatch(/Review SLA \d+ (h|min)/);
+    expect(await firstSla.locator("time").getAttribute("datetime")).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await shot(page, "operator-queue.png");
+
+    // The task page: what the agent sent, the estimate breakdown, the map link.
+    await page.getByRole("link", { name: urgent }).click();
+    await page.getByRole("heading", { level: 1, name: `Task ${urgent}` }).waitFor();
+    expect(page.url()).toContain(`#/task/${urgent}`);
+    await expect.poll(() => page.getByText("Ring the bell at the back door.").count()).toBe(1);
+    expect(await page.getByText(validTask.requester_contact).count()).toBeGreaterThan(0);
+    const map = page.getByRole("link", { name: "Open the address in OpenStreetMap (new tab)" }).first();
+    expect(await map.getAttribute("href")).toBe(
+      `https://www.openstreetmap.org/search?query=${encodeURIComponent("120 Boulevard des Seigneurs, Terrebonne, QC")}`,
+    );
+    expect(await map.getAttribute("rel")).toBe("noopener noreferrer");
+    const breakdown = page.locator("table.breakdown");
+    expect(await breakdown.getByRole("rowheader", { name: "Base fee" }).count()).toBe(1);
+    expect(await breakdown.getByRole("rowheader", { name: "Urgency multiplier" }).count()).toBe(1);
+    expect(await breakdown.locator("tfoot td").textContent()).toMatch(/\$\d/);
+    await shot(page, "operator-task.png");
+
+    // Approve at a price.
+    await page.getByLabel("Price (CAD, optional)").fill("480");
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Task approved.");
+    await page.locator(".badge", { hasText: "accepted, awaiting payment" }).first().waitFor();
+    expect((await api("GET", `/api/submit-task?task_id=${urgent}`, admin)).body.payment.amount_cad).toBe(480);
+
+    // Payment received out of band, then dispatch and on site.
+    await page.getByLabel("Note (optional)").fill("Paid by bank transfer");
+    await page.getByRole("button", { name: "Record payment" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Payment recorded.");
+    await page.getByRole("button", { name: "Dispatch" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Task dispatched.");
+    await page.getByRole("button", { name: "On site" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Operator marked on site.");
+
+    // Complete with a photo from the camera input.
+    const camera = page.getByLabel("Take or choose photos");
+    expect(await camera.getAttribute("capture")).toBe("environment");
+    expect(await camera.getAttribute("accept")).toBe("image/*");
+    const png = sampleProofPng("storefront").bytes;
+    const photo = path.join(tmp, "storefront.png");
+    writeFileSync(photo, png);
+    await camera.setInputFiles(photo);
+    await page.locator(".proof-item", { hasText: "storefront.png" }).waitFor();
+    await page.getByLabel("Operator notes (optional)").fill("Shop open; front window photographed.");
+    await page.getByRole("button", { name: "Complete task" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Task completed.");
+    await page.getByRole("img", { name: "storefront.png" }).waitFor();
+    await page.locator("#sec-result").scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById("sec-payment")?.scrollIntoView());
+    await shot(page, "operator-complete.png");
+
+    const done = (await api("GET", `/api/submit-task?task_id=${urgent}`, agent)).body;
+    expect(done.status).toBe("completed");
+    expect(done.operator_notes).toBe("Shop open; front window photographed.");
+    expect(done.proof_files_data).toEqual([
+      { filename: "storefront.png", type: "image/png", content: png.toString("base64") },
+    ]);
+    expect(done.history.map((h: { status: string }) => h.status)).toEqual([
+      "received",
+      "accepted_pending_payment",
+      "paid",
+      "dispatched",
+      "on_site",
+      "completed",
+    ]);
+
+    // Every POST carried the key in a header and an Idempotency-Key; no URL ever held the key.
+    expect(posts.map((p) => new URL(p.url).pathname)).toEqual([
+      "/api/task-review",
+      "/api/task-payment",
+      "/api/task-complete",
+      "/api/task-complete",
+      "/api/task-complete",
+    ]);
+    for (const post of posts) {
+      expect(post.headers["x-api-key"]).toBe(admin);
+      expect(post.headers["idempotency-key"]).toMatch(/^[0-9a-f-]{32,36}$/);
+    }
+    expect(new Set(posts.map((p) => p.headers["idempotency-key"])).size).toBe(posts.length);
+    expect(urls.filter((u) => u.includes(admin))).toEqual([]);
+    await context.close();
+  });
+
+  it("shows API errors from the envelope, the other sections, French, and signs out", async () => {
+    const id = await submit({ task_description: "Inspect the parking lot lighting after dark." });
+    const context = await newContext({ viewport: { width: 1024, height: 800 }, locale: "en-CA" });
+    const page = await context.newPage();
+    await signIn(page, admin);
+    await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
+    await page.getByRole("link", { name: id }).click();
+    await page.getByRole("heading", { level: 1, name: `Task ${id}` }).waitFor();
+
+    // Rejected elsewhere meanwhile: the approval is a 409 CONFLICT, shown with its code and request id.
+    expect(
+      (await api("POST", "/api/task-review", admin, { task_id: id, action: "reject", reason: "dup" })).status,
+    ).toBe(200);
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    const alert = page.locator("form.approve [role=alert]");
+    await expect.poll(() => alert.textContent()).toMatch(/Error CONFLICT: .+request req_/);
+    expect(await page.getByRole("button", { name: "Approve", exact: true }).isEnabled()).toBe(true);
+
+    // Counter-offer with amount and reason.
+    const offered = await submit({
+      task_description: "Pick up a used bicycle listed online and inspect it.",
+    });
+    await page.goto(`${host.url}/operator/#/task/${offered}`);
+    await page.getByRole("heading", { level: 1, name: `Task ${offered}` }).waitFor();
+    await page.getByLabel("Amount (CAD)").fill("612.5");
+    await page.getByLabel("Reason (optional, shown to the requester)").fill("Two hours on site are needed.");
+    await page.getByRole("button", { name: "Counter-offer", exact: true }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Counter-offer sent.");
+    const countered = (await api("GET", `/api/submit-task?task_id=${offered}`, admin)).body;
+    expect(countered).toMatchObject({ status: "counter_offered", counter_offer_amount: 612.5 });
+
+    // Fail a dispatched task, after confirming.
+    const failing = await submit({ task_description: "Photograph the building entrance." });
+    await api("POST", "/api/task-review", admin, { task_id: failing, action: "approve" });
+    await api("POST", "/api/task-payment", admin, { task_id: failing, note: "cash" });
+    await api("POST", "/api/task-complete", admin, { task_id: failing, action: "dispatch" });
+    await page.goto(`${host.url}/operator/#/task/${failing}`);
+    await page.getByRole("heading", { level: 1, name: `Task ${failing}` }).waitFor();
+    await page.getByLabel("Reason", { exact: true }).fill("Building closed for renovation.");
+    page.once("dialog", (dialog) => dialog.accept());
+    await page.getByRole("button", { name: "Mark as failed" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Task marked as failed.");
+    expect((await api("GET", `/api/submit-task?task_id=${failing}`, admin)).body).toMatchObject({
+      status: "failed",
+      failure_reason: "Building closed for renovation.",
+    });
+
+    // Lists by status, unmatched payments, refunds and dead letters.
+    await page.getByRole("link", { name: "Tasks", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Tasks" }).waitFor();
+    await page.getByLabel("Status").selectOption("rejected");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => page.locator(".card-title a").allTextContents()).toEqual([id]);
+    expect(page.url()).toContain("#/tasks?status=rejected");
+    await page.getByRole("link", { name: "Payments", exact: true }).click();
+    await expect.poll(() => page.locator("main").textContent()).toContain("No unmatched payment.");
+    // A task cancelled after payment is a refund request; one cancelled before payment is not.
+    const refund = await submit({ task_description: "Attend the auction and bid on lot 12." });
+    await api("POST", "/api/task-review", admin, { task_id: refund, action: "approve" });
+    await api("POST", "/api/task-payment", admin, { task_id: refund });
+    expect((await api("DELETE", `/api/submit-task?task_id=${refund}`, agent)).body.refund_status).toBe(
+      "pending",
+    );
+    const free = await submit({ task_description: "Cancelled before payment." });
+    expect((await api("DELETE", `/api/submit-task?task_id=${free}`, agent)).body.status).toBe("cancelled");
+    await page.getByRole("link", { name: "Refunds", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Refund requests" }).waitFor();
+    expect(await page.locator(".card-title a").allTextContents()).toEqual([refund]);
+    await page.getByRole("link", { name: "Dead letters", exact: true }).click();
+    await page.getByLabel("Webhook id").fill("wh_doesnotexist");
+    await page.getByRole("button", { name: "Show dead letters" }).click();
+    await expect.poll(() => page.locator("main [role=alert]").textContent()).toContain("Error NOT_FOUND");
+
+    // French, remembered across reloads; the key stays for the tab.
+    await page.getByLabel("Language").selectOption("fr");
+    await page.getByRole("heading", { level: 1, name: "Webhooks en échec" }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("fr");
+    await page.getByRole("link", { name: "File", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "File de révision" }).waitFor();
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "File de révision" }).waitFor();
+
+    await page.getByRole("button", { name: "Se déconnecter" }).click();
+    await page.getByRole("heading", { level: 1, name: "Connexion opérateur" }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await context.close();
+  });
+
+  it("scales a large camera photo down before uploading it", async () => {
+    const id = await submit({ task_description: "Photograph the loading dock." });
+    await api("POST", "/api/task-review", admin, { task_id: id, action: "approve" });
+    await api("POST", "/api/task-payment", admin, { task_id: id });
+    const big = noisePng(2400, 600); // ~4.3 MB, over the 3 MiB per-file limit of the API
+    expect(big.length).toBeGreaterThan(3 * 1024 * 1024);
+    const file = path.join(tmp, "IMG_0001.png");
+    writeFileSync(file, big);
+
+    const context = await newContext({ viewport: { width: 1024, height: 900 }, locale: "en-CA" });
+    const page = await context.newPage();
+    await signIn(page, admin);
+    await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
+    await page.goto(`${host.url}/operator/#/task/${id}`);
+    await page.getByRole("heading", { level: 1, name: `Task ${id}` }).waitFor();
+    await page.getByLabel("Take or choose photos").setInputFiles(file);
+    await page.locator(".proof-item", { hasText: "IMG_0001.jpg" }).waitFor();
+    await page.getByRole("button", { name: "Complete task" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Task completed.");
+    await context.close();
+
+    const [proof] = (await api("GET", `/api/submit-task?task_id=${id}`, admin)).body.proof_files_data;
+    expect(proof).toMatchObject({ filename: "IMG_0001.jpg", type: "image/jpeg" });
+    const jpeg = Buffer.from(proof.content, "base64");
+    expect(jpeg.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    expect(jpeg.length).toBeLessThan(3 * 1024 * 1024);
+    // 2048 px on the long edge: the SOF0 frame header holds height and width.
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    expect([jpeg.readUInt16BE(sof + 5), jpeg.readUInt16BE(sof + 7)]).toEqual([512, 2048]);
+  });
+
+  it("fits a phone screen, in the browser's language", async () => {
+    await submit({ urgency: "urgent", task_description: "Courier: deliver the signed lease to the notary." });
+    const context = await newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+      locale: "fr-CA",
+    });
+    const page = await context.newPage();
+    await signIn(page, admin);
+    await page.getByRole("heading", { level: 1, name: "File de révision" }).waitFor();
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll("body *")]
+        .filter((el) => el.getBoundingClientRect().right > 391)
+        .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
+    );
+    expect(wide).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // Touch targets: cards, nav links and buttons are at least 44 CSS px tall.
+    const card = await page.locator(".card").first().boundingBox();
+    expect(card!.height).toBeGreaterThanOrEqual(44);
+    for (const box of [
+      await page.getByRole("button", { name: "Actualiser" }).boundingBox(),
+      await page.getByRole("link", { name: "File", exact: true }).boundingBox(),
+    ]) {
+      expect(box!.height).toBeGreaterThanOrEqual(44);
+    }
+    // Focus moves to the view's heading; the next Tab stop is the view's first control.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Actualiser");
+    await shot(page, "operator-queue-phone.png");
+    await context.close();
+  });
+
+  it("loaded every page without console errors or CSP violations", () => {
+    expect(problems).toEqual([]);
+  });
+});
