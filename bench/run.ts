@@ -7,8 +7,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { authBenchmark } from "./benchmarks/auth.js";
+import { checkerBenchmark } from "./benchmarks/checker.js";
 import { httpBenchmark } from "./benchmarks/http.js";
 import { importsBenchmark } from "./benchmarks/imports.js";
+import { tasksBenchmark } from "./benchmarks/tasks.js";
 import { renderSection, writeSections } from "./lib/report.js";
 import { readSettings } from "./lib/settings.js";
 import type { Benchmark } from "./lib/types.js";
@@ -17,7 +19,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const docFile = path.join(root, "docs", "performance.md");
 
 /** Every benchmark, in the order `all` runs them. Add new ones here. */
-const benchmarks: Benchmark[] = [httpBenchmark, importsBenchmark, authBenchmark];
+const benchmarks: Benchmark[] = [
+  httpBenchmark,
+  importsBenchmark,
+  authBenchmark,
+  checkerBenchmark,
+  tasksBenchmark,
+];
 
 function usage(): string {
   return [
@@ -28,7 +36,8 @@ function usage(): string {
     "",
     "  --write    update the benchmarks' sections of docs/performance.md",
     "env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (s, 2), BENCH_WORKERS (1),",
-    "     BENCH_IMPORT_RUNS (5), BENCH_ITERATIONS (5000), BENCH_REQUESTS (20000)",
+    "     BENCH_IMPORT_RUNS (5), BENCH_ITERATIONS (5000), BENCH_REQUESTS (20000),",
+    "     BENCH_PG_URL (server for scratch databases, postgres://postgres@127.0.0.1:5432/postgres; skip)",
   ].join("\n");
 }
 

@@ -105,11 +105,19 @@ export const configSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
     .default("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"),
   /** Service wallet receiving USDC on Ethereum. */
-  ETHEREUM_WALLET: optionalString.pipe(z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address").optional()),
+  ETHEREUM_WALLET: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
+      .optional(),
+  ),
   /** When an Ethereum block counts as confirmed: `finalized`, `safe`, `latest` or a number of confirmations (≥ 1). */
-  ETHEREUM_CONFIRMATIONS: z.string().regex(/^(finalized|safe|latest|[1-9][0-9]{0,3})$/, "finalized, safe, latest or 1-9999").default("finalized"),
+  ETHEREUM_CONFIRMATIONS: z
+    .string()
+    .regex(/^(finalized|safe|latest|[1-9][0-9]{0,3})$/, "finalized, safe, latest or 1-9999")
+    .default("finalized"),
   /** First Ethereum block to scan when no cursor exists; unset: the confirmed head minus CHECKER_RESCAN_BLOCKS. */
-  ETHEREUM_START_BLOCK: optionalString.pipe(z.coerce.number().int().min(0).optional()),
+  ETHEREUM_START_BLOCK: optionalString.pipe(z.coerce.number<string>().int().min(0).optional()),
   /** Base (layer 2) JSON-RPC URL; the network accepts payments when this and BASE_WALLET are set. */
   BASE_RPC_URL: optionalUrl,
   /** Base chain id (8453 = mainnet). */
@@ -120,11 +128,19 @@ export const configSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
     .default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
   /** Service wallet receiving USDC on Base. */
-  BASE_WALLET: optionalString.pipe(z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address").optional()),
+  BASE_WALLET: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
+      .optional(),
+  ),
   /** When a Base block counts as confirmed: `finalized`, `safe`, `latest` or a number of confirmations (≥ 1). */
-  BASE_CONFIRMATIONS: z.string().regex(/^(finalized|safe|latest|[1-9][0-9]{0,3})$/, "finalized, safe, latest or 1-9999").default("safe"),
+  BASE_CONFIRMATIONS: z
+    .string()
+    .regex(/^(finalized|safe|latest|[1-9][0-9]{0,3})$/, "finalized, safe, latest or 1-9999")
+    .default("safe"),
   /** First Base block to scan when no cursor exists; unset: the confirmed head minus CHECKER_RESCAN_BLOCKS. */
-  BASE_START_BLOCK: optionalString.pipe(z.coerce.number().int().min(0).optional()),
+  BASE_START_BLOCK: optionalString.pipe(z.coerce.number<string>().int().min(0).optional()),
   /** Largest block range of one eth_getLogs request (RPC providers cap it). */
   CHECKER_BLOCK_RANGE: int(1000, 1, 100_000),
   /** Most new blocks one checker run scans per network (a long backlog is caught up over several runs). */
@@ -267,7 +283,9 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     throw new ConfigError("ALLOW_PRIVATE_CALLBACKS: refused when NODE_ENV=production");
   }
   if (config.WEBHOOK_SECRET_KEY && Buffer.from(config.WEBHOOK_SECRET_KEY, "base64").length !== 32) {
-    throw new ConfigError("WEBHOOK_SECRET_KEY: must be the base64 of exactly 32 bytes (openssl rand -base64 32)");
+    throw new ConfigError(
+      "WEBHOOK_SECRET_KEY: must be the base64 of exactly 32 bytes (openssl rand -base64 32)",
+    );
   }
   if (config.DISTANCE_PROVIDER === "osrm" && !config.OSRM_URL) {
     throw new ConfigError("OSRM_URL: required when DISTANCE_PROVIDER=osrm");

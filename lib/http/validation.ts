@@ -17,10 +17,14 @@ function fieldOf(issue: z.core.$ZodIssue): string {
   return path.join(".");
 }
 
+/** Marks a path that does not map onto the raw input (the value was transformed, e.g. "a,b" → ["a","b"]). */
+const UNMAPPED = Symbol("unmapped");
+
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let node = input;
   for (const key of path) {
-    if (node === null || typeof node !== "object") return undefined;
+    if (node === undefined || node === null) return node;
+    if (typeof node !== "object") return UNMAPPED;
     node = (node as Record<PropertyKey, unknown>)[key];
   }
   return node;
@@ -30,6 +34,12 @@ function codeOf(issue: z.core.$ZodIssue, input: unknown): ErrorCode {
   if (issue.code === "invalid_type") {
     const value = valueAt(input, issue.path);
     return value === undefined || value === null ? "MISSING_FIELD" : "INVALID_FORMAT";
+  }
+  if (
+    (issue.code === "invalid_value" || issue.code === "invalid_union") &&
+    valueAt(input, issue.path) === undefined
+  ) {
+    return "MISSING_FIELD";
   }
   if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) <= 1) {
     const value = valueAt(input, issue.path);

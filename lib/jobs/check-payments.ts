@@ -1,24 +1,63 @@
 /**
- * The payment checker's run (api/cron/check-payments, every minute). It records how
- * many tasks await payment (`pending_checked`, shown by /api/status). Scanning the
- * chains for USDC transfers is added by the payments work; until then
- * `networks_scanned` is 0 and nothing is matched.
+ * The payment checker's run (api/cron/check-payments, every minute; README "Payments"):
+ * counts the tasks awaiting payment (`pending_checked`, shown by /api/status), then scans
+ * every configured network once (lib/payments/scan-network.ts) and records the run in
+ * `job_runs`.
+ *
+ * A network whose RPC fails, times out or answers garbage keeps its cursor; the other
+ * networks are still scanned, and the run is recorded as an error (so /api/status shows
+ * the checker `degraded`) with its details. Details: `pending_checked`,
+ * `networks_scanned`, `transfers_seen`, `matched`, `unmatched`, `late`, `reorged`,
+ * `rpc_ms`, per-network results and `errors`.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { tasks } from "../db/schema/index.js";
-import { type JobResult, runJob } from "./run-job.js";
+import { networkConfigs } from "../payments/networks.js";
+import { type NetworkScanResult, OPEN_PAYMENT_STATUSES, scanNetwork } from "../payments/scan-network.js";
+import { JobError, type JobResult, runJob } from "./run-job.js";
 
-/** Runs the checker once. */
+/** Runs the checker once. Never throws for a network failure: it is recorded (ok=false). */
 export function checkPayments(): Promise<JobResult> {
   return runJob("check-payments", async () => {
+    const config = getConfig();
     const db = await getDb();
     const [row] = await db
       .select({ n: sql<number>`count(*)`.mapWith(Number) })
       .from(tasks)
-      .where(
-        and(eq(tasks.sandbox, false), inArray(tasks.status, ["accepted_pending_payment", "counter_offered"])),
-      );
-    return { pending_checked: row?.n ?? 0, networks_scanned: 0, matched: 0 };
+      .where(and(eq(tasks.sandbox, false), inArray(tasks.status, OPEN_PAYMENT_STATUSES)));
+    const limits = {
+      blockRange: config.CHECKER_BLOCK_RANGE,
+      maxBlocksPerRun: config.CHECKER_MAX_BLOCKS_PER_RUN,
+      rescanBlocks: config.CHECKER_RESCAN_BLOCKS,
+    };
+    const networks: NetworkScanResult[] = [];
+    const errors: { network: string; error: string }[] = [];
+    for (const net of networkConfigs(config)) {
+      try {
+        networks.push(await scanNetwork(net, limits));
+      } catch (error) {
+        errors.push({ network: net.name, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    const sum = (k: "transfers_seen" | "matched" | "unmatched" | "late" | "reorged" | "rpc_ms") =>
+      networks.reduce((n, r) => n + r[k], 0);
+    const details = {
+      pending_checked: row?.n ?? 0,
+      networks_scanned: networks.length,
+      transfers_seen: sum("transfers_seen"),
+      matched: sum("matched"),
+      unmatched: sum("unmatched"),
+      late: sum("late"),
+      reorged: sum("reorged"),
+      rpc_ms: sum("rpc_ms"),
+      networks,
+      errors,
+    };
+    if (errors.length) {
+      throw new JobError(errors.map((e) => `${e.network}: ${e.error.split("\n")[0]}`).join("; "), details);
+    }
+    return details;
   });
 }

@@ -17,6 +17,17 @@ export interface JobResult {
   error?: string;
 }
 
+/** A failed run that still reports its details (recorded with the error). */
+export class JobError extends Error {
+  override name = "JobError";
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Runs `work` under the job's lease (`leaseSeconds`, default 55 s) and records its
  * outcome. `work` returns the run's details (e.g. `{ pending_checked: 3 }`).
@@ -57,6 +68,8 @@ export async function runJob(
   } catch (error) {
     const duration = Math.round(performance.now() - started);
     const message = error instanceof Error ? error.message : String(error);
+    // A failure may still report what the run did (e.g. the checker's pending_checked).
+    const details = error instanceof JobError ? error.details : undefined;
     await db
       .update(jobRuns)
       .set({
@@ -64,9 +77,10 @@ export async function runJob(
         lastStatus: "error",
         lastError: message.slice(0, 1000),
         durationMs: duration,
+        ...(details ? { details } : {}),
         lockedUntil: null,
       })
       .where(eq(jobRuns.job, job));
-    return { job, ok: false, duration_ms: duration, error: message };
+    return { job, ok: false, duration_ms: duration, error: message, ...(details ? { details } : {}) };
   }
 }

@@ -22,14 +22,20 @@ export interface Caller {
   isAdmin: boolean;
 }
 
-/** The raw credential of a request, or undefined when none is sent. */
+/**
+ * The raw API key of a request, or undefined when none is sent. `Authorization: Bearer`
+ * carrying a client JWT (README "Accounts, billing and client login") is not a key.
+ */
 export function presentedKey(request: Request): string | undefined {
   const header = request.headers.get("x-api-key");
   if (header !== null) return header.trim();
   const authorization = request.headers.get("authorization");
   if (authorization === null) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
-  return match ? match[1]!.trim() : authorization.trim();
+  const value = match ? match[1]!.trim() : authorization.trim();
+  // A client JWT (three dot-separated base64url parts; keys never contain a dot) is not a
+  // key: operations that accept it read it themselves (lib/auth/jwt.ts presentedJwt).
+  return match && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(value) ? undefined : value;
 }
 
 /** True when `caller` holds `scope` (the `admin` scope holds every scope). */

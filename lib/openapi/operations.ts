@@ -1,9 +1,20 @@
 /** Every operation descriptor of the service, for /openapi.json, the manifest and llms.txt. */
+import {
+  accountAdminOperation,
+  createClientAccountOperation,
+  getClientAccountOperation,
+} from "../accounts/operations.js";
+import { analyticsOperation } from "../analytics/operations.js";
+import { clientAuthOperation } from "../auth/operations.js";
+import { getBillingOperation, preAuthorizeOperation } from "../billing/operations.js";
 import { listServicesOperation } from "../catalog/operations.js";
 import type { Operation } from "../http/operation.js";
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "../keys/operations.js";
 import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/operations.js";
+import { listChainTransfersOperation } from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
+import { getScoreOperation, submitScoreOperation } from "../scores/operations.js";
+import { taskStreamOperation } from "../stream/operations.js";
 import {
   checkPaymentsOperation,
   deliverWebhooksOperation,
@@ -22,6 +33,13 @@ import {
   reviewTaskOperation,
   submitTaskOperation,
 } from "../tasks/operations.js";
+import {
+  createWebhookOperation,
+  deleteWebhookOperation,
+  listWebhookFailuresOperation,
+  listWebhooksOperation,
+  replayWebhookFailureOperation,
+} from "../webhooks/operations.js";
 
 /** All operations, public ones first. */
 export function allOperations(): Operation[] {
@@ -31,13 +49,29 @@ export function allOperations(): Operation[] {
     submitTaskOperation,
     getTaskStatusOperation,
     cancelTaskOperation,
+    taskStreamOperation,
     createApiKeyOperation,
     listApiKeysOperation,
     revokeApiKeyOperation,
+    createWebhookOperation,
+    listWebhooksOperation,
+    deleteWebhookOperation,
+    listWebhookFailuresOperation,
+    replayWebhookFailureOperation,
+    submitScoreOperation,
+    getScoreOperation,
+    getBillingOperation,
+    preAuthorizeOperation,
+    createClientAccountOperation,
+    getClientAccountOperation,
+    clientAuthOperation,
     reviewTaskOperation,
     completeTaskOperation,
     recordPaymentOperation,
     listTasksOperation,
+    listChainTransfersOperation,
+    accountAdminOperation,
+    analyticsOperation,
     mcpPostOperation,
     mcpGetOperation,
     mcpDeleteOperation,

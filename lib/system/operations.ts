@@ -66,5 +66,8 @@ export const checkPaymentsOperation = cronOperation(
   "check-payments",
   "Match on-chain USDC transfers to tasks",
 );
-export const deliverWebhooksOperation = cronOperation("deliver-webhooks", "Retry due webhook deliveries");
+export const deliverWebhooksOperation = cronOperation(
+  "deliver-webhooks",
+  "Dispatch events; send due webhook and callback deliveries and queued e-mails; purge expired dead letters",
+);
 export const expirePaymentsOperation = cronOperation("expire-payments", "Expire unpaid tasks after 48 h");

@@ -9,6 +9,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db/client.js";
 import type { TaskStatus } from "../db/schema/enums.js";
 import { type Task, taskEvents, tasks } from "../db/schema/index.js";
+import { kickOutbox } from "../events/kick-outbox.js";
 import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
 import { allowedActions, findTransition, type TaskAction } from "./transitions.js";
@@ -71,7 +72,7 @@ export async function applyTransition(
   const db = await getDb();
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.transaction(async (tx) => {
+      const result = await db.transaction(async (tx) => {
         const [task] = await tx.select().from(tasks).where(eq(tasks.id, taskId)).for("update");
         if (!task) throw new ApiError("NOT_FOUND", `No task ${taskId}`, { field: "task_id" });
         const transition = findTransition(action, task.status);
@@ -104,6 +105,8 @@ export async function applyTransition(
         });
         return { task: updated, eventId, from: task.status };
       });
+      kickOutbox(); // webhooks, callbacks, e-mails of the committed event (lib/events)
+      return result;
     } catch (error) {
       if (attempt < 4 && isUniqueViolation(error)) continue;
       throw error;

@@ -5,7 +5,10 @@
  * for the operator (`refund_status: pending`): before dispatch a full refund to the
  * originating wallet (or prepaid account); after dispatch as the service's
  * cancellation policy says (the operator fixes the amount). Terminal tasks → 409.
+ * A task paid from a prepaid account and cancelled before dispatch is refunded to the
+ * account in the same transaction (`refund_status: refunded`).
  */
+import { refundTaskToAccount } from "../billing/charge-task.js";
 import { ApiError } from "../http/errors.js";
 import { sha256Hex } from "../ids.js";
 import { type Caller, hasScope } from "../keys/authenticate.js";
@@ -37,14 +40,19 @@ export async function cancelTask(
     throw new ApiError("FORBIDDEN", "Cancelling requires the task_cancel scope");
   }
   return applyTransition(taskId, "cancel", {
-    changes: (locked) => {
+    changes: async (locked, tx) => {
       const paid = locked.paidAt !== null;
       const dispatched = locked.dispatchedAt !== null;
+      // Paid from a prepaid account and not yet dispatched: refunded to the account at once.
+      const accountRefund =
+        paid && !dispatched && locked.paymentMethod === "account"
+          ? await refundTaskToAccount(tx, locked, "cancelled before dispatch", now)
+          : null;
       return {
         cancelledAt: now,
         cancelReason: reason ?? null,
-        refundStatus: paid ? "pending" : "none",
-        refundAmountCad: paid && !dispatched ? locked.priceCad : null,
+        refundStatus: accountRefund !== null ? "refunded" : paid ? "pending" : "none",
+        refundAmountCad: accountRefund ?? (paid && !dispatched ? locked.priceCad : null),
       };
     },
     payload: (t) => ({

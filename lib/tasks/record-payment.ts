@@ -4,7 +4,7 @@
  * deadline restarts from the payment (SLA 72 h / 24 h).
  */
 import type { PaymentMethod } from "../db/schema/enums.js";
-import { applyTransition, type TransitionResult } from "./apply-transition.js";
+import { applyTransition, type TransitionOptions, type TransitionResult } from "./apply-transition.js";
 import { executionDeadline } from "./deadlines.js";
 
 /** How a payment arrived. */
@@ -16,15 +16,19 @@ export interface PaymentRecord {
 }
 
 /**
- * Moves an awaiting-payment task to `paid`.
+ * Moves an awaiting-payment task to `paid`. `after` runs in the same transaction once
+ * the task row is updated (the payment checker writes its `chain_transfers` row there;
+ * throwing rolls the payment back).
  * @throws ApiError NOT_FOUND, CONFLICT (not awaiting payment)
  */
 export async function recordPayment(
   taskId: string,
   payment: PaymentRecord,
   now = new Date(),
+  after?: TransitionOptions["after"],
 ): Promise<TransitionResult> {
   return applyTransition(taskId, "pay", {
+    ...(after ? { after } : {}),
     changes: (task) => ({
       paidAt: now,
       paymentMethod: payment.method,

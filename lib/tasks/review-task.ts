@@ -8,7 +8,10 @@
  * - approve and counter_offer fix the exchange rate, the exact USDC amount (unique
  *   among open payments) and the 48 h payment window.
  * - reject records the reason, shown to the requester.
+ * - an approved task whose submitting key's contact has an active, funded prepaid
+ *   account is charged to it at once and goes to `paid` (lib/billing/charge-task.ts).
  */
+import { payFromAccountIfFunded } from "../billing/charge-task.js";
 import { ApiError } from "../http/errors.js";
 import { cadToMicroUsdc, uniqueOpenAmount } from "../payments/amount.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
@@ -46,13 +49,14 @@ export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promis
     price = body.price_cad ?? task.estimateCad!;
     if (task.budgetLimit !== null && price > task.budgetLimit) action = "counter_offer";
   }
-  const rate = await currentCadUsdRate();
+  // Sandbox tasks never touch a chain: a stale live rate must not block them.
+  const rate = await currentCadUsdRate({ allowFallback: task.sandbox });
   const reason =
     body.reason ??
     (action === "counter_offer" && body.action === "approve"
       ? `The price ${price.toFixed(2)} CAD exceeds your budget_limit of ${task.budgetLimit?.toFixed(2)} CAD`
       : null);
-  return applyTransition(body.task_id, action, {
+  const result = await applyTransition(body.task_id, action, {
     changes: async (locked, tx) => {
       const base = cadToMicroUsdc(price, rate.rate_cad_usd);
       const micro = locked.sandbox ? base : await uniqueOpenAmount(tx, base, locked.id);
@@ -77,4 +81,6 @@ export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promis
       ...(t.reviewReason ? { reason: t.reviewReason } : {}),
     }),
   });
+  // A requester with a funded prepaid account pays at approval (lib/billing/charge-task.ts).
+  return action === "approve" ? payFromAccountIfFunded(result, now) : result;
 }

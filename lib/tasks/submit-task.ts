@@ -18,6 +18,7 @@ import { getService } from "../catalog/services.js";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { taskEvents, tasks } from "../db/schema/index.js";
+import { kickOutbox } from "../events/kick-outbox.js";
 import { resolveLocation } from "../geo/resolve-location.js";
 import { ApiError } from "../http/errors.js";
 import { newTaskId, prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
@@ -160,6 +161,7 @@ export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
       });
     }
   });
+  kickOutbox(); // confirmation e-mail and webhooks of the committed events (lib/events)
   const message = overMax
     ? `${rejectionReason}: the task was rejected automatically.`
     : `Task received${sandbox ? " (sandbox: it advances one step on each status poll)" : ""}. A human operator reviews it by ${review.toISOString()}.` +

@@ -146,3 +146,26 @@ describe("handler wrapper", () => {
     expect(error.message).not.toContain("undefined");
   });
 });
+
+describe("validation mapping", () => {
+  const enumOp = defineOperation({
+    id: "enumOp",
+    method: "POST",
+    path: "/api/enum",
+    summary: "e",
+    tags: ["t"],
+    auth: "none",
+    body: z.strictObject({ action: z.enum(["a", "b"]), note: z.string().min(1).optional() }),
+  });
+  const enumRoute = route({ POST: endpoint(enumOp, ({ body }) => body) });
+
+  it.each([
+    [{}, 400, "MISSING_FIELD", "action"],
+    [{ action: "c" }, 422, "VALIDATION_ERROR", "action"],
+    [{ action: 1 }, 422, "VALIDATION_ERROR", "action"],
+    [{ action: "a", note: "" }, 400, "MISSING_FIELD", "note"],
+  ])("%j → %i %s", async (json, status, code, field) => {
+    const { res, body } = await call(enumRoute.POST, "/api/enum", { method: "POST", json });
+    expect(expectEnvelope(body, res, status, code).field).toBe(field);
+  });
+});

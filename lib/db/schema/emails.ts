@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { clientAccounts } from "./client-accounts.js";
 import { createdAt, timestamptz } from "./columns.js";
 import type { EmailStatus, Lang } from "./enums.js";
@@ -27,19 +27,36 @@ export const emails = pgTable(
     status: text("status").$type<EmailStatus>().notNull().default("queued"),
     /** Send attempts so far. */
     attempts: integer("attempts").notNull().default(0),
-    /** Transport that sent it (e.g. `smtp`, `resend`, `log`). */
+    /** Transport that sent it: `resend`, or `outbox` (no provider configured: stored and logged only). */
     provider: text("provider"),
     providerMessageId: text("provider_message_id"),
     /** Last send error. */
     error: text("error"),
+    /**
+     * Files to attach, resolved when the message is sent (proof files stay in `proof_files`,
+     * not copied here): `[{ proof_file_id, filename, content_type }]`.
+     */
+    attachments: jsonb("attachments").$type<EmailAttachmentRef[]>(),
+    /** When a `queued` message is next due (retries back off). */
+    nextAttemptAt: timestamptz("next_attempt_at").notNull().defaultNow(),
+    /** Lease of the worker sending it; past it another worker may take it. */
+    lockedUntil: timestamptz("locked_until"),
     createdAt: createdAt(),
     sentAt: timestamptz("sent_at"),
   },
   (t) => [
     index("emails_status_created_at_idx").on(t.status, t.createdAt),
     index("emails_task_id_idx").on(t.taskId),
+    index("emails_status_next_attempt_at_idx").on(t.status, t.nextAttemptAt),
   ],
 );
+
+/** A proof file attached to an e-mail. */
+export interface EmailAttachmentRef {
+  proof_file_id: string;
+  filename: string;
+  content_type: string;
+}
 
 export type Email = typeof emails.$inferSelect;
 export type NewEmail = typeof emails.$inferInsert;

@@ -98,8 +98,8 @@ export type JobRunStatus = (typeof JOB_RUN_STATUSES)[number];
 export const DELIVERY_KINDS = ["webhook", "callback"] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
-/** Delivery state; `dead` is the dead-letter queue. */
-export const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "dead"] as const;
+/** Delivery state; `dead` is the dead-letter queue; `cancelled` when its webhook was deleted first. */
+export const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "dead", "cancelled"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** State of an idempotency record. */

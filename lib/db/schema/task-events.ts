@@ -1,14 +1,16 @@
+import { sql } from "drizzle-orm";
 import { bigserial, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { apiKeys } from "./api-keys.js";
 import { clientAccounts } from "./client-accounts.js";
-import { createdAt } from "./columns.js";
+import { createdAt, timestamptz } from "./columns.js";
 import type { EventType, TaskStatus } from "./enums.js";
 import { tasks } from "./tasks.js";
 
 /**
  * The event outbox: every state change writes its event here in the same transaction.
  * Webhooks, callbacks, e-mails and the SSE stream read it afterwards in `seq` order
- * (consumers keep their position in `event_consumers`). Rows are append-only.
+ * (the dispatcher marks each row `dispatched_at`; the stream reads by task and `seq`).
+ * Rows are append-only apart from `dispatched_at`.
  */
 export const taskEvents = pgTable(
   "task_events",
@@ -34,8 +36,15 @@ export const taskEvents = pgTable(
     /** The event's `data` object as delivered (webhook body `data`, SSE `data`). */
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
+    /**
+     * When the notification dispatcher (lib/events/dispatch-events.ts) turned this event into
+     * its deliveries and e-mails, in the same transaction; null = not yet. A flag per row rather
+     * than a `seq` cursor, because a lower seq may commit after a higher one.
+     */
+    dispatchedAt: timestamptz("dispatched_at"),
   },
   (t) => [
+    index("task_events_undispatched_idx").on(t.seq).where(sql`dispatched_at is null`),
     index("task_events_task_id_seq_idx").on(t.taskId, t.seq),
     index("task_events_api_key_id_seq_idx").on(t.apiKeyId, t.seq),
     index("task_events_account_id_idx").on(t.accountId),

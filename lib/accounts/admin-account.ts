@@ -1,0 +1,171 @@
+/**
+ * The operator's account operations (POST /api/account-admin, scope admin; README
+ * "Accounts, billing and client login"). Every money movement is a new ledger entry
+ * with its invoice; nothing is edited in place.
+ *
+ * - `deposit` (`amount_cad` 0.01 to 1 000 000): credits a funded deposit and activates
+ *   a `pending_deposit` account (a suspended one stays suspended). Send it with an
+ *   `Idempotency-Key`: a retried request is replayed, not credited twice.
+ * - `adjust` (`amount_cad` signed, non-zero, `description` required): a correction; one
+ *   that would make the available balance negative → 422.
+ * - `suspend` (from pending_deposit or active) and `activate` (from suspended, once a
+ *   deposit exists); asking for the current status is a no-op.
+ * - `set_discount` (`discount_percent` 0 to 100): applies to later charges.
+ */
+import { eq } from "drizzle-orm";
+import { accountBalance } from "../billing/balance.js";
+import { createInvoice } from "../billing/invoices.js";
+import { toCents } from "../billing/money.js";
+import { getDb, type Tx } from "../db/client.js";
+import type { AccountStatus } from "../db/schema/enums.js";
+import { type ClientAccount, clientAccounts, ledgerEntries } from "../db/schema/index.js";
+import { ApiError } from "../http/errors.js";
+import { prefixedId } from "../ids.js";
+import type { Caller } from "../keys/authenticate.js";
+import { type AccountView, accountView } from "./account-view.js";
+import { findAccountByEmail, findAccountById, lockAccount } from "./find-account.js";
+import type { AccountAdminBody } from "./schemas.js";
+
+/** Result of an admin operation. */
+export interface AccountAdminResult {
+  account: AccountView;
+  ledger_entry?: {
+    transaction_id: string;
+    kind: string;
+    amount_cad: number;
+    invoice_id: string | null;
+    created_at: string;
+  };
+}
+
+function required<T>(value: T | undefined, field: string, action: string): T {
+  if (value === undefined)
+    throw new ApiError("MISSING_FIELD", `${field} is required for ${action}`, { field });
+  return value;
+}
+
+async function targetAccount(body: AccountAdminBody): Promise<ClientAccount> {
+  if (!body.email && !body.account_id) {
+    throw new ApiError("MISSING_FIELD", "email or account_id is required", { field: "email" });
+  }
+  const account = body.account_id
+    ? await findAccountById(body.account_id)
+    : await findAccountByEmail(body.email!);
+  if (!account || (body.email && account.email !== body.email)) {
+    throw new ApiError("NOT_FOUND", `No account ${body.account_id ?? body.email}`, {
+      field: body.account_id ? "account_id" : "email",
+    });
+  }
+  return account;
+}
+
+async function setStatus(tx: Tx, id: string, status: AccountStatus): Promise<ClientAccount> {
+  const [row] = await tx
+    .update(clientAccounts)
+    .set({ status, updatedAt: new Date() })
+    .where(eq(clientAccounts.id, id))
+    .returning();
+  return row!;
+}
+
+/**
+ * Applies one admin action.
+ * @throws ApiError MISSING_FIELD, VALIDATION_ERROR (amounts), NOT_FOUND, CONFLICT (activate without deposit)
+ */
+export async function accountAdmin(
+  caller: Caller,
+  body: AccountAdminBody,
+  now = new Date(),
+): Promise<AccountAdminResult> {
+  const target = await targetAccount(body);
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    let account = await lockAccount(tx, target.id);
+    let entry: AccountAdminResult["ledger_entry"];
+    switch (body.action) {
+      case "deposit":
+      case "adjust": {
+        const amount = required(body.amount_cad, "amount_cad", body.action);
+        if (body.action === "deposit" && amount < 0.01) {
+          throw new ApiError("VALIDATION_ERROR", "amount_cad of a deposit must be at least 0.01", {
+            field: "amount_cad",
+          });
+        }
+        if (amount === 0) {
+          throw new ApiError("VALIDATION_ERROR", "amount_cad must not be 0", { field: "amount_cad" });
+        }
+        const description =
+          body.action === "adjust"
+            ? required(body.description, "description", "adjust")
+            : (body.description ?? "Deposit");
+        if (amount < 0) {
+          const { available_balance_cad } = await accountBalance(account.id, tx, now);
+          if (toCents(available_balance_cad) + toCents(amount) < 0) {
+            throw new ApiError(
+              "VALIDATION_ERROR",
+              `This adjustment would make the available balance negative (${available_balance_cad.toFixed(2)} CAD available)`,
+              { field: "amount_cad", extra: { available_balance_cad } },
+            );
+          }
+        }
+        const invoiceId =
+          body.action === "deposit"
+            ? await createInvoice(
+                tx,
+                {
+                  accountId: account.id,
+                  kind: "deposit",
+                  amountCad: amount,
+                  lines: [{ description, amount_cad: amount, quantity: 1, unit_cad: amount }],
+                },
+                now,
+              )
+            : null;
+        const id = prefixedId("le");
+        await tx.insert(ledgerEntries).values({
+          id,
+          accountId: account.id,
+          kind: body.action === "deposit" ? "deposit" : "adjustment",
+          amountCad: amount,
+          invoiceId,
+          description,
+          createdByKeyId: caller.keyId,
+          createdAt: now,
+        });
+        entry = {
+          transaction_id: id,
+          kind: body.action === "deposit" ? "deposit" : "adjustment",
+          amount_cad: amount,
+          invoice_id: invoiceId,
+          created_at: now.toISOString(),
+        };
+        if (body.action === "deposit" && account.status === "pending_deposit") {
+          account = await setStatus(tx, account.id, "active");
+        }
+        break;
+      }
+      case "suspend":
+        if (account.status !== "suspended") account = await setStatus(tx, account.id, "suspended");
+        break;
+      case "activate":
+        if (account.status === "pending_deposit") {
+          throw new ApiError("CONFLICT", "The account has no deposit yet: record one with action=deposit", {
+            extra: { current_status: account.status },
+          });
+        }
+        if (account.status === "suspended") account = await setStatus(tx, account.id, "active");
+        break;
+      case "set_discount": {
+        const discount = required(body.discount_percent, "discount_percent", "set_discount");
+        const [row] = await tx
+          .update(clientAccounts)
+          .set({ discountPercent: discount, updatedAt: now })
+          .where(eq(clientAccounts.id, account.id))
+          .returning();
+        account = row!;
+        break;
+      }
+    }
+    return { account: await accountView(account, tx), ...(entry ? { ledger_entry: entry } : {}) };
+  });
+}

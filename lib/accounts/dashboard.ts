@@ -1,0 +1,91 @@
+/**
+ * The client dashboard data (`GET /api/client-account?include=dashboard`): the latest
+ * transactions, tasks and invoices of an account (20 each, newest first). The account's
+ * tasks are those submitted with a key whose contact is the account e-mail, or charged to it.
+ */
+import { desc, eq, inArray, or } from "drizzle-orm";
+import { getDb } from "../db/client.js";
+import { apiKeys, type ClientAccount, invoices, ledgerEntries, tasks } from "../db/schema/index.js";
+
+/** Rows of each list. */
+export const DASHBOARD_ROWS = 20;
+
+/** The dashboard payload. */
+export interface Dashboard {
+  transactions: {
+    transaction_id: string;
+    kind: string;
+    amount_cad: number;
+    task_id: string | null;
+    invoice_id: string | null;
+    description: string | null;
+    created_at: string;
+  }[];
+  tasks: {
+    task_id: string;
+    service_type: string;
+    status: string;
+    price_cad: number | null;
+    payment_method: string | null;
+    created_at: string;
+  }[];
+  invoices: {
+    invoice_id: string;
+    kind: string;
+    total_cad: number;
+    task_id: string | null;
+    issued_at: string;
+  }[];
+}
+
+/** The dashboard of `account`. */
+export async function accountDashboard(account: ClientAccount): Promise<Dashboard> {
+  const db = await getDb();
+  const keyIds = db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.contact, account.email));
+  const [entries, taskRows, invoiceRows] = await Promise.all([
+    db
+      .select()
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.accountId, account.id))
+      .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
+      .limit(DASHBOARD_ROWS),
+    db
+      .select()
+      .from(tasks)
+      .where(or(inArray(tasks.apiKeyId, keyIds), eq(tasks.accountId, account.id)))
+      .orderBy(desc(tasks.createdAt))
+      .limit(DASHBOARD_ROWS),
+    db
+      .select()
+      .from(invoices)
+      .where(eq(invoices.accountId, account.id))
+      .orderBy(desc(invoices.issuedAt), desc(invoices.id))
+      .limit(DASHBOARD_ROWS),
+  ]);
+  return {
+    transactions: entries.map((e) => ({
+      transaction_id: e.id,
+      kind: e.kind,
+      amount_cad: e.amountCad,
+      task_id: e.taskId,
+      invoice_id: e.invoiceId,
+      description: e.description,
+      created_at: e.createdAt.toISOString(),
+    })),
+    tasks: taskRows.map((t) => ({
+      task_id: t.id,
+      service_type: t.serviceType,
+      status: t.status,
+      price_cad: t.priceCad,
+      payment_method: t.paymentMethod,
+      created_at: t.createdAt.toISOString(),
+    })),
+    invoices: invoiceRows.map((i) => ({
+      invoice_id: i.id,
+      kind: i.kind,
+      total_cad: i.amountCad,
+      task_id: i.taskId,
+      issued_at: i.issuedAt.toISOString(),
+    })),
+  };
+}

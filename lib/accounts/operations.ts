@@ -1,0 +1,69 @@
+/** Operation descriptors of /api/client-account and /api/account-admin. */
+import { defineOperation } from "../http/operation.js";
+import {
+  accountAdminBodySchema,
+  accountAdminResponseSchema,
+  accountResponseSchema,
+  createAccountBodySchema,
+  getAccountQuerySchema,
+} from "./schemas.js";
+
+export const createClientAccountOperation = defineOperation({
+  id: "createClientAccount",
+  method: "POST",
+  path: "/api/client-account",
+  summary: "Open a prepaid CAD account (with a key, or web registration with a CAPTCHA)",
+  description:
+    "With an API key the account e-mail is the key's contact (another `email` → 403). Without a key: `email`, " +
+    "`password`, `phone`, `address_line1`, `city`, `postal_code`, `tos_accepted: true` and `cf_turnstile_token` " +
+    "(Cloudflare Turnstile, verified server-side) are required. 201 with status `pending_deposit`; the account " +
+    "becomes active when the operator records a deposit. An e-mail verification code is e-mailed. 409 when the " +
+    "e-mail already has an account.",
+  tags: ["Accounts"],
+  auth: "optional",
+  body: createAccountBodySchema,
+  response: accountResponseSchema,
+  successStatus: 201,
+  idempotent: true,
+  errors: [
+    "MISSING_FIELD",
+    "VALIDATION_ERROR",
+    "FIELD_TOO_LONG",
+    "FORBIDDEN",
+    "CONFLICT",
+    "UPSTREAM_UNAVAILABLE",
+  ],
+});
+
+export const getClientAccountOperation = defineOperation({
+  id: "getClientAccount",
+  method: "GET",
+  path: "/api/client-account",
+  summary: "Read a prepaid account, its dashboard or one invoice",
+  description:
+    "Credential: an API key (the account of its contact e-mail; admins may pass `email`) or the client JWT as " +
+    "`Authorization: Bearer <jwt>` (from POST /api/client-auth?action=login). `include=dashboard` (latest " +
+    "transactions, tasks and invoices) and `invoice_id` need the JWT or an admin key. 401 without a credential.",
+  tags: ["Accounts"],
+  auth: "optional",
+  query: getAccountQuerySchema,
+  response: accountResponseSchema,
+  errors: ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "VALIDATION_ERROR"],
+});
+
+export const accountAdminOperation = defineOperation({
+  id: "accountAdmin",
+  method: "POST",
+  path: "/api/account-admin",
+  summary: "Operator: record a deposit or adjustment, suspend/activate an account, set its discount",
+  description:
+    "`deposit` (0.01 to 1 000 000 CAD; activates a pending account; send an Idempotency-Key so a retry is not " +
+    "credited twice), `adjust` (signed correction with `description`; never below zero available), `suspend`, " +
+    "`activate` (suspended → active; 409 before any deposit), `set_discount` (0-100 %). Target by `email` or `account_id`.",
+  tags: ["Operator"],
+  auth: "admin",
+  body: accountAdminBodySchema,
+  response: accountAdminResponseSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+});

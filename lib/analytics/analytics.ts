@@ -1,0 +1,347 @@
+/**
+ * Operator analytics (GET /api/analytics, admin). Sandbox tasks are excluded
+ * everywhere; periods are calendar days in America/Toronto (`date_from`/`date_to`,
+ * inclusive; default the last 30 days, the dashboard the last 12 weeks).
+ *
+ * - `agents`: requests per agent identity (`X-Agent-Identity` {model}/{agent_name}/{org_id})
+ *   from the activity log: requests, errors (HTTP ≥ 400), distinct keys, mean latency,
+ *   first and last seen.
+ * - `org` (`org_id`): the organization's requests by endpoint, its agents, its tasks by
+ *   status with revenue, and the prepaid account carrying that `org_id`, if any.
+ * - `export` (`org_id`, `format=csv|json`, `dataset=activity|tasks`): compliance export.
+ * - `dashboard`: revenue by service and ISO week, top clients, completion rate.
+ *
+ * Revenue of a task = the amount received for it (its prepaid-account charge after
+ * discount, else its price) less any refund granted, counted in the ISO week of payment.
+ * Completion rate = completed ÷ (completed + failed + cancelled) among paid tasks that ended.
+ */
+import { stringify } from "csv-stringify/sync";
+import { and, asc, count, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { DateTime } from "luxon";
+import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
+import { getDb } from "../db/client.js";
+import { activityLog, apiKeys, clientAccounts, ledgerEntries, tasks } from "../db/schema/index.js";
+import { ApiError } from "../http/errors.js";
+import type { AnalyticsQuery } from "./schemas.js";
+
+function period(query: AnalyticsQuery, defaultDays: number): { from: Date; to: Date } {
+  const today = DateTime.now().setZone(OPERATOR_TIMEZONE).toISODate()!;
+  const fromDay =
+    query.date_from ??
+    DateTime.fromISO(query.date_to ?? today)
+      .minus({ days: defaultDays - 1 })
+      .toISODate()!;
+  const range = dayRange(fromDay, query.date_to ?? today);
+  return { from: range.from!, to: range.to! };
+}
+
+function orgIdOf(query: AnalyticsQuery): string {
+  if (!query.org_id)
+    throw new ApiError("MISSING_FIELD", `org_id is required for action=${query.action}`, { field: "org_id" });
+  return query.org_id;
+}
+
+const round2 = (n: number | string | null) => Math.round(Number(n ?? 0) * 100) / 100;
+
+/** Runs the analytics `query.action`; `export` with format csv returns a `Response`. */
+export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
+  switch (query.action) {
+    case "agents":
+      return agents(query);
+    case "org":
+      return org(query);
+    case "export":
+      return exportOrg(query);
+    case "dashboard":
+      return dashboard(query);
+  }
+}
+
+async function agentRows(where: SQL | undefined, limit: number) {
+  const db = await getDb();
+  const rows = await db
+    .select({
+      agent_model: activityLog.agentModel,
+      agent_name: activityLog.agentName,
+      org_id: activityLog.orgId,
+      requests: count(),
+      errors: sql<number>`count(*) filter (where ${activityLog.status} >= 400)`.mapWith(Number),
+      keys: sql<number>`count(distinct ${activityLog.apiKeyId})`.mapWith(Number),
+      avg_latency_ms: sql<number>`round(avg(${activityLog.latencyMs}))`.mapWith(Number),
+      first_seen: sql<string>`min(${activityLog.at})`.mapWith((v) => new Date(v).toISOString()),
+      last_seen: sql<string>`max(${activityLog.at})`.mapWith((v) => new Date(v).toISOString()),
+    })
+    .from(activityLog)
+    .where(and(eq(activityLog.identityValid, true), where))
+    .groupBy(activityLog.agentModel, activityLog.agentName, activityLog.orgId)
+    .orderBy(desc(count()), asc(activityLog.agentName))
+    .limit(limit);
+  return rows;
+}
+
+async function agents(query: AnalyticsQuery) {
+  const { from, to } = period(query, 30);
+  const inPeriod = and(gte(activityLog.at, from), lt(activityLog.at, to));
+  const rows = await agentRows(inPeriod, query.limit ?? 100);
+  return {
+    action: "agents",
+    from: from.toISOString(),
+    to: to.toISOString(),
+    agents: rows,
+    count: rows.length,
+  };
+}
+
+const taskRevenue = sql<string>`coalesce(-${ledgerEntries.amountCad}, ${tasks.priceCad}, 0) - case when ${tasks.refundStatus} = 'refunded' then coalesce(${tasks.refundAmountCad}, 0) else 0 end`;
+
+async function org(query: AnalyticsQuery) {
+  const orgId = orgIdOf(query);
+  const { from, to } = period(query, 30);
+  const db = await getDb();
+  const activityWhere = and(eq(activityLog.orgId, orgId), gte(activityLog.at, from), lt(activityLog.at, to));
+  const taskWhere = and(
+    eq(tasks.orgId, orgId),
+    eq(tasks.sandbox, false),
+    gte(tasks.createdAt, from),
+    lt(tasks.createdAt, to),
+  );
+  const [endpoints, agentList, byStatus, [account]] = await Promise.all([
+    db
+      .select({
+        method: activityLog.method,
+        endpoint: activityLog.endpoint,
+        requests: count(),
+        errors: sql<number>`count(*) filter (where ${activityLog.status} >= 400)`.mapWith(Number),
+      })
+      .from(activityLog)
+      .where(activityWhere)
+      .groupBy(activityLog.method, activityLog.endpoint)
+      .orderBy(desc(count()), asc(activityLog.endpoint)),
+    agentRows(activityWhere, 1000),
+    db
+      .select({
+        status: tasks.status,
+        tasks: count(),
+        revenue: sql<string>`sum(case when ${tasks.paidAt} is not null then ${taskRevenue} else 0 end)`,
+      })
+      .from(tasks)
+      .leftJoin(ledgerEntries, and(eq(ledgerEntries.taskId, tasks.id), eq(ledgerEntries.kind, "charge")))
+      .where(taskWhere)
+      .groupBy(tasks.status)
+      .orderBy(asc(tasks.status)),
+    db
+      .select({ account_id: clientAccounts.id, email: clientAccounts.email, status: clientAccounts.status })
+      .from(clientAccounts)
+      .where(eq(clientAccounts.orgId, orgId)),
+  ]);
+  const requests = endpoints.reduce((s, e) => s + e.requests, 0);
+  return {
+    action: "org",
+    org_id: orgId,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    requests: {
+      total: requests,
+      errors: endpoints.reduce((s, e) => s + e.errors, 0),
+      by_endpoint: endpoints,
+    },
+    agents: agentList,
+    tasks: {
+      total: byStatus.reduce((s, r) => s + r.tasks, 0),
+      by_status: Object.fromEntries(byStatus.map((r) => [r.status, r.tasks])),
+      revenue_cad: round2(byStatus.reduce((s, r) => s + Number(r.revenue ?? 0), 0)),
+    },
+    account: account ?? null,
+  };
+}
+
+/** Columns of the CSV exports, in order. */
+export const EXPORT_COLUMNS = {
+  activity: [
+    "at",
+    "request_id",
+    "api_key_id",
+    "ip",
+    "method",
+    "endpoint",
+    "status",
+    "latency_ms",
+    "agent_model",
+    "agent_name",
+    "org_id",
+  ],
+  tasks: [
+    "task_id",
+    "created_at",
+    "service_type",
+    "status",
+    "urgency",
+    "location_address",
+    "task_description",
+    "requester_contact",
+    "agent_identity",
+    "estimate_cad",
+    "price_cad",
+    "payment_method",
+    "paid_at",
+    "completed_at",
+  ],
+} as const;
+
+async function exportOrg(query: AnalyticsQuery): Promise<unknown> {
+  const orgId = orgIdOf(query);
+  const { from, to } = period(query, 30);
+  const db = await getDb();
+  let records: Record<string, unknown>[];
+  if (query.dataset === "activity") {
+    const rows = await db
+      .select()
+      .from(activityLog)
+      .where(and(eq(activityLog.orgId, orgId), gte(activityLog.at, from), lt(activityLog.at, to)))
+      .orderBy(asc(activityLog.at), asc(activityLog.id));
+    records = rows.map((r) => ({
+      at: r.at.toISOString(),
+      request_id: r.requestId,
+      api_key_id: r.apiKeyId,
+      ip: r.ip,
+      method: r.method,
+      endpoint: r.endpoint,
+      status: r.status,
+      latency_ms: r.latencyMs,
+      agent_model: r.agentModel,
+      agent_name: r.agentName,
+      org_id: r.orgId,
+    }));
+  } else {
+    const rows = await db
+      .select()
+      .from(tasks)
+      .where(
+        and(
+          eq(tasks.orgId, orgId),
+          eq(tasks.sandbox, false),
+          gte(tasks.createdAt, from),
+          lt(tasks.createdAt, to),
+        ),
+      )
+      .orderBy(asc(tasks.createdAt), asc(tasks.id));
+    records = rows.map((t) => ({
+      task_id: t.id,
+      created_at: t.createdAt.toISOString(),
+      service_type: t.serviceType,
+      status: t.status,
+      urgency: t.urgency,
+      location_address: t.locationAddress,
+      task_description: t.taskDescription,
+      requester_contact: t.requesterContact,
+      agent_identity: t.agentIdentity,
+      estimate_cad: t.estimateCad,
+      price_cad: t.priceCad,
+      payment_method: t.paymentMethod,
+      paid_at: t.paidAt?.toISOString() ?? null,
+      completed_at: t.completedAt?.toISOString() ?? null,
+    }));
+  }
+  if (query.format === "json") {
+    return {
+      action: "export",
+      org_id: orgId,
+      dataset: query.dataset,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      count: records.length,
+      records,
+    };
+  }
+  const csv = stringify(records, {
+    header: true,
+    columns: [...EXPORT_COLUMNS[query.dataset]],
+    quoted_match: /^[=+\-@\t\r]/, // quote cells a spreadsheet could read as formulas
+    cast: { boolean: (v) => String(v) },
+  });
+  const safeOrg = orgId.replace(/[^A-Za-z0-9_.-]/g, "_");
+  return new Response(csv, {
+    status: 200,
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="org-${safeOrg}-${query.dataset}.csv"`,
+    },
+  });
+}
+
+async function dashboard(query: AnalyticsQuery) {
+  const { from, to } = period(query, 84);
+  const db = await getDb();
+  const paidWhere = and(
+    eq(tasks.sandbox, false),
+    sql`${tasks.paidAt} is not null`,
+    gte(tasks.paidAt, from),
+    lt(tasks.paidAt, to),
+  );
+  const chargeJoin = and(eq(ledgerEntries.taskId, tasks.id), eq(ledgerEntries.kind, "charge"));
+  // The zone is a constant inlined (not a parameter), so that GROUP BY matches the select list.
+  const week = sql<string>`to_char(${tasks.paidAt} at time zone ${sql.raw(`'${OPERATOR_TIMEZONE}'`)}, 'IYYY-"W"IW')`;
+  const client = sql<string>`coalesce(${apiKeys.contact}, ${tasks.requesterContact})`;
+  const [revenue, clients, outcomes, created] = await Promise.all([
+    db
+      .select({
+        week,
+        service_type: tasks.serviceType,
+        tasks: count(),
+        revenue: sql<string>`sum(${taskRevenue})`,
+      })
+      .from(tasks)
+      .leftJoin(ledgerEntries, chargeJoin)
+      .where(paidWhere)
+      .groupBy(week, tasks.serviceType)
+      .orderBy(week, tasks.serviceType),
+    db
+      .select({ client, tasks: count(), revenue: sql<string>`sum(${taskRevenue})` })
+      .from(tasks)
+      .leftJoin(ledgerEntries, chargeJoin)
+      .leftJoin(apiKeys, eq(apiKeys.id, tasks.apiKeyId))
+      .where(paidWhere)
+      .groupBy(client)
+      .orderBy(sql`sum(${taskRevenue}) desc`, client)
+      .limit(10),
+    db.select({ status: tasks.status, n: count() }).from(tasks).where(paidWhere).groupBy(tasks.status),
+    db
+      .select({ status: tasks.status, n: count() })
+      .from(tasks)
+      .where(and(eq(tasks.sandbox, false), gte(tasks.createdAt, from), lt(tasks.createdAt, to)))
+      .groupBy(tasks.status),
+  ]);
+  const ended = Object.fromEntries(outcomes.map((o) => [o.status, o.n])) as Record<string, number>;
+  const completed = ended.completed ?? 0;
+  const denominator = completed + (ended.failed ?? 0) + (ended.cancelled ?? 0);
+  const accounts = await db
+    .select({ email: clientAccounts.email, id: clientAccounts.id })
+    .from(clientAccounts);
+  const accountOf = new Map(accounts.map((a) => [a.email, a.id]));
+  return {
+    action: "dashboard",
+    from: from.toISOString(),
+    to: to.toISOString(),
+    currency: "CAD",
+    revenue_by_service_week: revenue.map((r) => ({
+      iso_week: r.week,
+      service_type: r.service_type,
+      tasks: r.tasks,
+      revenue_cad: round2(r.revenue),
+    })),
+    revenue_total_cad: round2(revenue.reduce((s, r) => s + Number(r.revenue ?? 0), 0)),
+    top_clients: clients.map((c) => ({
+      client: c.client,
+      account_id: accountOf.get(c.client) ?? null,
+      tasks: c.tasks,
+      revenue_cad: round2(c.revenue),
+    })),
+    completion_rate: {
+      completed,
+      failed: ended.failed ?? 0,
+      cancelled: ended.cancelled ?? 0,
+      rate: denominator === 0 ? null : Math.round((completed / denominator) * 10_000) / 10_000,
+    },
+    tasks_created_by_status: Object.fromEntries(created.map((c) => [c.status, c.n])),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Client-dashboard session tokens (spec "Authentication" 7): JWTs signed HS256 with
+ * JWT_SECRET (jose), valid 24 hours, carrying the account id (`sub`) and `org_id`.
+ * Presented as `Authorization: Bearer <jwt>` (README "Accounts, billing and client login").
+ */
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { ConfigError, getConfig } from "../config.js";
+import { ApiError } from "../http/errors.js";
+
+/** Lifetime of a client JWT, seconds (spec "Limits": 24 hours). */
+export const CLIENT_JWT_TTL_SECONDS = 24 * 3600;
+/** `iss` and `aud` of client JWTs: tokens made for anything else are refused. */
+export const JWT_ISSUER = "physical-task-execution-service";
+export const JWT_AUDIENCE = "client-dashboard";
+/** Signing secret used outside production when JWT_SECRET is unset (documented; never secret). */
+export const DEV_JWT_SECRET = "development-only-jwt-secret-do-not-use-in-production";
+
+/** Claims of a verified client JWT. */
+export interface ClientSession {
+  accountId: string;
+  orgId: string;
+  email: string;
+  expiresAt: Date;
+}
+
+function secret(): Uint8Array {
+  const config = getConfig();
+  const value = config.JWT_SECRET ?? (config.NODE_ENV === "production" ? undefined : DEV_JWT_SECRET);
+  if (!value) throw new ConfigError("JWT_SECRET: required in production (client login and dashboard)");
+  return new TextEncoder().encode(value);
+}
+
+/** Signs a 24 h JWT for an account; returns it with its expiry. */
+export async function signClientJwt(
+  account: { id: string; orgId: string; email: string },
+  now = new Date(),
+): Promise<{ token: string; expiresAt: Date }> {
+  const iat = Math.floor(now.getTime() / 1000);
+  const exp = iat + CLIENT_JWT_TTL_SECONDS;
+  const token = await new SignJWT({ org_id: account.orgId, email: account.email })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(account.id)
+    .setIssuer(JWT_ISSUER)
+    .setAudience(JWT_AUDIENCE)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .sign(secret());
+  return { token, expiresAt: new Date(exp * 1000) };
+}
+
+/**
+ * Verifies a client JWT (signature, HS256 only, issuer, audience, expiry).
+ * @throws ApiError UNAUTHORIZED (expired, forged, malformed or foreign token)
+ */
+export async function verifyClientJwt(token: string): Promise<ClientSession> {
+  try {
+    const { payload } = await jwtVerify(token, secret(), {
+      algorithms: ["HS256"],
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
+    });
+    if (typeof payload.sub !== "string" || typeof payload.org_id !== "string" || !payload.exp) {
+      throw new ApiError("UNAUTHORIZED", "The client token lacks its claims; log in again");
+    }
+    return {
+      accountId: payload.sub,
+      orgId: payload.org_id,
+      email: typeof payload.email === "string" ? payload.email : "",
+      expiresAt: new Date(payload.exp * 1000),
+    };
+  } catch (error) {
+    if (error instanceof ApiError || error instanceof ConfigError) throw error;
+    if (error instanceof joseErrors.JWTExpired) {
+      throw new ApiError("UNAUTHORIZED", "The client token has expired; log in again", {
+        extra: { reason: "token_expired" },
+      });
+    }
+    throw new ApiError("UNAUTHORIZED", "Invalid client token", { extra: { reason: "token_invalid" } });
+  }
+}
+
+/** True when `value` has the shape of a JWS compact token (three base64url parts). API keys never do. */
+export function looksLikeJwt(value: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(value);
+}
+
+/** The JWT of `Authorization: Bearer <jwt>`, or undefined when the header carries none. */
+export function presentedJwt(request: Request): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization")?.trim() ?? "");
+  return match && looksLikeJwt(match[1]!) ? match[1] : undefined;
+}

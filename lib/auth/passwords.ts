@@ -1,0 +1,33 @@
+/**
+ * Client passwords (spec "Limits": at least 8 characters), hashed with bcrypt
+ * (bcryptjs, pure JS; cost BCRYPT_COST). bcrypt reads at most 72 bytes, so longer
+ * passwords are refused at validation rather than silently truncated.
+ */
+import bcrypt from "bcryptjs";
+import { getConfig } from "../config.js";
+
+/** Shortest accepted password, characters (spec "Limits"). */
+export const PASSWORD_MIN_LENGTH = 8;
+/** Longest accepted password, UTF-8 bytes (bcrypt's input limit). */
+export const PASSWORD_MAX_BYTES = 72;
+
+/** A bcrypt hash (`$2b$…`) of `password` at the configured cost. */
+export async function hashPassword(password: string): Promise<string> {
+  return bcrypt.hash(password, getConfig().BCRYPT_COST);
+}
+
+// A hash of a random string at the default cost: compared against when the account does
+// not exist, so that a login for an unknown e-mail takes as long as one for a known one.
+const DUMMY_HASH = "$2b$10$2V1w9WWBxZyqzUKIyhrE2eDqR/gK/mYm4zUUpRZdDc5duMLJ9PFfG";
+
+/**
+ * True when `password` matches `hash`. A null `hash` (no account, or an account
+ * registered with a key and no password yet) still spends one comparison and answers false.
+ */
+export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
+  if (!hash) {
+    await bcrypt.compare(password, DUMMY_HASH);
+    return false;
+  }
+  return bcrypt.compare(password, hash);
+}

@@ -1,0 +1,252 @@
+/**
+ * Paying tasks from prepaid accounts (README "Accounts, billing and client login";
+ * contract.md: `paid` by "prepaid balance deducted at approval").
+ *
+ * - Which account: the one whose e-mail is the contact of the key that submitted the
+ *   task. Anonymous and sandbox tasks are never billed to an account.
+ * - When: right after an operator approves the task (`approve`, not a counter-offer).
+ *   The account must be `active` with `available_balance_cad` (balance − live holds)
+ *   covering the price after `discount_percent`.
+ * - How: one transaction takes the `pay` transition of the task, locks the account row,
+ *   re-checks the funds, writes the ledger charge and its invoice, and emits
+ *   `billing.low_balance` when the charge lowers the spending level. Two approvals
+ *   racing for the last dollars serialize on the account lock: the second sees the
+ *   first's charge, and its task stays `accepted_pending_payment` (USDC), with a
+ *   `billing.payment_required` event. A task is charged at most once (unique index).
+ * - A live pre-authorization of the task's key made before the task was submitted is
+ *   consumed by the charge (its hold is released into the charge).
+ */
+import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
+import { findAccountForKey, lockAccount } from "../accounts/find-account.js";
+import { getDb, type Tx } from "../db/client.js";
+import { ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
+import { prefixedId } from "../ids.js";
+import { applyTransition, type TransitionResult } from "../tasks/apply-transition.js";
+import { executionDeadline } from "../tasks/deadlines.js";
+import { accountBalance, isWorse, spendingLevel } from "./balance.js";
+import { emitBillingEvent } from "./events.js";
+import { createInvoice } from "./invoices.js";
+import { applyDiscount, fromCents, toCents } from "./money.js";
+
+/** Thrown inside the pay transaction when the funds are short; rolls it back. */
+class InsufficientFunds extends Error {
+  constructor(
+    readonly requiredCad: number,
+    readonly availableCad: number,
+  ) {
+    super("insufficient funds");
+  }
+}
+
+/** What a charge wrote. */
+export interface ChargeResult {
+  accountId: string;
+  amountCad: number;
+  ledgerEntryId: string;
+  invoiceId: string;
+}
+
+/**
+ * Charges `task` (locked by the caller's transition) to `accountId` inside `tx`.
+ * @throws InsufficientFunds (internal) when the account is not active or short of funds
+ */
+async function chargeInTx(tx: Tx, accountId: string, task: Task, now: Date): Promise<ChargeResult> {
+  const account = await lockAccount(tx, accountId);
+  const listPrice = task.counterOfferAmount ?? task.priceCad ?? task.estimateCad ?? 0;
+  const amount = applyDiscount(listPrice, account.discountPercent);
+  // A live hold this key took before submitting the task is released into the charge.
+  if (task.apiKeyId) {
+    const [hold] = await tx
+      .select({ id: preauthorizations.id })
+      .from(preauthorizations)
+      .where(
+        and(
+          eq(preauthorizations.accountId, account.id),
+          eq(preauthorizations.apiKeyId, task.apiKeyId),
+          isNull(preauthorizations.consumedAt),
+          lte(preauthorizations.createdAt, task.createdAt),
+          gte(preauthorizations.validUntil, task.createdAt),
+        ),
+      )
+      .orderBy(desc(preauthorizations.createdAt))
+      .limit(1);
+    if (hold) {
+      await tx
+        .update(preauthorizations)
+        .set({ consumedAt: now, consumedByTaskId: task.id })
+        .where(eq(preauthorizations.id, hold.id));
+    }
+  }
+  const before = await accountBalance(account.id, tx, now);
+  if (account.status !== "active" || toCents(before.available_balance_cad) < toCents(amount)) {
+    throw new InsufficientFunds(amount, before.available_balance_cad);
+  }
+  const lines = [
+    {
+      description: `${task.serviceType} task ${task.id}`,
+      amount_cad: listPrice,
+      quantity: 1,
+      unit_cad: listPrice,
+    },
+  ];
+  if (amount !== listPrice) {
+    lines.push({
+      description: `Account discount ${account.discountPercent}%`,
+      amount_cad: fromCents(toCents(amount) - toCents(listPrice)),
+      quantity: 1,
+      unit_cad: fromCents(toCents(amount) - toCents(listPrice)),
+    });
+  }
+  const invoiceId = await createInvoice(
+    tx,
+    { accountId: account.id, taskId: task.id, kind: "task_charge", amountCad: amount, lines },
+    now,
+  );
+  const ledgerEntryId = prefixedId("le");
+  await tx.insert(ledgerEntries).values({
+    id: ledgerEntryId,
+    accountId: account.id,
+    kind: "charge",
+    amountCad: -amount,
+    taskId: task.id,
+    invoiceId,
+    description: `${task.serviceType} task ${task.id}`,
+    createdAt: now,
+  });
+  const afterAvailable = fromCents(toCents(before.available_balance_cad) - toCents(amount));
+  const levelBefore = spendingLevel(account.status, before.available_balance_cad);
+  const levelAfter = spendingLevel(account.status, afterAvailable);
+  if (isWorse(levelAfter, levelBefore)) {
+    await emitBillingEvent(
+      tx,
+      "billing.low_balance",
+      { accountId: account.id, apiKeyId: task.apiKeyId },
+      {
+        agent_id: account.email,
+        available_balance_cad: afterAvailable,
+        spending_level: levelAfter,
+        previous_spending_level: levelBefore,
+        reason: "task_charge",
+        charged_task_id: task.id,
+      },
+      now,
+    );
+  }
+  return { accountId: account.id, amountCad: amount, ledgerEntryId, invoiceId };
+}
+
+/**
+ * After an approval: pays the task from its requester's prepaid account when the
+ * account is active and funded; otherwise leaves it awaiting USDC payment. Returns the
+ * latest transition (the `pay` one when charged). A shortfall found under the lock
+ * emits `billing.payment_required`.
+ */
+export async function payFromAccountIfFunded(
+  approved: TransitionResult,
+  now = new Date(),
+): Promise<TransitionResult> {
+  const task = approved.task;
+  if (task.sandbox || task.status !== "accepted_pending_payment" || !task.apiKeyId) return approved;
+  const account = await findAccountForKey(task.apiKeyId);
+  if (account?.status !== "active") return approved;
+  let charge: ChargeResult | undefined;
+  try {
+    return await applyTransition(task.id, "pay", {
+      changes: async (locked, tx) => {
+        charge = await chargeInTx(tx, account.id, locked, now);
+        return {
+          paidAt: now,
+          paymentMethod: "account",
+          accountId: account.id,
+          paymentNetwork: null,
+          paymentTxHash: null,
+          executionDeadline: executionDeadline(now, locked.urgency),
+          priceCad: locked.counterOfferAmount ?? locked.priceCad,
+        };
+      },
+      payload: (t) => ({
+        method: "account",
+        account_id: account.id,
+        amount_charged_cad: charge?.amountCad,
+        invoice_id: charge?.invoiceId,
+        execution_deadline: t.executionDeadline.toISOString(),
+      }),
+    });
+  } catch (error) {
+    if (!(error instanceof InsufficientFunds)) throw error;
+    const db = await getDb();
+    await db.transaction((tx) =>
+      emitBillingEvent(
+        tx,
+        "billing.payment_required",
+        { accountId: account.id, apiKeyId: task.apiKeyId },
+        {
+          agent_id: account.email,
+          reason: "insufficient_funds",
+          task_id: task.id,
+          required_cad: error.requiredCad,
+          available_balance_cad: error.availableCad,
+          spending_level: spendingLevel(account.status, error.availableCad),
+          suggestion: "Pay the task in USDC (see its payment details) or ask the operator for a deposit",
+        },
+        now,
+      ),
+    );
+    return approved;
+  }
+}
+
+/**
+ * Refunds an account-paid task's charge to its account inside `tx` (cancellation
+ * before dispatch: full refund, contract.md). Writes the ledger refund and a refund
+ * invoice; returns the amount refunded, CAD, or null when the task had no charge.
+ */
+export async function refundTaskToAccount(
+  tx: Tx,
+  task: Task,
+  reason: string,
+  now = new Date(),
+): Promise<number | null> {
+  const [charge] = await tx
+    .select({ accountId: ledgerEntries.accountId, amount: ledgerEntries.amountCad })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.taskId, task.id), eq(ledgerEntries.kind, "charge")));
+  if (!charge) return null;
+  await lockAccount(tx, charge.accountId);
+  const [refunded] = await tx
+    .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.amountCad}), 0)` })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.taskId, task.id), eq(ledgerEntries.kind, "refund")));
+  const amountCents = -toCents(charge.amount) - toCents(Number(refunded?.sum ?? 0));
+  if (amountCents <= 0) return null;
+  const amount = fromCents(amountCents);
+  const invoiceId = await createInvoice(
+    tx,
+    {
+      accountId: charge.accountId,
+      taskId: task.id,
+      kind: "refund",
+      amountCad: amount,
+      lines: [
+        {
+          description: `Refund: ${reason} (task ${task.id})`,
+          amount_cad: amount,
+          quantity: 1,
+          unit_cad: amount,
+        },
+      ],
+    },
+    now,
+  );
+  await tx.insert(ledgerEntries).values({
+    id: prefixedId("le"),
+    accountId: charge.accountId,
+    kind: "refund",
+    amountCad: amount,
+    taskId: task.id,
+    invoiceId,
+    description: `Refund: ${reason} (task ${task.id})`,
+    createdAt: now,
+  });
+  return amount;
+}

@@ -1,0 +1,45 @@
+/** Operation descriptors of /api/billing (spec "Billing"; scope billing_read, whose absence is 401). */
+import { defineOperation } from "../http/operation.js";
+import {
+  billingQuerySchema,
+  billingResponseSchema,
+  preAuthorizeBodySchema,
+  preAuthorizeResponseSchema,
+} from "./schemas.js";
+
+export const getBillingOperation = defineOperation({
+  id: "getBilling",
+  method: "GET",
+  path: "/api/billing",
+  summary: "Prepaid balance, spending level and transactions of an account",
+  description:
+    "`action=balance|transactions`, `agent_id` = the account e-mail or one of its key names (your own account " +
+    "unless admin). Transactions: newest first; `date_from`/`date_to` (YYYY-MM-DD, inclusive, America/Toronto), " +
+    "`service_type`, `limit` (default 50, max 200), `offset`; `total` counts all matches. `available_balance_cad` " +
+    "is the ledger balance minus live pre-authorization holds.",
+  tags: ["Billing"],
+  auth: "key",
+  scope: "billing_read",
+  query: billingQuerySchema,
+  response: billingResponseSchema,
+  errors: ["MISSING_FIELD", "INVALID_FORMAT", "VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND"],
+});
+
+export const preAuthorizeOperation = defineOperation({
+  id: "preAuthorize",
+  method: "POST",
+  path: "/api/billing",
+  summary: "Pre-authorize a budget: hold max_cost_cad of the balance for 5 minutes",
+  description:
+    "Holds `max_cost_cad` of the available balance until `valid_until` (5 minutes). A task the same key submits " +
+    "while the hold is live consumes it when it is charged at approval. 402 PAYMENT_REQUIRED (`authorized: false`, " +
+    "`reason` insufficient_funds | account_pending_deposit | account_suspended, `available_balance_cad`, " +
+    "`shortfall_cad`, `suggestions`) when denied; a denial emits `billing.payment_required`.",
+  tags: ["Billing"],
+  auth: "key",
+  scope: "billing_read",
+  body: preAuthorizeBodySchema,
+  response: preAuthorizeResponseSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "PAYMENT_REQUIRED", "FORBIDDEN", "NOT_FOUND"],
+});

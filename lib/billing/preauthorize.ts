@@ -1,0 +1,154 @@
+/**
+ * Budget pre-authorization (POST /api/billing `pre_authorize`; MCP `pre_authorize_cost`):
+ * holds `max_cost_cad` of an active account's available balance for 5 minutes
+ * (`valid_until`, spec "Limits"). The hold lowers `available_balance_cad` until it
+ * expires or a task of the same key submitted while it was live is charged (the charge
+ * consumes it). Denied (402 PAYMENT_REQUIRED, with reason, available balance and
+ * suggestions) when the account is not active or the funds are short; a denial emits
+ * `billing.payment_required`, a grant that lowers the spending level `billing.low_balance`.
+ */
+import { lockAccount } from "../accounts/find-account.js";
+import { getDb } from "../db/client.js";
+import { preauthorizations } from "../db/schema/index.js";
+import { ApiError } from "../http/errors.js";
+import { prefixedId } from "../ids.js";
+import type { Caller } from "../keys/authenticate.js";
+import { accountBalance, isWorse, type SpendingLevel, spendingLevel } from "./balance.js";
+import { emitBillingEvent } from "./events.js";
+import { fromCents, toCents } from "./money.js";
+import { resolveBillingAccount } from "./resolve-agent.js";
+
+/** Validity of a pre-authorization, seconds (spec "Limits": 5 minutes). */
+export const PREAUTHORIZATION_TTL_SECONDS = 300;
+
+/** A granted pre-authorization. */
+export interface PreauthorizationGranted {
+  authorized: true;
+  preauthorization_id: string;
+  agent_id: string;
+  max_cost_cad: number;
+  available_balance_cad: number;
+  spending_level: SpendingLevel;
+  valid_until: string;
+}
+
+/**
+ * Grants a hold of `maxCostCad` on the account `agentId` names, or throws 402.
+ * @throws ApiError PAYMENT_REQUIRED (`authorized: false`, `reason`, `available_balance_cad`,
+ *   `shortfall_cad`, `suggestions`), FORBIDDEN, NOT_FOUND, VALIDATION_ERROR (see resolveBillingAccount)
+ */
+export async function preAuthorize(
+  caller: Caller,
+  agentId: string,
+  maxCostCad: number,
+  now = new Date(),
+): Promise<PreauthorizationGranted> {
+  const found = await resolveBillingAccount(caller, agentId);
+  const db = await getDb();
+  const outcome = await db.transaction(async (tx) => {
+    const account = await lockAccount(tx, found.id);
+    const before = await accountBalance(account.id, tx, now);
+    const levelBefore = spendingLevel(account.status, before.available_balance_cad);
+    const shortCents = toCents(maxCostCad) - toCents(before.available_balance_cad);
+    if (account.status !== "active" || shortCents > 0) {
+      const reason =
+        account.status === "pending_deposit"
+          ? "account_pending_deposit"
+          : account.status === "suspended"
+            ? "account_suspended"
+            : "insufficient_funds";
+      const denial = {
+        authorized: false as const,
+        reason,
+        agent_id: agentId,
+        max_cost_cad: maxCostCad,
+        available_balance_cad: before.available_balance_cad,
+        shortfall_cad: fromCents(Math.max(shortCents, 0)),
+        spending_level: levelBefore,
+        suggestions: suggestionsFor(reason),
+      };
+      await emitBillingEvent(
+        tx,
+        "billing.payment_required",
+        { accountId: account.id, apiKeyId: caller.keyId },
+        {
+          agent_id: account.email,
+          reason,
+          required_cad: maxCostCad,
+          available_balance_cad: before.available_balance_cad,
+          spending_level: levelBefore,
+        },
+        now,
+      );
+      return { denial };
+    }
+    const validUntil = new Date(now.getTime() + PREAUTHORIZATION_TTL_SECONDS * 1000);
+    const id = prefixedId("pa");
+    await tx.insert(preauthorizations).values({
+      id,
+      accountId: account.id,
+      agentId,
+      apiKeyId: caller.keyId,
+      amountCad: maxCostCad,
+      validUntil,
+      createdAt: now,
+    });
+    const available = fromCents(toCents(before.available_balance_cad) - toCents(maxCostCad));
+    const levelAfter = spendingLevel(account.status, available);
+    if (isWorse(levelAfter, levelBefore)) {
+      await emitBillingEvent(
+        tx,
+        "billing.low_balance",
+        { accountId: account.id, apiKeyId: caller.keyId },
+        {
+          agent_id: account.email,
+          available_balance_cad: available,
+          spending_level: levelAfter,
+          previous_spending_level: levelBefore,
+          reason: "pre_authorization",
+          preauthorization_id: id,
+        },
+        now,
+      );
+    }
+    const granted: PreauthorizationGranted = {
+      authorized: true,
+      preauthorization_id: id,
+      agent_id: agentId,
+      max_cost_cad: maxCostCad,
+      available_balance_cad: available,
+      spending_level: levelAfter,
+      valid_until: validUntil.toISOString(),
+    };
+    return { granted };
+  });
+  if ("denial" in outcome && outcome.denial) {
+    const d = outcome.denial;
+    const why =
+      d.reason === "insufficient_funds"
+        ? `Insufficient funds: ${d.available_balance_cad.toFixed(2)} CAD available, ${maxCostCad.toFixed(2)} CAD requested`
+        : d.reason === "account_pending_deposit"
+          ? "The account awaits its first deposit"
+          : "The account is suspended";
+    throw new ApiError("PAYMENT_REQUIRED", why, { extra: d });
+  }
+  return outcome.granted!;
+}
+
+function suggestionsFor(reason: string): string[] {
+  switch (reason) {
+    case "account_pending_deposit":
+      return [
+        "Arrange a deposit with the operator; the account becomes active once it is recorded",
+        "Meanwhile, submit tasks without an account and pay each in USDC",
+      ];
+    case "account_suspended":
+      return ["Contact the operator about the suspension", "Pay tasks in USDC meanwhile"];
+    default:
+      return [
+        "Lower max_cost_cad to the available balance",
+        "Ask the operator for a deposit to top up the account",
+        "Pay the task in USDC instead (payment instructions follow approval)",
+      ];
+  }
+}

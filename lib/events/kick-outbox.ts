@@ -1,0 +1,60 @@
+/**
+ * First delivery right after a commit (issue 6 "First attempt right after the event is
+ * committed"). `kickOutbox()` returns at once; the outbox pass runs in the background,
+ * handed to Vercel's `waitUntil` (the function stays alive until it ends) or, on the local
+ * host, as an in-process promise. Concurrent kicks coalesce: while a pass runs, further
+ * kicks only ask for one more pass. A pass that dies loses nothing: the every-minute cron
+ * finds the same rows (undispatched events, leased deliveries).
+ *
+ * Enabled by OUTBOX_KICK (default on, off under NODE_ENV=test unless set).
+ */
+import { waitUntil } from "@vercel/functions";
+import { getConfig } from "../config.js";
+
+let running: Promise<void> | undefined;
+let again = false;
+
+/** Budget of one background pass, ms (Vercel functions here may run 60 s). */
+const KICK_BUDGET_MS = 25_000;
+
+function enabled(): boolean {
+  const config = getConfig();
+  return config.OUTBOX_KICK ?? config.NODE_ENV !== "test";
+}
+
+/** Starts (or re-arms) a background outbox pass; never throws, never blocks. */
+export function kickOutbox(): void {
+  let on: boolean;
+  try {
+    on = enabled();
+  } catch {
+    return;
+  }
+  if (!on) return;
+  if (running) {
+    again = true;
+    waitUntil(running);
+    return;
+  }
+  running = (async () => {
+    try {
+      const { processOutbox } = await import("./process-outbox.js");
+      for (;;) {
+        again = false;
+        await processOutbox({ budgetMs: KICK_BUDGET_MS });
+        // Checked and cleared in one synchronous step, so a kick arriving now is never lost.
+        if (!again) return;
+      }
+    } catch (error) {
+      console.error("[outbox] background pass failed (the cron retries):", error);
+    } finally {
+      running = undefined;
+    }
+  })();
+  waitUntil(running);
+}
+
+/** Resolves when no background pass is running (tests, graceful shutdown). */
+export async function outboxIdle(): Promise<void> {
+  while (running) await running;
+}

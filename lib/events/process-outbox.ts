@@ -1,0 +1,87 @@
+/**
+ * One pass over the notification outbox: dispatch undispatched events into deliveries
+ * and e-mails, send due deliveries, send queued e-mails, and (cron only) purge expired
+ * dead letters. Run right after a commit by `kickOutbox` and every minute by
+ * `api/cron/deliver-webhooks.ts`.
+ */
+import { and, eq, inArray, lt } from "drizzle-orm";
+import { getDb } from "../db/client.js";
+import { deliveries } from "../db/schema/index.js";
+import { sendQueuedEmails } from "../mail/send-queued-emails.js";
+import { deliverDue } from "../webhooks/deliver.js";
+import { dispatchEvents } from "./dispatch-events.js";
+
+/** Delivered and cancelled deliveries are kept this long for support, then purged, days. */
+export const DELIVERED_RETENTION_DAYS = 7;
+
+/** Counts of one pass. */
+export interface OutboxResult {
+  dispatched_events: number;
+  deliveries_created: number;
+  emails_queued: number;
+  delivered: number;
+  retrying: number;
+  dead: number;
+  cancelled: number;
+  emails_sent: number;
+  emails_failed: number;
+  purged: number;
+}
+
+/**
+ * Runs the outbox until nothing is due or `budgetMs` (default 40 000) has passed.
+ * @param options.purge delete dead letters past `expires_at` and old delivered rows (cron).
+ */
+export async function processOutbox(
+  options: { budgetMs?: number; purge?: boolean } = {},
+): Promise<OutboxResult> {
+  const deadline = Date.now() + (options.budgetMs ?? 40_000);
+  const r: OutboxResult = {
+    dispatched_events: 0,
+    deliveries_created: 0,
+    emails_queued: 0,
+    delivered: 0,
+    retrying: 0,
+    dead: 0,
+    cancelled: 0,
+    emails_sent: 0,
+    emails_failed: 0,
+    purged: 0,
+  };
+  for (;;) {
+    const d = await dispatchEvents();
+    r.dispatched_events += d.events;
+    r.deliveries_created += d.deliveries;
+    r.emails_queued += d.emails;
+    const w = await deliverDue();
+    r.delivered += w.delivered;
+    r.retrying += w.retrying;
+    r.dead += w.dead;
+    r.cancelled += w.cancelled;
+    const m = await sendQueuedEmails();
+    r.emails_sent += m.sent;
+    r.emails_failed += m.failed;
+    if ((d.events === 0 && w.claimed === 0 && m.sent + m.failed === 0) || Date.now() > deadline) break;
+  }
+  if (options.purge) r.purged = await purgeDeliveries();
+  return r;
+}
+
+/** Deletes dead letters past `expires_at` and delivered/cancelled rows older than 7 days. */
+export async function purgeDeliveries(now = new Date()): Promise<number> {
+  const db = await getDb();
+  const dead = await db
+    .delete(deliveries)
+    .where(and(eq(deliveries.status, "dead"), lt(deliveries.expiresAt, now)))
+    .returning({ id: deliveries.id });
+  const old = await db
+    .delete(deliveries)
+    .where(
+      and(
+        inArray(deliveries.status, ["delivered", "cancelled"]),
+        lt(deliveries.createdAt, new Date(now.getTime() - DELIVERED_RETENTION_DAYS * 86_400_000)),
+      ),
+    )
+    .returning({ id: deliveries.id });
+  return dead.length + old.length;
+}

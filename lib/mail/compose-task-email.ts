@@ -1,0 +1,162 @@
+/**
+ * Turns a task event into the e-mail the requester receives (interface-spec.md: the
+ * requester_contact "receives confirmation, payment instructions, deliverables"; the
+ * state table's "confirmation e-mail (none in sandbox)" and "deliverables e-mailed").
+ *
+ * | event                   | template               | sent when                                  |
+ * | ----------------------- | ---------------------- | ------------------------------------------ |
+ * | task.created            | task-received          | always                                     |
+ * | task.accepted           | payment-instructions   | the task still awaits a USDC payment       |
+ * | task.counter_offered    | counter-offer          | the task still awaits a USDC payment       |
+ * | task.rejected           | rejection              | always                                     |
+ * | task.completed          | completion             | always; proof files attached               |
+ * | task.failed             | task-failed            | always                                     |
+ * | task.payment_expired    | payment-expired        | always                                     |
+ * Other events (paid, dispatched, on_site, cancelled) send nothing; sandbox tasks never
+ * send anything. Billing events are e-mailed by the billing module, not here.
+ */
+import { getService } from "../catalog/services.js";
+import { getConfig } from "../config.js";
+import { OPEN_PAYMENT_STATUSES, type TaskEventType } from "../db/schema/enums.js";
+import type { EmailAttachmentRef, NewEmail, Task, TaskEvent } from "../db/schema/index.js";
+import { prefixedId } from "../ids.js";
+import { formatUsdc } from "../payments/amount.js";
+import { paymentNetworks } from "../payments/networks.js";
+import { taskLinks } from "../tasks/task-view.js";
+import { formatBytes, formatCad, formatDateTime } from "./format.js";
+import { renderTemplate, type TemplateName, type TemplateValues } from "./templates.js";
+
+/** Which template each task event uses. */
+export const EVENT_TEMPLATES: Partial<Record<TaskEventType, TemplateName>> = {
+  "task.created": "task-received",
+  "task.accepted": "payment-instructions",
+  "task.counter_offered": "counter-offer",
+  "task.rejected": "rejection",
+  "task.completed": "completion",
+  "task.failed": "task-failed",
+  "task.payment_expired": "payment-expired",
+};
+
+/** A proof file as listed in the completion e-mail. */
+export interface ProofFileSummary {
+  id: string;
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+}
+
+/** Values every template may use. */
+export function commonValues(task: Task): TemplateValues {
+  const config = getConfig();
+  return {
+    task_id: task.id,
+    service_name: getService(task.serviceType, { includeContract: false })?.name ?? task.serviceType,
+    location_address: task.locationAddress,
+    status_url: taskLinks(task.id).self,
+    operator_name: config.OPERATOR_NAME,
+    contact_email: config.CONTACT_EMAIL,
+  };
+}
+
+function networksText(task: Task): string {
+  const networks = paymentNetworks();
+  if (networks.length === 0) {
+    return task.lang === "fr"
+      ? "  (réseaux et portefeuilles : voir payment.networks dans le statut de la tâche)"
+      : "  (networks and wallets: see payment.networks in the task status)";
+  }
+  return networks
+    .map(
+      (n) =>
+        `  - ${n.network} (chain id ${n.chain_id})\n    USDC: ${n.usdc_contract}\n    wallet: ${n.wallet}`,
+    )
+    .join("\n");
+}
+
+/**
+ * The e-mail row for `event` of `task`, or null when the event sends none.
+ * `files` are the task's proof files (completion only).
+ */
+export function composeTaskEmail(
+  event: TaskEvent,
+  task: Task,
+  files: ProofFileSummary[] = [],
+): NewEmail | null {
+  if (task.sandbox) return null;
+  const template = EVENT_TEMPLATES[event.type as TaskEventType];
+  if (!template) return null;
+  const lang = task.lang;
+  const payload = event.payload;
+  const values: TemplateValues = { ...commonValues(task) };
+  let attachments: EmailAttachmentRef[] | null = null;
+  switch (template) {
+    case "task-received":
+      Object.assign(values, {
+        task_description: task.taskDescription,
+        urgency: task.urgency,
+        estimate_cad: formatCad(task.estimateCad, lang),
+        review_deadline: formatDateTime(task.reviewDeadline, lang),
+        needs_counter_offer: task.needsCounterOffer,
+      });
+      break;
+    case "payment-instructions":
+    case "counter-offer":
+      if (
+        !(OPEN_PAYMENT_STATUSES as readonly string[]).includes(task.status) ||
+        task.paymentUsdcMicro === null
+      ) {
+        return null;
+      }
+      Object.assign(values, {
+        amount_cad: formatCad(task.counterOfferAmount ?? task.priceCad ?? task.estimateCad, lang),
+        amount_usdc: formatUsdc(task.paymentUsdcMicro),
+        expires_at: formatDateTime(task.paymentExpiresAt, lang),
+        networks: networksText(task),
+        reason: task.reviewReason,
+      });
+      break;
+    case "rejection":
+      values.reason = (typeof payload.reason === "string" ? payload.reason : null) ?? task.reviewReason;
+      break;
+    case "completion":
+      Object.assign(values, {
+        completed_at: formatDateTime(task.completedAt ?? event.createdAt, lang),
+        operator_notes: task.operatorNotes,
+        file_count: files.length,
+        files: files.length
+          ? files.map((f) => `  - ${f.filename} (${f.mimeType}, ${formatBytes(f.sizeBytes)})`).join("\n")
+          : lang === "fr"
+            ? "  (aucun fichier)"
+            : "  (no files)",
+      });
+      attachments = files.map((f) => ({
+        proof_file_id: f.id,
+        filename: f.filename,
+        content_type: f.mimeType,
+      }));
+      break;
+    case "task-failed":
+      Object.assign(values, {
+        reason: (typeof payload.reason === "string" ? payload.reason : null) ?? task.failureReason,
+        operator_notes: task.operatorNotes,
+      });
+      break;
+    case "payment-expired":
+      values.expires_at = formatDateTime(task.paymentExpiresAt ?? event.createdAt, lang);
+      break;
+    case "webhook-fallback":
+      return null;
+  }
+  const { subject, text } = renderTemplate(template, lang, values);
+  return {
+    id: prefixedId("email"),
+    toAddress: task.requesterContact,
+    subject,
+    textBody: text,
+    template,
+    lang,
+    taskId: task.id,
+    dedupeKey: `${template}:${event.id}`,
+    attachments,
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * The mail worker: sends queued `emails` rows.
+ *
+ * - With `RESEND_API_KEY`: through the Resend SDK (`RESEND_BASE_URL` overrides its API
+ *   origin), from `EMAIL_FROM`, with the row id as Resend's `Idempotency-Key` so a retry
+ *   after a crash never sends twice; proof files are attached (read from `proof_files`).
+ * - Without it: the embedded outbox. The row (subject, text, attachment list) is the
+ *   message; it is marked sent with provider `outbox` and one line is logged, so a
+ *   developer reads mail in the `emails` table or the log.
+ *
+ * Rows are claimed with a lease (`locked_until`, 60 s) so concurrent workers never send
+ * one twice; a failed send is retried after 1, 5, 30 and 120 minutes, then marked `failed`.
+ * Provider answers 4xx other than 408/409/429 are permanent (`failed` at once).
+ * When a `webhook-fallback` message is sent, its delivery's `fallback_email_sent` is set.
+ */
+import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import { Resend } from "resend";
+import { type Config, getConfig } from "../config.js";
+import { getDb } from "../db/client.js";
+import { deliveries, type Email, emails, proofFiles } from "../db/schema/index.js";
+
+/** Delays before retrying a failed send, seconds; after the last one the message is `failed`. */
+export const EMAIL_RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200];
+
+/** Lease of one claimed message, seconds. */
+const LEASE_SECONDS = 60;
+
+/** Outcome of one send. */
+type SendResult =
+  | { ok: true; provider: string; messageId: string | null }
+  | { ok: false; permanent: boolean; error: string };
+
+let resendClient: { key: string; base: string | undefined; client: Resend } | undefined;
+
+function resendFor(config: Config): Resend {
+  const key = config.RESEND_API_KEY!;
+  if (!resendClient || resendClient.key !== key || resendClient.base !== config.RESEND_BASE_URL) {
+    resendClient = {
+      key,
+      base: config.RESEND_BASE_URL,
+      client: new Resend(
+        key,
+        config.RESEND_BASE_URL ? { baseUrl: config.RESEND_BASE_URL.replace(/\/+$/, "") } : {},
+      ),
+    };
+  }
+  return resendClient.client;
+}
+
+async function attachmentsOf(
+  email: Email,
+): Promise<{ filename: string; content: Buffer; contentType: string }[]> {
+  const refs = email.attachments ?? [];
+  if (refs.length === 0) return [];
+  const db = await getDb();
+  const rows = await db
+    .select({ id: proofFiles.id, content: proofFiles.content })
+    .from(proofFiles)
+    .where(
+      inArray(
+        proofFiles.id,
+        refs.map((r) => r.proof_file_id),
+      ),
+    );
+  const byId = new Map(rows.map((r) => [r.id, r.content]));
+  return refs.flatMap((r) => {
+    const content = byId.get(r.proof_file_id);
+    return content
+      ? [{ filename: r.filename, content: Buffer.from(content), contentType: r.content_type }]
+      : [];
+  });
+}
+
+async function sendOne(email: Email, config: Config): Promise<SendResult> {
+  if (!config.RESEND_API_KEY) {
+    const files = (email.attachments ?? []).map((a) => a.filename).join(", ");
+    console.log(
+      `[mail] outbox ${email.id} to=${email.toAddress} subject=${JSON.stringify(email.subject)}` +
+        (files ? ` attachments=${files}` : ""),
+    );
+    return { ok: true, provider: "outbox", messageId: null };
+  }
+  try {
+    const { data, error } = await resendFor(config).emails.send(
+      {
+        from: config.EMAIL_FROM,
+        to: [email.toAddress],
+        subject: email.subject,
+        text: email.textBody,
+        ...(email.htmlBody ? { html: email.htmlBody } : {}),
+        replyTo: config.EMAIL_REPLY_TO ?? config.CONTACT_EMAIL,
+        attachments: (await attachmentsOf(email)).map((a) => ({
+          filename: a.filename,
+          content: a.content.toString("base64"),
+          contentType: a.contentType,
+        })),
+        tags: email.template
+          ? [{ name: "template", value: email.template.replace(/[^A-Za-z0-9_-]/g, "_") }]
+          : [],
+      },
+      { idempotencyKey: email.id },
+    );
+    if (error) {
+      const status = (error as { statusCode?: number | null }).statusCode ?? null;
+      const permanent = status !== null && status >= 400 && status < 500 && ![408, 409, 429].includes(status);
+      return { ok: false, permanent, error: `resend ${status ?? "network"}: ${error.message}` };
+    }
+    return { ok: true, provider: "resend", messageId: data?.id ?? null };
+  } catch (error) {
+    return { ok: false, permanent: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * Sends due queued messages, at most `limit` (default 50), 4 at a time.
+ * @returns counts of sent and failed (retried later or given up) messages.
+ */
+export async function sendQueuedEmails(options: { limit?: number; now?: Date } = {}): Promise<{
+  sent: number;
+  failed: number;
+}> {
+  const config = getConfig();
+  const db = await getDb();
+  const now = options.now ?? new Date();
+  const lease = new Date(now.getTime() + LEASE_SECONDS * 1000);
+  const claimed = await db.transaction(async (tx) => {
+    const due = await tx
+      .select({ id: emails.id })
+      .from(emails)
+      .where(
+        and(
+          eq(emails.status, "queued"),
+          lte(emails.nextAttemptAt, now),
+          or(isNull(emails.lockedUntil), lt(emails.lockedUntil, now)),
+        ),
+      )
+      .orderBy(asc(emails.nextAttemptAt))
+      .limit(options.limit ?? 50)
+      .for("update", { skipLocked: true });
+    if (due.length === 0) return [];
+    return tx
+      .update(emails)
+      .set({ lockedUntil: lease })
+      .where(
+        inArray(
+          emails.id,
+          due.map((d) => d.id),
+        ),
+      )
+      .returning();
+  });
+  let sent = 0;
+  let failed = 0;
+  const queue = [...claimed];
+  const worker = async () => {
+    for (let email = queue.shift(); email; email = queue.shift()) {
+      const result = await sendOne(email, config);
+      const attempts = email.attempts + 1;
+      if (result.ok) {
+        sent++;
+        await db.transaction(async (tx) => {
+          await tx
+            .update(emails)
+            .set({
+              status: "sent",
+              attempts,
+              provider: result.provider,
+              providerMessageId: result.messageId,
+              sentAt: new Date(),
+              lockedUntil: null,
+              error: null,
+            })
+            .where(eq(emails.id, email.id));
+          const deliveryId = email.dedupeKey?.startsWith("webhook-fallback:")
+            ? email.dedupeKey.slice("webhook-fallback:".length)
+            : undefined;
+          if (deliveryId) {
+            await tx.update(deliveries).set({ fallbackEmailSent: true }).where(eq(deliveries.id, deliveryId));
+          }
+        });
+      } else {
+        failed++;
+        const delay = EMAIL_RETRY_DELAYS_SECONDS[attempts - 1];
+        const giveUp = result.permanent || delay === undefined;
+        console.error(
+          `[mail] ${email.id} to=${email.toAddress} failed (attempt ${attempts}): ${result.error}`,
+        );
+        await db
+          .update(emails)
+          .set({
+            status: giveUp ? "failed" : "queued",
+            attempts,
+            error: result.error.slice(0, 1000),
+            lockedUntil: null,
+            nextAttemptAt: new Date(Date.now() + (delay ?? 0) * 1000),
+          })
+          .where(eq(emails.id, email.id));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, claimed.length) }, worker));
+  return { sent, failed };
+}

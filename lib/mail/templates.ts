@@ -1,0 +1,117 @@
+/**
+ * E-mail templates: readable text files `lib/mail/templates/<template>.<lang>.txt`, one per
+ * message and language (`fr`, `en`; interface-spec.md "What the service does" 7).
+ *
+ * File format: the first line is `Subject: …`, then a blank line, then the body. Inside:
+ * `{{name}}` inserts a value (missing → empty); `{{#name}}…{{/name}}` keeps its content when
+ * the value is truthy (non-empty string, true, non-zero); `{{^name}}…{{/name}}` when it is
+ * falsy. A section tag alone on its line takes its line break with it. Values are inserted
+ * once, never re-read as template text.
+ *
+ * Each file is referenced by a literal `new URL(…, import.meta.url)` so that Vercel's file
+ * tracer bundles it with the functions that send mail.
+ */
+import { readFileSync } from "node:fs";
+import type { Lang } from "../db/schema/enums.js";
+
+/** Template names. */
+export const TEMPLATE_NAMES = [
+  "task-received",
+  "payment-instructions",
+  "counter-offer",
+  "rejection",
+  "completion",
+  "payment-expired",
+  "task-failed",
+  "webhook-fallback",
+] as const;
+export type TemplateName = (typeof TEMPLATE_NAMES)[number];
+
+const FILES: Record<TemplateName, Record<Lang, URL>> = {
+  "task-received": {
+    fr: new URL("./templates/task-received.fr.txt", import.meta.url),
+    en: new URL("./templates/task-received.en.txt", import.meta.url),
+  },
+  "payment-instructions": {
+    fr: new URL("./templates/payment-instructions.fr.txt", import.meta.url),
+    en: new URL("./templates/payment-instructions.en.txt", import.meta.url),
+  },
+  "counter-offer": {
+    fr: new URL("./templates/counter-offer.fr.txt", import.meta.url),
+    en: new URL("./templates/counter-offer.en.txt", import.meta.url),
+  },
+  rejection: {
+    fr: new URL("./templates/rejection.fr.txt", import.meta.url),
+    en: new URL("./templates/rejection.en.txt", import.meta.url),
+  },
+  completion: {
+    fr: new URL("./templates/completion.fr.txt", import.meta.url),
+    en: new URL("./templates/completion.en.txt", import.meta.url),
+  },
+  "payment-expired": {
+    fr: new URL("./templates/payment-expired.fr.txt", import.meta.url),
+    en: new URL("./templates/payment-expired.en.txt", import.meta.url),
+  },
+  "task-failed": {
+    fr: new URL("./templates/task-failed.fr.txt", import.meta.url),
+    en: new URL("./templates/task-failed.en.txt", import.meta.url),
+  },
+  "webhook-fallback": {
+    fr: new URL("./templates/webhook-fallback.fr.txt", import.meta.url),
+    en: new URL("./templates/webhook-fallback.en.txt", import.meta.url),
+  },
+};
+
+/** Values of a template: strings, numbers and booleans (sections test truthiness). */
+export type TemplateValues = Record<string, string | number | boolean | null | undefined>;
+
+const cache = new Map<string, { subject: string; body: string }>();
+
+function load(name: TemplateName, lang: Lang): { subject: string; body: string } {
+  const key = `${name}.${lang}`;
+  let parsed = cache.get(key);
+  if (!parsed) {
+    const text = readFileSync(FILES[name][lang], "utf8").replace(/\r\n/g, "\n");
+    const match = /^Subject: (.*)\n\n([\s\S]*)$/.exec(text);
+    if (!match)
+      throw new Error(`Template ${key}: the first line must be "Subject: …" followed by a blank line`);
+    parsed = { subject: match[1]!, body: match[2]! };
+    cache.set(key, parsed);
+  }
+  return parsed;
+}
+
+const truthy = (v: TemplateValues[string]) =>
+  v !== undefined && v !== null && v !== false && v !== "" && v !== 0;
+
+/** Expands sections and values of `template` with `values`. */
+export function expand(template: string, values: TemplateValues): string {
+  const section = (_: string, kind: string, name: string, inner: string) =>
+    truthy(values[name]) === (kind === "#") ? inner : "";
+  const withSections = template
+    .replace(/^\{\{([#^])(\w+)\}\}\n([\s\S]*?)^\{\{\/\2\}\}(?:\n|$)/gm, section)
+    .replace(/\{\{([#^])(\w+)\}\}([\s\S]*?)\{\{\/\2\}\}/g, section);
+  return withSections.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const v = values[name];
+    return v === undefined || v === null || v === false ? "" : String(v);
+  });
+}
+
+/**
+ * Renders template `name` in `lang`.
+ * @returns the subject (one line) and the plain-text body.
+ * @throws Error when the file is missing or malformed (a deployment defect).
+ */
+export function renderTemplate(
+  name: TemplateName,
+  lang: Lang,
+  values: TemplateValues,
+): { subject: string; text: string } {
+  const t = load(name, lang);
+  return {
+    subject: expand(t.subject, values).replace(/\s+/g, " ").trim(),
+    text: `${expand(t.body, values)
+      .replace(/\n{3,}/g, "\n\n")
+      .trimEnd()}\n`,
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * GET /api/tasks/stream?task_id= (interface-spec.md "Event stream", "Authentication" 6).
+ *
+ * Wire format (text/event-stream):
+ * ```
+ * retry: 3000
+ * event: stream.connected
+ * data: {"task_id":"TASK-…","status":"received","last_event_id":null,"timeout_seconds":14400}
+ *
+ * id: 42
+ * event: task.accepted
+ * data: {"event_id":"evt_…","event":"task.accepted","created_at":"…","data":{"task_id":"TASK-…","status":"accepted_pending_payment",…}}
+ *
+ * : heartbeat
+ * ```
+ * `data` of a task event is the webhook body (contract.md "Webhook deliveries"), so one
+ * parser serves both; `task.dispatched` is named `task.assigned` on the stream (contract.md).
+ *
+ * Timeout: `X-Stream-Timeout` (seconds, 1-14400, default 14400 = 4 h) bounds the connection,
+ * further capped by STREAM_MAX_SECONDS (55 s on Vercel, whose functions here run at most
+ * 60 s). At the bound the server sends `stream.timeout` and closes; EventSource clients
+ * reconnect by themselves with `Last-Event-ID` and miss nothing. The effective value is
+ * echoed in the `X-Stream-Timeout` response header.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { Config } from "../config.js";
+import { TERMINAL_TASK_STATUSES } from "../db/schema/enums.js";
+import type { Task } from "../db/schema/index.js";
+import { ApiError } from "../http/errors.js";
+import { sha256Hex } from "../ids.js";
+import type { Caller } from "../keys/authenticate.js";
+import { getTaskOrThrow } from "../tasks/apply-transition.js";
+import { serializeBody } from "../webhooks/payloads.js";
+import { eventHub, readTaskEvents, type StreamEventRow } from "./event-hub.js";
+import type { StreamQuery } from "./schemas.js";
+
+/** Default and largest `X-Stream-Timeout`, seconds (spec "Limits": 4 h). */
+export const MAX_STREAM_TIMEOUT_SECONDS = 14_400;
+
+/** Client reconnection delay announced with `retry:`, ms. */
+export const RETRY_MS = 3000;
+
+/** Longest connection here: STREAM_MAX_SECONDS, else 55 s on Vercel, else 4 h. */
+export function connectionLimitSeconds(config: Config): number {
+  return config.STREAM_MAX_SECONDS ?? (config.VERCEL ? 55 : MAX_STREAM_TIMEOUT_SECONDS);
+}
+
+/** Stream name of an outbox event type. */
+export function streamEventName(type: string): string {
+  return type === "task.dispatched" ? "task.assigned" : type;
+}
+
+const isTerminal = (row: StreamEventRow) =>
+  row.taskStatus !== null && (TERMINAL_TASK_STATUSES as readonly string[]).includes(row.taskStatus);
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Whether `caller` / `accessToken` may follow `task`.
+ * @throws ApiError FORBIDDEN
+ */
+export function authorizeStream(task: Task, caller: Caller | null, accessToken: string | undefined): void {
+  if (caller && (caller.isAdmin || (task.apiKeyId !== null && caller.keyId === task.apiKeyId))) return;
+  if (accessToken && task.accessTokenHash && sameHash(sha256Hex(accessToken), task.accessTokenHash)) return;
+  throw new ApiError(
+    "FORBIDDEN",
+    "The event stream requires the key that submitted the task, or its access_token (anonymous submissions)",
+  );
+}
+
+function parseLastEventId(request: Request, query: StreamQuery): number | null {
+  const raw = request.headers.get("last-event-id") ?? query.last_event_id;
+  if (raw === undefined || raw === null || raw.trim() === "") return null;
+  if (!/^\d{1,15}$/.test(raw.trim())) {
+    throw new ApiError(
+      "INVALID_FORMAT",
+      "Last-Event-ID must be an event id received from this stream (an integer)",
+      {
+        field: "Last-Event-ID",
+      },
+    );
+  }
+  return Number(raw.trim());
+}
+
+function parseTimeout(request: Request): number {
+  const raw = request.headers.get("x-stream-timeout");
+  if (raw === null || raw.trim() === "") return MAX_STREAM_TIMEOUT_SECONDS;
+  if (!/^\d{1,9}$/.test(raw.trim()) || Number(raw.trim()) < 1) {
+    throw new ApiError("INVALID_FORMAT", "X-Stream-Timeout must be a whole number of seconds, 1 to 14400", {
+      field: "X-Stream-Timeout",
+    });
+  }
+  return Math.min(Number(raw.trim()), MAX_STREAM_TIMEOUT_SECONDS);
+}
+
+function frame(row: StreamEventRow): string {
+  const name = streamEventName(row.type);
+  const data = serializeBody("webhook", {
+    event_id: row.id,
+    event: name,
+    created_at: row.createdAt.toISOString(),
+    data: row.payload,
+  });
+  return `id: ${row.seq}\nevent: ${name}\ndata: ${data}\n\n`;
+}
+
+/** Input of `openTaskStream`. */
+export interface OpenStreamInput {
+  request: Request;
+  query: StreamQuery;
+  caller: Caller | null;
+  config: Config;
+}
+
+/**
+ * Authorizes and opens the stream.
+ * @returns the `text/event-stream` response, or 204 when the task is terminal and the
+ *   client already has every event (tells EventSource not to reconnect).
+ * @throws ApiError NOT_FOUND (unknown task), FORBIDDEN, INVALID_FORMAT (Last-Event-ID, X-Stream-Timeout)
+ */
+export async function openTaskStream({ request, query, caller, config }: OpenStreamInput): Promise<Response> {
+  const lastEventId = parseLastEventId(request, query);
+  const requested = parseTimeout(request);
+  const task = await getTaskOrThrow(query.task_id);
+  authorizeStream(task, caller, query.access_token);
+  const timeoutSeconds = Math.min(requested, connectionLimitSeconds(config));
+  const backlog = await readTaskEvents(task.id, lastEventId ?? 0);
+  const taskTerminal = (TERMINAL_TASK_STATUSES as readonly string[]).includes(task.status);
+  if (taskTerminal && backlog.length === 0 && lastEventId !== null) {
+    return new Response(null, { status: 204, headers: { "x-stream-timeout": String(timeoutSeconds) } });
+  }
+
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let closed = false;
+      let lastWrite = Date.now();
+      const write = (text: string) => {
+        if (closed) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+          lastWrite = Date.now();
+        } catch {
+          finish();
+        }
+      };
+      const finish = () => {
+        if (closed) return;
+        closed = true;
+        cleanup();
+        try {
+          controller.close();
+        } catch {
+          // already closed or cancelled
+        }
+      };
+      const send = (rows: StreamEventRow[]) => {
+        for (const row of rows) {
+          write(frame(row));
+          if (isTerminal(row)) return finish();
+        }
+      };
+      let cursor = lastEventId ?? 0;
+      write(
+        `retry: ${RETRY_MS}\nevent: stream.connected\ndata: ${JSON.stringify({
+          task_id: task.id,
+          status: task.status,
+          last_event_id: lastEventId === null ? null : String(lastEventId),
+          timeout_seconds: timeoutSeconds,
+          heartbeat_seconds: config.STREAM_HEARTBEAT_SECONDS,
+          server_time: new Date().toISOString(),
+        })}\n\n`,
+      );
+      if (backlog.length) cursor = backlog[backlog.length - 1]!.seq;
+      send(backlog);
+      if (closed) return;
+      const unsubscribe = eventHub.subscribe({ taskId: task.id, cursor, onEvents: send });
+      const heartbeat = setInterval(() => {
+        if (Date.now() - lastWrite >= config.STREAM_HEARTBEAT_SECONDS * 1000 - 50) write(": heartbeat\n\n");
+      }, config.STREAM_HEARTBEAT_SECONDS * 1000);
+      const deadline = setTimeout(() => {
+        write(
+          `event: stream.timeout\ndata: ${JSON.stringify({
+            task_id: task.id,
+            timeout_seconds: timeoutSeconds,
+            reconnect: true,
+            message: "Connection time limit reached; reconnect with Last-Event-ID to resume.",
+          })}\n\n`,
+        );
+        finish();
+      }, timeoutSeconds * 1000);
+      const onAbort = () => finish();
+      request.signal.addEventListener("abort", onAbort);
+      cleanup = () => {
+        unsubscribe();
+        clearInterval(heartbeat);
+        clearTimeout(deadline);
+        request.signal.removeEventListener("abort", onAbort);
+      };
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+      "x-stream-timeout": String(timeoutSeconds),
+    },
+  });
+}

@@ -1,0 +1,213 @@
+/**
+ * Requester e-mail: one message per lifecycle event in the task's language, none in
+ * sandbox, and the Resend path checked against a loopback server speaking Resend's HTTP
+ * API (POST /emails → {"id"}), asserting what the SDK sent.
+ */
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "../../lib/config.js";
+import { getDb } from "../../lib/db/client.js";
+import { emails, tasks } from "../../lib/db/schema/index.js";
+import { processOutbox } from "../../lib/events/process-outbox.js";
+import { sendQueuedEmails } from "../../lib/mail/send-queued-emails.js";
+import { expireOverduePayments } from "../../lib/tasks/expire-payments.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { keyHeaders, makeKey } from "../helpers/keys.js";
+import {
+  completeTask,
+  pngProof,
+  recordPayment,
+  reviewTask,
+  submitTask,
+  validTask,
+} from "../helpers/tasks.js";
+import { type Receiver, startReceiver } from "./receiver.js";
+
+useTestDatabase();
+
+let admin: string;
+let agent: string;
+
+beforeAll(async () => {
+  resetConfig(); // OUTBOX_KICK unset: off under NODE_ENV=test; the test drives the outbox
+  admin = await makeKey(["admin"]);
+  agent = await makeKey(["audit_only", "task_create"]);
+});
+
+async function mailOf(taskId: string) {
+  await processOutbox();
+  const db = await getDb();
+  return db.select().from(emails).where(eq(emails.taskId, taskId)).orderBy(emails.createdAt);
+}
+
+describe("requester e-mail (embedded outbox)", () => {
+  it("sends confirmation, payment instructions and deliverables in English, with attachments", async () => {
+    const { body: t } = await submitTask(
+      { ...validTask, lang: "en", requester_contact: "Req@Example.com" },
+      keyHeaders(agent),
+    );
+    let mail = await mailOf(t.task_id);
+    expect(mail).toHaveLength(1);
+    expect(mail[0]).toMatchObject({
+      template: "task-received",
+      lang: "en",
+      toAddress: "req@example.com",
+      status: "sent",
+      provider: "outbox",
+    });
+    expect(mail[0]!.subject).toBe(`Task ${t.task_id} received`);
+    expect(mail[0]!.textBody).toContain("379.67");
+
+    await reviewTask(admin, { task_id: t.task_id, action: "approve", price_cad: 250 });
+    mail = await mailOf(t.task_id);
+    const pay = mail.find((m) => m.template === "payment-instructions")!;
+    const db = await getDb();
+    const [row] = await db.select().from(tasks).where(eq(tasks.id, t.task_id));
+    const usdc = (Number(row!.paymentUsdcMicro) / 1e6).toFixed(6);
+    expect(pay.subject).toContain("payment instructions");
+    expect(pay.textBody).toContain("$250.00 CAD");
+    expect(pay.textBody).toContain(`${usdc} USDC`);
+    expect(pay.textBody).toMatch(/Pay before: +\w+ \d+, \d{4}/);
+
+    await recordPayment(admin, { task_id: t.task_id });
+    await completeTask(admin, {
+      task_id: t.task_id,
+      action: "complete",
+      operator_notes: "Storefront photographed",
+      proof_files: [pngProof("front.png")],
+    });
+    mail = await mailOf(t.task_id);
+    const done = mail.find((m) => m.template === "completion")!;
+    expect(done.subject).toBe(`Task ${t.task_id} completed: your deliverables`);
+    expect(done.textBody).toContain("Storefront photographed");
+    expect(done.textBody).toContain("front.png (image/png");
+    expect(done.attachments).toEqual([
+      { proof_file_id: expect.stringMatching(/^pf_/), filename: "front.png", content_type: "image/png" },
+    ]);
+    // paid sends nothing; one message per event even when the outbox runs again
+    expect(mail.map((m) => m.template)).toEqual(["task-received", "payment-instructions", "completion"]);
+  });
+
+  it("sends counter-offer, rejection, failure and expiry messages in French", async () => {
+    const a = (await submitTask({ ...validTask, budget_limit: 100 }, keyHeaders(agent))).body;
+    await reviewTask(admin, {
+      task_id: a.task_id,
+      action: "counter_offer",
+      counter_offer_amount: 420,
+      reason: "Trajet plus long",
+    });
+    const offer = (await mailOf(a.task_id)).find((m) => m.template === "counter-offer")!;
+    expect(offer.subject).toMatch(/^Tâche .* : contre-offre de 420,00\s\$ CAD$/);
+    expect(offer.textBody).toContain("Trajet plus long");
+
+    const b = (await submitTask(validTask, keyHeaders(agent))).body;
+    await reviewTask(admin, { task_id: b.task_id, action: "reject", reason: "Hors de nos compétences" });
+    const no = (await mailOf(b.task_id)).find((m) => m.template === "rejection")!;
+    expect(no.subject).toBe(`Tâche ${b.task_id} non retenue`);
+    expect(no.textBody).toContain("Motif : Hors de nos compétences");
+
+    const c = (await submitTask(validTask, keyHeaders(agent))).body;
+    await reviewTask(admin, { task_id: c.task_id, action: "approve" });
+    await recordPayment(admin, { task_id: c.task_id });
+    await completeTask(admin, { task_id: c.task_id, action: "fail", reason: "Accès refusé" });
+    const failed = (await mailOf(c.task_id)).find((m) => m.template === "task-failed")!;
+    expect(failed.textBody).toContain("Accès refusé");
+
+    const d = (await submitTask(validTask, keyHeaders(agent))).body;
+    await reviewTask(admin, { task_id: d.task_id, action: "approve" });
+    await expireOverduePayments(new Date(Date.now() + 49 * 3600_000));
+    const expired = (await mailOf(d.task_id)).find((m) => m.template === "payment-expired")!;
+    expect(expired.subject).toBe(`Tâche ${d.task_id} : délai de paiement expiré`);
+  });
+
+  it("sends nothing for sandbox tasks", async () => {
+    const { body: t } = await submitTask(validTask, keyHeaders(agent, { "x-service-mode": "sandbox" }));
+    expect(await mailOf(t.task_id)).toHaveLength(0);
+  });
+});
+
+describe("Resend", () => {
+  let resend: Receiver;
+  beforeAll(async () => {
+    let n = 0;
+    resend = await startReceiver((req) => {
+      const body = JSON.parse(req.rawBody || "{}");
+      if (body.to?.[0] === "reject@example.com") {
+        return {
+          status: 422,
+          body: JSON.stringify({ statusCode: 422, name: "validation_error", message: "Invalid `to` field." }),
+        };
+      }
+      if (body.to?.[0] === "flaky@example.com") {
+        return {
+          status: 500,
+          body: JSON.stringify({ statusCode: 500, name: "internal_server_error", message: "boom" }),
+        };
+      }
+      return { status: 200, body: JSON.stringify({ id: `re_${++n}` }) };
+    });
+    process.env.RESEND_API_KEY = "re_test_key";
+    process.env.RESEND_BASE_URL = resend.url;
+    process.env.EMAIL_FROM = "Tasks <tasks@example.com>";
+    resetConfig();
+  });
+  afterAll(async () => {
+    await resend.close();
+    delete process.env.RESEND_API_KEY;
+    delete process.env.RESEND_BASE_URL;
+    delete process.env.EMAIL_FROM;
+    resetConfig();
+  });
+
+  it("sends through the SDK with the key, an idempotency key and the proof files attached", async () => {
+    const { body: t } = await submitTask(
+      { ...validTask, lang: "en", requester_contact: "buyer@example.com" },
+      keyHeaders(agent),
+    );
+    await reviewTask(admin, { task_id: t.task_id, action: "approve", price_cad: 200 });
+    await recordPayment(admin, { task_id: t.task_id });
+    const proof = pngProof("site.png");
+    await completeTask(admin, { task_id: t.task_id, action: "complete", proof_files: [proof] });
+    const mail = await mailOf(t.task_id);
+    expect(mail.every((m) => m.status === "sent" && m.provider === "resend")).toBe(true);
+    expect(mail.map((m) => m.providerMessageId)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^re_/)]),
+    );
+    // Paid before the outbox ran: the payment instructions are skipped (nothing left to pay).
+    expect(mail.map((m) => m.template)).toEqual(["task-received", "completion"]);
+    const sent = resend.requests.filter((r) => JSON.parse(r.rawBody).to[0] === "buyer@example.com");
+    expect(sent).toHaveLength(2);
+    for (const r of sent) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe("/emails");
+      expect(r.headers.authorization).toBe("Bearer re_test_key");
+    }
+    const done = mail.find((m) => m.template === "completion")!;
+    const req = sent.find((r) => r.headers["idempotency-key"] === done.id)!;
+    const body = JSON.parse(req.rawBody);
+    expect(body).toMatchObject({
+      from: "Tasks <tasks@example.com>",
+      to: ["buyer@example.com"],
+      subject: done.subject,
+      text: done.textBody,
+      reply_to: "operations@example.com",
+    });
+    expect(body.attachments).toEqual([
+      { filename: "site.png", content: proof.content, content_type: "image/png" },
+    ]);
+  });
+
+  it("gives up on a permanent 4xx and retries a 5xx later", async () => {
+    const a = (await submitTask({ ...validTask, requester_contact: "reject@example.com" }, keyHeaders(agent)))
+      .body;
+    const b = (await submitTask({ ...validTask, requester_contact: "flaky@example.com" }, keyHeaders(agent)))
+      .body;
+    const [rejected] = await mailOf(a.task_id);
+    expect(rejected).toMatchObject({ status: "failed", attempts: 1 });
+    expect(rejected!.error).toMatch(/resend 422/);
+    const [flaky] = await mailOf(b.task_id);
+    expect(flaky).toMatchObject({ status: "queued", attempts: 1 });
+    expect(flaky!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect((await sendQueuedEmails()).failed).toBe(0); // not due yet
+  });
+});

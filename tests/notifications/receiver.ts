@@ -1,0 +1,91 @@
+/**
+ * A webhook receiver for tests: a real node:http server on 127.0.0.1 recording every
+ * request (headers and raw body). `respond` decides the answer per request (status,
+ * headers, delay); default 200. Close it with `close()`.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  at: number;
+}
+
+export interface Reply {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+  delayMs?: number;
+}
+
+export interface Receiver {
+  url: string;
+  requests: ReceivedRequest[];
+  respond: (req: ReceivedRequest) => Reply;
+  /** Resolves once `n` requests have arrived (rejects after `timeoutMs`). */
+  waitFor(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(
+  respond: (req: ReceivedRequest) => Reply = () => ({}),
+): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  let waiters: (() => boolean)[] = [];
+  const receiver: Receiver = {
+    url: "",
+    requests,
+    respond,
+    waitFor(n, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (requests.length >= n) {
+            clearTimeout(timer);
+            resolve(requests.slice(0, n));
+            return true;
+          }
+          return false;
+        };
+        const timer = setTimeout(
+          () => reject(new Error(`expected ${n} requests, got ${requests.length}`)),
+          timeoutMs,
+        );
+        if (!check()) waiters.push(check);
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const entry: ReceivedRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        rawBody: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+      };
+      requests.push(entry);
+      waiters = waiters.filter((w) => !w());
+      const reply = receiver.respond(entry);
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
+        res.end(reply.body ?? "{}");
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return receiver;
+}

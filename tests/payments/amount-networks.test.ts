@@ -1,0 +1,119 @@
+/**
+ * Exact amounts (micro-USDC, never floats), the uniqueness rule among open payments,
+ * the network configuration, and the committed test-token artifact.
+ */
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../lib/config.js";
+import { getDb } from "../../lib/db/client.js";
+import { tasks } from "../../lib/db/schema/index.js";
+import { cadToMicroUsdc, formatUsdc, uniqueOpenAmount } from "../../lib/payments/amount.js";
+import { configuredNetworkNames, networkConfigs, paymentNetworks } from "../../lib/payments/networks.js";
+import { compileTestToken } from "../../scripts/compile-test-token.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { testToken } from "./local-chain.js";
+
+useTestDatabase();
+
+const WALLET = "0x1111111111111111111111111111111111111111";
+
+describe("amounts", () => {
+  it("converts CAD to micro-USDC exactly, rounding half up", () => {
+    expect(cadToMicroUsdc(329.72, 0.71)).toBe(234_101_200n);
+    expect(cadToMicroUsdc(0.01, 0.71684588)).toBe(7_168n); // 7168.4588 → 7168
+    expect(cadToMicroUsdc(0.07, 0.71684588)).toBe(50_179n); // 50179.2116
+    expect(cadToMicroUsdc(1, 0.0000005)).toBe(1n); // 0.5 micro rounds up
+    expect(cadToMicroUsdc(999_999.99, 0.99999999)).toBe(999_999_980_000n);
+    expect(formatUsdc(234_070_001n)).toBe("234.070001");
+    expect(formatUsdc(5n)).toBe("0.000005");
+  });
+
+  it("raises a colliding amount by the fewest micro-units, ignoring sandbox and closed tasks", async () => {
+    const db = await getDb();
+    const base = 100_000_000n;
+    const row = (id: string, status: string, amount: bigint, sandbox = false) => ({
+      id,
+      sandbox,
+      serviceType: "SVC-01" as const,
+      status: status as never,
+      locationAddress: "Laval",
+      taskDescription: "x",
+      requesterContact: "a@example.com",
+      reviewDeadline: new Date(),
+      executionDeadline: new Date(),
+      paymentUsdcMicro: amount,
+    });
+    await db
+      .insert(tasks)
+      .values([
+        row("TASK-A", "accepted_pending_payment", base),
+        row("TASK-B", "counter_offered", base + 1n),
+        row("TASK-C", "paid", base + 2n),
+        row("SANDBOX-D", "accepted_pending_payment", base + 2n, true),
+      ]);
+    await db.transaction(async (tx) => {
+      expect(await uniqueOpenAmount(tx, base)).toBe(base + 2n);
+      expect(await uniqueOpenAmount(tx, base, "TASK-A")).toBe(base); // its own amount is free
+      expect(await uniqueOpenAmount(tx, base + 5n)).toBe(base + 5n);
+    });
+  });
+});
+
+describe("network configuration", () => {
+  it("counts a network as configured when its RPC URL and wallet are set", () => {
+    expect(configuredNetworkNames(parseConfig({}))).toEqual([]);
+    expect(configuredNetworkNames(parseConfig({ BASE_RPC_URL: "https://base.example" }))).toEqual([]);
+    const both = parseConfig({
+      ETHEREUM_RPC_URL: "https://eth.example",
+      ETHEREUM_WALLET: WALLET,
+      BASE_RPC_URL: "https://base.example",
+      BASE_WALLET: WALLET,
+    });
+    expect(configuredNetworkNames(both)).toEqual(["ethereum", "base"]);
+    expect(paymentNetworks(both)).toEqual([
+      {
+        network: "ethereum",
+        chain_id: 1,
+        usdc_contract: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+        wallet: WALLET,
+        finality: "finalized",
+      },
+      {
+        network: "base",
+        chain_id: 8453,
+        usdc_contract: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        wallet: WALLET,
+        finality: "safe",
+      },
+    ]);
+    const onlyBase = parseConfig({
+      BASE_RPC_URL: "https://b.example",
+      BASE_WALLET: WALLET,
+      BASE_CONFIRMATIONS: "12",
+    });
+    expect(networkConfigs(onlyBase)).toEqual([
+      expect.objectContaining({ name: "base", layer: 2, confirmation: { confirmations: 12 } }),
+    ]);
+    expect(paymentNetworks(onlyBase)[0]).toMatchObject({ confirmations: 12 });
+  });
+
+  it.each([
+    ["ETHEREUM_WALLET", "0x123"],
+    ["BASE_USDC_CONTRACT", "usdc"],
+    ["ETHEREUM_CONFIRMATIONS", "0"],
+    ["BASE_CONFIRMATIONS", "pending"],
+    ["ETHEREUM_RPC_URL", "not a url"],
+    ["BASE_CHAIN_ID", "0"],
+    ["ETHEREUM_START_BLOCK", "-1"],
+    ["CHECKER_BLOCK_RANGE", "0"],
+  ])("rejects %s=%s", (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});
+
+describe("test token", () => {
+  it("ships an artifact compiled from contracts/TestUSDC.sol (npx tsx scripts/compile-test-token.ts)", () => {
+    const fresh = compileTestToken();
+    expect(testToken).toMatchObject({ bytecode: fresh.bytecode, sourceSha256: fresh.sourceSha256 });
+    expect(fresh.abi).toContainEqual(expect.objectContaining({ name: "decimals", type: "function" }));
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * A real local EVM chain for the payment tests and the checker benchmark: Hardhat 2's
+ * in-process network (EDR native binary, works offline on Node 20) behind Hardhat's own
+ * JSON-RPC HTTP server on 127.0.0.1 (port 0), started from code without the CLI or a
+ * config file. Each call starts an independent chain with its own chain id, so two
+ * payment networks run at once. The USDC stand-in is contracts/TestUSDC.json (6
+ * decimals; compiled from contracts/TestUSDC.sol with the npm `solc`).
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  type PublicClient,
+} from "viem";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const require = createRequire(import.meta.url);
+
+/** The compiled test token (contracts/TestUSDC.json). */
+export const testToken = JSON.parse(readFileSync(path.join(root, "contracts", "TestUSDC.json"), "utf8")) as {
+  abi: readonly unknown[];
+  bytecode: Hex;
+};
+
+/** Hardhat's default funded, unlocked accounts (derived from its well-known test mnemonic). */
+export const ACCOUNTS = {
+  deployer: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+  payer: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+  otherPayer: "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
+} as const satisfies Record<string, Address>;
+
+/** A running local chain. */
+export interface LocalChain {
+  url: string;
+  chainId: number;
+  publicClient: PublicClient;
+  /** Raw JSON-RPC (evm_mine, evm_snapshot, evm_revert, evm_setAutomine …). */
+  rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** Deploys the test token; returns its address (lowercase). */
+  deployToken(): Promise<Address>;
+  /** Mints `amount` micro-USDC to `to`. */
+  mint(token: Address, to: Address, amount: bigint): Promise<void>;
+  /** One USDC transfer from `from` to `to`; returns the transaction hash (mined at once). */
+  transfer(token: Address, from: Address, to: Address, amount: bigint): Promise<Hex>;
+  /** One transaction emitting a Transfer to `to` per amount. */
+  batchTransfer(token: Address, from: Address, to: Address, amounts: bigint[]): Promise<Hex>;
+  /** Mines `n` empty blocks. */
+  mine(n?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface HardhatServer {
+  listen(): Promise<{ address: string; port: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a chain with `chainId` on 127.0.0.1 (automine on, block gas limit 1e9 so
+ * large batch transfers fit). Close it with `close()`.
+ */
+export async function startLocalChain(chainId: number): Promise<LocalChain> {
+  const { resolveConfig } = require("hardhat/internal/core/config/config-resolution") as {
+    resolveConfig(configPath: string, userConfig: unknown): unknown;
+  };
+  const { createProvider } = require("hardhat/internal/core/providers/construction") as {
+    createProvider(config: unknown, network: string): Promise<unknown>;
+  };
+  const { JsonRpcServer } = require("hardhat/internal/hardhat-network/jsonrpc/server") as {
+    JsonRpcServer: new (c: { hostname: string; port: number; provider: unknown }) => HardhatServer;
+  };
+  // resolveConfig only needs an existing file to anchor project paths; nothing is written there.
+  const config = resolveConfig(path.join(root, "package.json"), {
+    networks: {
+      hardhat: { chainId, blockGasLimit: 1_000_000_000, loggingEnabled: false, mining: { auto: true } },
+    },
+  });
+  const provider = await createProvider(config, "hardhat");
+  const server = new JsonRpcServer({ hostname: "127.0.0.1", port: 0, provider });
+  const { port } = await server.listen();
+  const url = `http://127.0.0.1:${port}`;
+  const chain = defineChain({
+    id: chainId,
+    name: `local-${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  });
+  const publicClient = createPublicClient({ chain, transport: http(url) }) as PublicClient;
+  const wallet = createWalletClient({ chain, transport: http(url) });
+  let id = 0;
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+    });
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+  const send = async (from: Address, to: Address, functionName: string, args: unknown[]) => {
+    const hash = await wallet.writeContract({
+      account: from,
+      address: to,
+      abi: testToken.abi as never,
+      functionName: functionName as never,
+      args: args as never,
+      chain,
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+    if (receipt.status !== "success") throw new Error(`${functionName} reverted`);
+    return hash;
+  };
+  return {
+    url,
+    chainId,
+    publicClient,
+    rpc,
+    async deployToken() {
+      const hash = await wallet.deployContract({
+        account: ACCOUNTS.deployer,
+        abi: testToken.abi as never,
+        bytecode: testToken.bytecode,
+        chain,
+      });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+      return receipt.contractAddress!.toLowerCase() as Address;
+    },
+    async mint(token, to, amount) {
+      await send(ACCOUNTS.deployer, token, "mint", [to, amount]);
+    },
+    transfer: (token, from, to, amount) => send(from, token, "transfer", [to, amount]),
+    batchTransfer: (token, from, to, amounts) => send(from, token, "batchTransfer", [to, amounts]),
+    async mine(n = 1) {
+      await rpc("hardhat_mine", [`0x${n.toString(16)}`]);
+    },
+    close: () => server.close(),
+  };
+}
