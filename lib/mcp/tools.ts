@@ -8,6 +8,9 @@
  */
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { getBilling } from "../billing/get-billing.js";
+import { preAuthorize } from "../billing/preauthorize.js";
+import { billingQuerySchema, preAuthorizeBodySchema } from "../billing/schemas.js";
 import { getService, listServices } from "../catalog/services.js";
 import { getConfig } from "../config.js";
 import { ApiError } from "../http/errors.js";
@@ -17,12 +20,16 @@ import { createApiKeyBodySchema } from "../keys/schemas.js";
 import { getEstimate } from "../pricing/get-estimate.js";
 import { estimateFields } from "../pricing/schemas.js";
 import { getLimiter, rateLimitHeaders } from "../ratelimit/limiter.js";
+import { scoreQuerySchema, submitScoreBodySchema } from "../scores/schemas.js";
+import { getScore, submitScore } from "../scores/task-scores.js";
 import { buildCapabilities } from "../system/capabilities.js";
 import { getTaskOrThrow } from "../tasks/apply-transition.js";
 import { advanceSandboxTask } from "../tasks/sandbox.js";
 import { SERVICE_TYPES, taskSubmissionSchema } from "../tasks/schemas.js";
 import { submitTask } from "../tasks/submit-task.js";
 import { isOwner, taskStatusView } from "../tasks/task-view.js";
+import { registerWebhook } from "../webhooks/register-webhook.js";
+import { createWebhookBodySchema } from "../webhooks/schemas.js";
 import { apiKeyArgument, requireCaller, resolveCaller, type ToolContext, toolResult } from "./tool-kit.js";
 
 /** One tool: its MCP description and its adapter. */
@@ -151,6 +158,27 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   {
+    name: "score_task",
+    title: "Rate a finished task",
+    description:
+      "Rate a completed or failed task you submitted, once: rating 1-5, optional outcome and feedback. " +
+      "Needs the key that submitted the task (scope task_create).",
+    input: { ...submitScoreBodySchema.shape, api_key: apiKeyArgument },
+    annotations: {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+      title: "Rate a finished task",
+    },
+    async run(args, ctx) {
+      const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
+      const caller = await requireCaller(ctx, api_key, "task_create");
+      const score = await submitScore(caller, parseOrThrow(submitScoreBodySchema, rest));
+      return toolResult({ ...score });
+    },
+  },
+  {
     name: "get_capabilities",
     title: "Platform capabilities",
     description:
@@ -194,4 +222,90 @@ export const TOOLS: ToolDefinition[] = [
       return toolResult({ ...created }, "Store api_key now: it is shown only once.");
     },
   },
+  {
+    name: "register_webhook",
+    title: "Register a webhook",
+    description:
+      "Register an HTTPS URL that receives signed POSTs (X-Service-Signature: sha256=HMAC(secret, timestamp.body)) for " +
+      "the listed events of your tasks (task.accepted, task.paid, task.completed, …). Returns the signing secret once. " +
+      "At most 5 per key; needs scope task_create.",
+    input: { ...createWebhookBodySchema.shape, api_key: apiKeyArgument },
+    annotations: {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+      openWorldHint: true,
+      title: "Register a webhook",
+    },
+    async run(args, ctx) {
+      const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
+      const caller = await requireCaller(ctx, api_key, "task_create");
+      const created = await registerWebhook(caller, parseOrThrow(createWebhookBodySchema, rest));
+      return toolResult({ ...created }, "Store secret now: it is shown only once.");
+    },
+  },
+  {
+    name: "get_reputation",
+    title: "Service reputation",
+    description:
+      "Aggregate ratings of finished tasks (count, average, distribution, per service), or one task's score with task_id.",
+    input: scoreQuerySchema.shape,
+    annotations: { ...readOnly, title: "Service reputation" },
+    async run(args, ctx) {
+      const caller = ctx.headerCaller;
+      const result = await getScore(caller, parseOrThrow(scoreQuerySchema, args));
+      return toolResult({ ...result });
+    },
+  },
+  {
+    name: "check_balance",
+    title: "Check a prepaid balance",
+    description:
+      "Available prepaid balance in CAD and spending level (ok, warning, alert, blocked) of your account " +
+      "(agent_id: its e-mail or your key's name); action=transactions lists ledger entries. Needs scope billing_read.",
+    input: {
+      ...billingQuerySchema.shape,
+      action: z.enum(["balance", "transactions"]).default("balance"),
+      api_key: apiKeyArgument,
+    },
+    annotations: { ...readOnly, title: "Check a prepaid balance" },
+    async run(args, ctx) {
+      const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
+      const caller = await requireCaller(ctx, api_key, "billing_read");
+      const query = parseOrThrow(billingQuerySchema, { action: "balance", ...stringify(rest) });
+      return toolResult({ ...(await getBilling(caller, query)) });
+    },
+  },
+  {
+    name: "pre_authorize_cost",
+    title: "Pre-authorize a cost",
+    description:
+      "Hold max_cost_cad (CAD) of your prepaid balance for 5 minutes before submitting a task, so the budget is " +
+      "guaranteed. Denied holds return PAYMENT_REQUIRED with the reason, available balance and suggestions. Needs billing_read.",
+    input: {
+      agent_id: preAuthorizeBodySchema.shape.agent_id,
+      max_cost_cad: preAuthorizeBodySchema.shape.max_cost_cad,
+      api_key: apiKeyArgument,
+    },
+    annotations: {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+      title: "Pre-authorize a cost",
+    },
+    async run(args, ctx) {
+      const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
+      const caller = await requireCaller(ctx, api_key, "billing_read");
+      const body = parseOrThrow(preAuthorizeBodySchema, { action: "pre_authorize", ...rest });
+      return toolResult({ ...(await preAuthorize(caller, body.agent_id, body.max_cost_cad)) });
+    },
+  },
 ];
+
+/** Query schemas read strings; tool arguments arrive typed. */
+function stringify(args: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(args)) if (v !== undefined && v !== null) out[k] = String(v);
+  return out;
+}
