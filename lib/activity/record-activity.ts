@@ -2,65 +2,204 @@
  * The activity log (spec "What the service does" 9): one row per request (time, key,
  * identity parts, endpoint, status, latency). Rows are buffered and written in
  * batches after the response, so logging costs the request almost nothing; on
- * Vercel the flush is handed to `waitUntil`. After each flush the volume alert is
- * checked for the keys and organizations seen.
+ * Vercel the flush is handed to `waitUntil`. After each written batch the volume
+ * alert is checked for the keys and organizations seen.
+ *
+ * Batching (see docs/performance.md, Notes): a row is stamped with its time when it is
+ * queued (`at`, unless the caller set it) and written at the latest `batchDelayMs`
+ * later, or as soon as `BATCH_ROWS` rows are waiting. The delay depends on the driver:
+ *
+ * - embedded PGlite (`PGLITE_BATCH_DELAY_MS`, 1 s): the database engine runs on the
+ *   request thread, so fewer, larger writes leave more of it to requests. Rows go in
+ *   with one `COPY … FROM '/dev/blob'` (CSV) per chunk of `CHUNK_ROWS`, yielding to
+ *   the event loop between chunks so that queued requests are not held up.
+ * - PostgreSQL / Neon (`SERVER_BATCH_DELAY_MS`, 50 ms, as short as before, since a
+ *   serverless instance is kept alive by `waitUntil` until the write is done): one
+ *   `INSERT … SELECT * FROM unnest($1::type[], …)` per chunk (12 parameters,
+ *   whatever the number of rows).
+ *
+ * If the fast statement fails, the chunk is retried as a plain multi-row INSERT; rows
+ * are lost only if that fails too (logged on stderr). Writes run one after another.
+ * A crash loses at most the rows of the last `batchDelayMs`.
  */
 import { waitUntil } from "@vercel/functions";
-import { getDb } from "../db/client.js";
+import { getTableColumns, sql } from "drizzle-orm";
+import { getConfig } from "../config.js";
+import { type DatabaseHandle, getDatabase, selectDriver } from "../db/client.js";
 import { activityLog } from "../db/schema/index.js";
 import { checkVolumeAlerts } from "./volume-alert.js";
 
 export type ActivityEntry = typeof activityLog.$inferInsert;
 
-const BATCH_DELAY_MS = 50;
-const MAX_BUFFER = 500;
+/** Longest wait before queued rows are written on embedded PGlite, ms. */
+export const PGLITE_BATCH_DELAY_MS = 1000;
+/** Longest wait before queued rows are written on PostgreSQL or Neon, ms. */
+export const SERVER_BATCH_DELAY_MS = 50;
+/** Queued rows that trigger a write at once (bounds the buffer between two writes). */
+export const BATCH_ROWS = 2000;
+/** Rows per statement; the event loop runs between two statements of one batch. */
+export const CHUNK_ROWS = 500;
+
+/** The table's columns except the generated id, in a fixed order: [property, column]. */
+const COLUMNS = Object.entries(getTableColumns(activityLog)).filter(([property]) => property !== "id");
+const COLUMN_LIST = COLUMNS.map(([, column]) => `"${column.name}"`).join(", ");
 
 let buffer: ActivityEntry[] = [];
-let pending: Promise<void> | undefined;
 let timer: NodeJS.Timeout | undefined;
+/** Tail of the chain of writes; resolves when every batch handed to it is written. */
+let writing: Promise<void> = Promise.resolve();
+let delayMs: number | undefined;
+let fastPathWarned = false;
 
-/** Queues one entry; the write happens within BATCH_DELAY_MS. */
+/**
+ * How long rows may wait: by the configured driver until the first write, then by the
+ * driver actually open (cached; `resetActivityBatching` forgets it).
+ */
+function batchDelayMs(): number {
+  if (delayMs === undefined) {
+    let driver: DatabaseHandle["driver"] = "pglite";
+    try {
+      driver = selectDriver(getConfig());
+    } catch {
+      // invalid configuration: the write reports it
+    }
+    delayMs = driver === "pglite" ? PGLITE_BATCH_DELAY_MS : SERVER_BATCH_DELAY_MS;
+  }
+  return delayMs;
+}
+
+/** Forgets the cached batch delay (tests that switch configuration). */
+export function resetActivityBatching(): void {
+  delayMs = undefined;
+}
+
+/**
+ * Queues one entry (stamping `at` with the current time when unset); the write happens
+ * within the batch delay (1 s on PGlite, 50 ms on PostgreSQL), or at once when
+ * `BATCH_ROWS` rows are waiting. Never throws.
+ */
 export function recordActivity(entry: ActivityEntry): void {
-  buffer.push(entry);
-  if (buffer.length >= MAX_BUFFER) {
+  buffer.push(entry.at ? entry : { ...entry, at: new Date() });
+  if (buffer.length >= BATCH_ROWS) {
     void flushActivity();
     return;
   }
   if (!timer) {
+    const delay = batchDelayMs();
     timer = setTimeout(() => {
       timer = undefined;
       void flushActivity();
-    }, BATCH_DELAY_MS);
+    }, delay);
     timer.unref?.();
     try {
-      waitUntil(new Promise((resolve) => setTimeout(resolve, BATCH_DELAY_MS + 5)).then(() => pending));
+      waitUntil(new Promise((resolve) => setTimeout(resolve, delay + 5)).then(() => writing));
     } catch {
       // not on Vercel
     }
   }
 }
 
-/** Writes everything buffered; resolves when written (tests, shutdown). Never throws. */
+/**
+ * Writes everything queued so far; resolves once those rows (and any write already under
+ * way) are in the database and their volume check has run (tests, shutdown). Never throws:
+ * rows that cannot be written are reported on stderr.
+ */
 export async function flushActivity(): Promise<void> {
   if (timer) {
     clearTimeout(timer);
     timer = undefined;
   }
-  await pending;
-  if (buffer.length === 0) return;
-  const batch = buffer;
-  buffer = [];
-  pending = (async () => {
+  if (buffer.length > 0) {
+    const batch = buffer;
+    buffer = [];
+    writing = writing.then(() => writeBatch(batch));
+  }
+  await writing;
+}
+
+/** Writes `batch` chunk by chunk, then checks the volume alert. Never throws. */
+async function writeBatch(batch: ActivityEntry[]): Promise<void> {
+  let handle: DatabaseHandle;
+  try {
+    handle = await getDatabase();
+  } catch (error) {
+    report(batch.length, error);
+    return;
+  }
+  delayMs = handle.driver === "pglite" ? PGLITE_BATCH_DELAY_MS : SERVER_BATCH_DELAY_MS;
+  for (let i = 0; i < batch.length; i += CHUNK_ROWS) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    const chunk = batch.slice(i, i + CHUNK_ROWS);
     try {
-      const db = await getDb();
-      await db.insert(activityLog).values(batch);
-      await checkVolumeAlerts(batch);
-    } catch (error) {
-      console.error(
-        `activity log: ${batch.length} entries not written:`,
-        error instanceof Error ? error.message : error,
-      );
+      await insertFast(handle, chunk);
+    } catch (fastError) {
+      if (!fastPathWarned) {
+        fastPathWarned = true;
+        console.warn(
+          "activity log: batch statement failed, retrying as INSERT (warned once):",
+          fastError instanceof Error ? fastError.message : fastError,
+        );
+      }
+      try {
+        await handle.db.insert(activityLog).values(chunk);
+      } catch (error) {
+        report(chunk.length, error);
+      }
     }
-  })();
-  await pending;
+  }
+  try {
+    await checkVolumeAlerts(batch);
+  } catch (error) {
+    console.error("activity log: volume check failed:", error instanceof Error ? error.message : error);
+  }
+}
+
+function report(rows: number, error: unknown): void {
+  console.error(`activity log: ${rows} entries not written:`, error instanceof Error ? error.message : error);
+}
+
+/** The value of column `property` of `entry` (undefined → null). */
+function fieldOf(entry: ActivityEntry, property: string): unknown {
+  return (entry as Record<string, unknown>)[property] ?? null;
+}
+
+/** One statement for `rows`: COPY from a CSV blob on PGlite, INSERT … unnest elsewhere. */
+async function insertFast(handle: DatabaseHandle, rows: ActivityEntry[]): Promise<void> {
+  if (handle.driver === "pglite") {
+    const client = (handle.db as unknown as { $client: PgliteCopyClient }).$client;
+    const csv = rows
+      .map((row) => COLUMNS.map(([property]) => csvField(fieldOf(row, property))).join(","))
+      .join("\n");
+    await client.query(`COPY activity_log (${COLUMN_LIST}) FROM '/dev/blob' WITH (FORMAT csv)`, [], {
+      blob: new Blob([csv]),
+    });
+    return;
+  }
+  const arrays = COLUMNS.map(([property, column]) => {
+    const values = rows.map((row) => {
+      const value = fieldOf(row, property);
+      return value instanceof Date ? value.toISOString() : value;
+    });
+    return sql`${sql.param(values)}::${sql.raw(column.getSQLType())}[]`;
+  });
+  await handle.db.execute(
+    sql`INSERT INTO activity_log (${sql.raw(COLUMN_LIST)}) SELECT * FROM unnest(${sql.join(arrays, sql`, `)})`,
+  );
+}
+
+/** The part of PGlite's client used for COPY. */
+interface PgliteCopyClient {
+  query(query: string, params: unknown[], options: { blob: Blob }): Promise<unknown>;
+}
+
+/**
+ * One CSV field for PostgreSQL's `COPY … (FORMAT csv)`: null → empty unquoted (NULL);
+ * text always quoted (so "" stays an empty string), quotes doubled; dates in ISO 8601.
+ */
+export function csvField(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === "boolean") return value ? "t" : "f";
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  return `"${String(value).replace(/"/g, '""')}"`;
 }
