@@ -21,8 +21,9 @@ import { outboxIdle } from "../../lib/events/kick-outbox.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { sampleProofPng } from "../../lib/tasks/sample-proof.js";
 import { verifySignature } from "../../lib/webhooks/signature.js";
-import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { validTask } from "../helpers/tasks.js";
 import { type Receiver, startReceiver } from "../notifications/receiver.js";
@@ -61,13 +62,7 @@ describe.skipIf(!CHROMIUM)("first milestone", () => {
     resetConfig();
     resetLimiters();
     (globalThis as { __token?: string }).__token = token;
-    host = await startLocalHost({
-      root: path.resolve(import.meta.dirname, "../.."),
-      port: 0,
-      host: "127.0.0.1",
-      crons: false,
-      log: () => {},
-    });
+    host = await startTestHost();
     receiver = await startReceiver();
     browser = await chromium.launch({
       executablePath: CHROMIUM,

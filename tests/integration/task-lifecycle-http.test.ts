@@ -4,13 +4,13 @@
  * and the agent reads the proof; then the counter-offer, rejection, expiry and
  * cancellation paths.
  */
-import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../lib/db/client.js";
 import { tasks } from "../../lib/db/schema/index.js";
-import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { pngProof, validTask } from "../helpers/tasks.js";
 
@@ -21,13 +21,7 @@ let admin: string;
 let agent: string;
 
 beforeAll(async () => {
-  host = await startLocalHost({
-    root: path.resolve(import.meta.dirname, "../.."),
-    port: 0,
-    host: "127.0.0.1",
-    crons: false,
-    log: () => {},
-  });
+  host = await startTestHost();
   admin = await makeKey(["admin"]);
   agent = await makeKey(["audit_only", "task_create", "task_cancel"]);
 });

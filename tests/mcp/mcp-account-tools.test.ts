@@ -2,15 +2,15 @@
  * The MCP tools over billing, scores and webhooks, through the SDK client against the
  * local host: each calls the same lib functions as its HTTP counterpart.
  */
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as accountAdmin } from "../../api/account-admin.js";
 import { POST as createAccount } from "../../api/client-account.js";
 import { resetConfig } from "../../lib/config.js";
-import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { startTestHost } from "../helpers/host.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
 import {
@@ -31,13 +31,7 @@ let agent: string;
 beforeAll(async () => {
   process.env.ALLOW_PRIVATE_CALLBACKS = "true";
   resetConfig();
-  host = await startLocalHost({
-    root: path.resolve(import.meta.dirname, "../.."),
-    port: 0,
-    host: "127.0.0.1",
-    crons: false,
-    log: () => {},
-  });
+  host = await startTestHost();
   admin = await makeKey(["admin"]);
   agent = await makeKey(["audit_only", "task_create", "billing_read"], "mcp-billing@example.com");
 });

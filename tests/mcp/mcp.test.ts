@@ -2,12 +2,12 @@
  * The MCP endpoint through the SDK's own Client and Streamable HTTP client transport,
  * against the local host over real HTTP.
  */
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { validTask } from "../helpers/tasks.js";
 
@@ -17,13 +17,7 @@ let host: LocalHost;
 let key: string;
 
 beforeAll(async () => {
-  host = await startLocalHost({
-    root: path.resolve(import.meta.dirname, "../.."),
-    port: 0,
-    host: "127.0.0.1",
-    crons: false,
-    log: () => {},
-  });
+  host = await startTestHost();
   key = await makeKey(["audit_only", "task_create"]);
 });
 afterAll(() => host.close());

@@ -3,13 +3,13 @@
  * authorization, history and live events, Last-Event-ID replay, close on a terminal
  * event (and 204 on reconnect), heartbeats, the timeout event, and cleanup on disconnect.
  */
-import path from "node:path";
 import { EventSource } from "eventsource";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { eventHub } from "../../lib/stream/event-hub.js";
-import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { expectEnvelope } from "../helpers/request.js";
 import { completeTask, recordPayment, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
@@ -25,13 +25,7 @@ beforeAll(async () => {
   process.env.STREAM_POLL_MS = "100";
   process.env.STREAM_HEARTBEAT_SECONDS = "1";
   resetConfig();
-  host = await startLocalHost({
-    root: path.resolve(import.meta.dirname, "../.."),
-    port: 0,
-    host: "127.0.0.1",
-    crons: false,
-    log: () => {},
-  });
+  host = await startTestHost();
   admin = await makeKey(["admin"]);
   owner = await makeKey(["audit_only", "task_create"]);
   stranger = await makeKey(["audit_only", "task_create"]);
