@@ -240,6 +240,11 @@ export const configSchema = z.object({
   BCRYPT_COST: int(10, 4, 15),
   /** Cloudflare Turnstile secret for web registration; unset outside production = tokens not checked. */
   TURNSTILE_SECRET_KEY: optionalString,
+  /**
+   * Cloudflare Turnstile site key (public) of the client dashboard's registration form,
+   * published in GET /api/capabilities `features.web_registration`.
+   */
+  TURNSTILE_SITE_KEY: optionalString,
   /** Turnstile siteverify endpoint (tests point it at a loopback stand-in). */
   TURNSTILE_VERIFY_URL: z.url().default("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
   /** Timeout of one siteverify request, ms; past it web registration answers 503. */

@@ -25,6 +25,7 @@ export const MESSAGES = {
     "nav.payments": "Payments",
     "nav.refunds": "Refunds",
     "nav.dead_letters": "Dead letters",
+    "nav.analytics": "Analytics",
     "login.title": "Operator sign-in",
     "login.intro":
       "Paste an API key with the admin scope. It is kept only in this browser tab (sessionStorage) and sent as the x-api-key header; closing the tab forgets it.",
@@ -223,6 +224,7 @@ export const MESSAGES = {
     "nav.payments": "Paiements",
     "nav.refunds": "Remboursements",
     "nav.dead_letters": "Webhooks",
+    "nav.analytics": "Analytique",
     "login.title": "Connexion opérateur",
     "login.intro":
       "Collez une clé d'API ayant la portée admin. Elle n'est conservée que dans cet onglet (sessionStorage) et envoyée dans l'en-tête x-api-key; fermer l'onglet l'efface.",

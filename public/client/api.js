@@ -1,0 +1,81 @@
+/**
+ * The client dashboard's HTTP client: same-origin fetch with the client JWT (from
+ * POST /api/client-auth?action=login) in `Authorization: Bearer <jwt>` — never in a URL —
+ * and the service's error envelope turned into the operator console's ApiError.
+ *
+ * The JWT lives in sessionStorage with its expiry: it survives a reload of the tab but not
+ * closing it, and is never written to localStorage, cookies or URLs (README "Client dashboard").
+ */
+import { ApiError } from "../operator/api.js";
+
+export { ApiError };
+
+const JWT_STORAGE = "client.jwt";
+
+let memorySession = null;
+
+/** The stored session `{ token, expiresAt }` when present and not expired, else null. */
+export function getSession() {
+  let session = memorySession;
+  try {
+    const raw = sessionStorage.getItem(JWT_STORAGE);
+    session = raw ? JSON.parse(raw) : null;
+  } catch {
+    // storage unavailable (private mode): memory only
+  }
+  if (!session || typeof session.token !== "string") return null;
+  if (Date.parse(session.expiresAt) <= Date.now()) {
+    setSession(null);
+    return null;
+  }
+  return session;
+}
+
+/** Stores (or with null, forgets) the session of this tab. */
+export function setSession(session) {
+  memorySession = session;
+  try {
+    if (session === null) sessionStorage.removeItem(JWT_STORAGE);
+    else sessionStorage.setItem(JWT_STORAGE, JSON.stringify(session));
+  } catch {
+    // memory only
+  }
+}
+
+/**
+ * Calls the API. `auth: true` sends the stored JWT as a Bearer token.
+ * @returns {Promise<any>} the parsed JSON body of a 2xx answer
+ * @throws {ApiError}
+ */
+export async function request(method, path, { body, auth = false } = {}) {
+  const headers = { accept: "application/json" };
+  const session = auth ? getSession() : null;
+  if (session) headers.authorization = `Bearer ${session.token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+    });
+  } catch {
+    throw new ApiError(0, { code: "NETWORK" }, null);
+  }
+  const requestId = response.headers.get("x-request-id");
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!response.ok) {
+    const error = json && typeof json.error === "object" && json.error ? json.error : {};
+    throw new ApiError(response.status, error, json?.request_id ?? requestId);
+  }
+  return json;
+}

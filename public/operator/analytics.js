@@ -1,0 +1,552 @@
+/**
+ * The admin analytics page (issue 9), `/operator/analytics`: GET /api/analytics?action=dashboard
+ * drawn with Chart.js (the UMD build vendored as /vendor/chart.umd.min.js, a same-origin script:
+ * no CDN, no eval, no inline style — the console's strict CSP holds).
+ *
+ * - revenue by service and ISO week (stacked bars), with the same numbers as a table;
+ * - top clients (table);
+ * - completion rate (the figure, and a doughnut of completed / failed / cancelled with a table);
+ * - tasks created in the period by status (table).
+ *
+ * Authentication: the admin key the operator console keeps in sessionStorage (api.js); a key
+ * form is shown when there is none. Every chart has a text alternative (aria-label on the
+ * canvas) and a table of its data. Everything from the API is inserted as text nodes.
+ */
+import { ApiError, get, getKey, setKey } from "./api.js";
+import { field, h, replace } from "./dom.js";
+import { formatCad, formatDateTime, formatNumber, getLang, MESSAGES, setLang, t } from "./i18n.js";
+
+Object.assign(MESSAGES.en, {
+  "an.title": "Analytics",
+  "an.intro": "Paid, non-sandbox tasks. Weeks are ISO weeks of the payment date in America/Toronto.",
+  "an.period": "Period",
+  "an.from": "From (optional)",
+  "an.to": "To (optional)",
+  "an.apply": "Show",
+  "an.default_period": "Leave both empty for the last 12 weeks.",
+  "an.range": "From {from} to {to}",
+  "an.revenue": "Revenue by service and week",
+  "an.revenue_total": "Total revenue",
+  "an.revenue_alt": "Stacked bar chart of revenue in CAD per ISO week, one colour per service. {summary}",
+  "an.revenue_empty": "No paid task in this period.",
+  "an.week": "Week",
+  "an.total": "Total",
+  "an.top_clients": "Top clients",
+  "an.client": "Client",
+  "an.account": "Account",
+  "an.tasks": "Tasks",
+  "an.revenue_col": "Revenue",
+  "an.no_clients": "No client in this period.",
+  "an.completion": "Completion rate",
+  "an.completion_alt": "Doughnut chart: {completed} completed, {failed} failed, {cancelled} cancelled.",
+  "an.completion_none": "No paid task has ended in this period.",
+  "an.completion_help": "Completed ÷ (completed + failed + cancelled), among paid tasks.",
+  "an.outcome": "Outcome",
+  "an.count": "Tasks",
+  "an.created": "Tasks created by status",
+  "an.no_created": "No task was created in this period.",
+  "an.status": "Status",
+  "an.chart_unavailable": "The chart library could not be loaded; the tables below hold the same data.",
+  "an.bad_dates": "The start date must not be after the end date.",
+});
+Object.assign(MESSAGES.fr, {
+  "an.title": "Analytique",
+  "an.intro":
+    "Tâches payées, hors bac à sable. Les semaines sont les semaines ISO de la date de paiement (America/Toronto).",
+  "an.period": "Période",
+  "an.from": "Du (facultatif)",
+  "an.to": "Au (facultatif)",
+  "an.apply": "Afficher",
+  "an.default_period": "Laissez les deux vides pour les 12 dernières semaines.",
+  "an.range": "Du {from} au {to}",
+  "an.revenue": "Revenus par service et par semaine",
+  "an.revenue_total": "Revenus totaux",
+  "an.revenue_alt":
+    "Histogramme empilé des revenus en CAD par semaine ISO, une couleur par service. {summary}",
+  "an.revenue_empty": "Aucune tâche payée dans cette période.",
+  "an.week": "Semaine",
+  "an.total": "Total",
+  "an.top_clients": "Meilleurs clients",
+  "an.client": "Client",
+  "an.account": "Compte",
+  "an.tasks": "Tâches",
+  "an.revenue_col": "Revenus",
+  "an.no_clients": "Aucun client dans cette période.",
+  "an.completion": "Taux de réalisation",
+  "an.completion_alt":
+    "Graphique en anneau : {completed} terminées, {failed} échouées, {cancelled} annulées.",
+  "an.completion_none": "Aucune tâche payée ne s'est terminée dans cette période.",
+  "an.completion_help": "Terminées ÷ (terminées + échouées + annulées), parmi les tâches payées.",
+  "an.outcome": "Issue",
+  "an.count": "Tâches",
+  "an.created": "Tâches créées par état",
+  "an.no_created": "Aucune tâche créée dans cette période.",
+  "an.status": "État",
+  "an.chart_unavailable":
+    "La bibliothèque de graphiques n'a pas pu être chargée; les tableaux ci-dessous contiennent les mêmes données.",
+  "an.bad_dates": "La date de début doit précéder la date de fin.",
+});
+
+/** Okabe–Ito colours: distinguishable with the common colour-vision deficiencies. */
+const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"];
+const OUTCOME_COLOURS = { completed: "#009E73", failed: "#D55E00", cancelled: "#8A8F98" };
+
+const main = document.getElementById("main");
+const statusRegion = document.getElementById("status");
+const nav = document.getElementById("nav");
+const logoutButton = document.getElementById("logout");
+const langSelect = document.getElementById("lang-select");
+
+let charts = [];
+
+function announce(message) {
+  statusRegion.textContent = message;
+  statusRegion.classList.add("visible");
+  setTimeout(() => statusRegion.classList.remove("visible"), 6000);
+}
+
+function errorLines(error) {
+  if (!(error instanceof ApiError)) return [String(error?.message ?? error)];
+  if (error.code === "NETWORK") return [t("error.network")];
+  const lines = [t("error.generic", { code: error.code, message: error.message })];
+  const extra = [];
+  if (error.field) extra.push(t("error.field", { field: error.field }));
+  if (error.requestId) extra.push(t("error.request", { id: error.requestId }));
+  if (extra.length) lines.push(extra.join(" · "));
+  return lines;
+}
+
+/** Fills `box` (role=alert) with the lines of `error`, or hides it when `error` is null. */
+function fillError(box, error) {
+  box.hidden = !error;
+  replace(
+    box,
+    error
+      ? errorLines(error).map((line, i) => h(i === 0 ? "strong" : "span", { class: "error-line" }, line))
+      : [],
+  );
+  return box;
+}
+
+function alertBox(error) {
+  return fillError(h("div", { class: "form-error", role: "alert" }), error);
+}
+
+function heading(text) {
+  return h("h1", { tabindex: "-1" }, text);
+}
+
+function section(id, title, ...children) {
+  return h("section", { class: "panel", "aria-labelledby": id }, h("h2", { id }, title), ...children);
+}
+
+/** A data table: caption, column headers, rows whose first cell is the row header. */
+function table(caption, columns, rows, { numeric = [], foot } = {}) {
+  const cell = (value, i, tag = "td") =>
+    i === 0 ? h("th", { scope: "row" }, value) : h(tag, { class: numeric.includes(i) ? "num" : null }, value);
+  return h(
+    "div",
+    { class: "table-scroll", role: "region", "aria-label": caption, tabindex: "0" },
+    h(
+      "table",
+      { class: "data-table" },
+      h("caption", { class: "visually-hidden" }, caption),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          columns.map((c, i) => h("th", { scope: "col", class: numeric.includes(i) ? "num" : null }, c)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map((cells) =>
+          h(
+            "tr",
+            {},
+            cells.map((v, i) => cell(v, i)),
+          ),
+        ),
+      ),
+      foot
+        ? h(
+            "tfoot",
+            {},
+            h(
+              "tr",
+              {},
+              foot.map((v, i) => cell(v, i)),
+            ),
+          )
+        : null,
+    ),
+  );
+}
+
+/** Colours of the current scheme, for chart text and grid lines. */
+function themeColours() {
+  const css = getComputedStyle(document.documentElement);
+  return {
+    fg: css.getPropertyValue("--fg").trim() || "#1a1c1e",
+    grid: css.getPropertyValue("--border").trim() || "#c4c8ce",
+    surface: css.getPropertyValue("--surface").trim() || "#f6f7f9",
+  };
+}
+
+/** A canvas in a sized box, described by `alt` (role img); null when Chart.js is missing. */
+function chartCanvas(alt, { small = false } = {}) {
+  const canvas = h("canvas", { role: "img", "aria-label": alt }, alt);
+  return { canvas, box: h("div", { class: ["chart-box", small && "small"] }, canvas) };
+}
+
+function revenueSection(data) {
+  const rows = data.revenue_by_service_week;
+  const weeks = [...new Set(rows.map((r) => r.iso_week))].sort();
+  const services = [...new Set(rows.map((r) => r.service_type))].sort();
+  const amount = (week, service) =>
+    rows.find((r) => r.iso_week === week && r.service_type === service)?.revenue_cad ?? 0;
+  const weekTotal = (week) => services.reduce((sum, s) => sum + amount(week, s), 0);
+  const serviceTotal = (service) => weeks.reduce((sum, w) => sum + amount(w, service), 0);
+  const total = h(
+    "p",
+    {},
+    h("span", { class: "balance-label" }, `${t("an.revenue_total")} `),
+    h("span", { class: "figure-value", id: "revenue-total" }, formatCad(data.revenue_total_cad)),
+  );
+  if (!weeks.length)
+    return section("sec-revenue", t("an.revenue"), total, h("p", { class: "empty" }, t("an.revenue_empty")));
+  const summary = weeks.map((w) => `${w}: ${formatCad(weekTotal(w))}`).join("; ");
+  const { canvas, box } = chartCanvas(t("an.revenue_alt", { summary }));
+  const draw = (Chart, colours) =>
+    new Chart(canvas, {
+      type: "bar",
+      data: {
+        labels: weeks,
+        datasets: services.map((service, i) => ({
+          label: service,
+          data: weeks.map((w) => amount(w, service)),
+          backgroundColor: PALETTE[i % PALETTE.length],
+          borderColor: colours.surface,
+          borderWidth: 1,
+        })),
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        scales: {
+          x: { stacked: true, ticks: { color: colours.fg }, grid: { color: colours.grid } },
+          y: {
+            stacked: true,
+            beginAtZero: true,
+            ticks: { color: colours.fg, callback: (v) => formatCad(v) },
+            grid: { color: colours.grid },
+          },
+        },
+        plugins: {
+          legend: { labels: { color: colours.fg } },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${formatCad(c.parsed.y)}` } },
+        },
+      },
+    });
+  const el = section(
+    "sec-revenue",
+    t("an.revenue"),
+    total,
+    box,
+    table(
+      t("an.revenue"),
+      [t("an.week"), ...services, t("an.total")],
+      weeks.map((w) => [w, ...services.map((s) => formatCad(amount(w, s))), formatCad(weekTotal(w))]),
+      {
+        numeric: services.map((_, i) => i + 1).concat(services.length + 1),
+        foot: [
+          t("an.total"),
+          ...services.map((s) => formatCad(serviceTotal(s))),
+          formatCad(data.revenue_total_cad),
+        ],
+      },
+    ),
+  );
+  return { el, draw };
+}
+
+function completionSection(rate) {
+  const figure = h(
+    "p",
+    {},
+    h(
+      "span",
+      { class: "figure-value", id: "completion-rate" },
+      rate.rate === null ? t("app.none") : `${formatNumber(rate.rate * 100, 1)} %`,
+    ),
+  );
+  const outcomes = ["completed", "failed", "cancelled"];
+  const ended = outcomes.reduce((sum, o) => sum + rate[o], 0);
+  const data = table(
+    t("an.completion"),
+    [t("an.outcome"), t("an.count")],
+    outcomes.map((o) => [t(`status.${o}`), String(rate[o])]),
+    { numeric: [1] },
+  );
+  if (!ended)
+    return section(
+      "sec-completion",
+      t("an.completion"),
+      figure,
+      h("p", { class: "hint" }, t("an.completion_help")),
+      h("p", { class: "empty" }, t("an.completion_none")),
+    );
+  const { canvas, box } = chartCanvas(t("an.completion_alt", rate), { small: true });
+  const draw = (Chart, colours) =>
+    new Chart(canvas, {
+      type: "doughnut",
+      data: {
+        labels: outcomes.map((o) => t(`status.${o}`)),
+        datasets: [
+          {
+            data: outcomes.map((o) => rate[o]),
+            backgroundColor: outcomes.map((o) => OUTCOME_COLOURS[o]),
+            borderColor: colours.surface,
+          },
+        ],
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        plugins: { legend: { position: "bottom", labels: { color: colours.fg } } },
+      },
+    });
+  const el = section(
+    "sec-completion",
+    t("an.completion"),
+    figure,
+    h("p", { class: "hint" }, t("an.completion_help")),
+    box,
+    data,
+  );
+  return { el, draw };
+}
+
+function topClientsSection(clients) {
+  return section(
+    "sec-clients",
+    t("an.top_clients"),
+    clients.length
+      ? table(
+          t("an.top_clients"),
+          [t("an.client"), t("an.account"), t("an.tasks"), t("an.revenue_col")],
+          clients.map((c) => [
+            c.client ?? t("app.none"),
+            c.account_id ?? t("app.none"),
+            String(c.tasks),
+            formatCad(c.revenue_cad),
+          ]),
+          { numeric: [2, 3] },
+        )
+      : h("p", { class: "empty" }, t("an.no_clients")),
+  );
+}
+
+function createdSection(byStatus) {
+  const entries = Object.entries(byStatus ?? {}).sort((a, b) => b[1] - a[1]);
+  return section(
+    "sec-created",
+    t("an.created"),
+    entries.length
+      ? table(
+          t("an.created"),
+          [t("an.status"), t("an.count")],
+          entries.map(([status, n]) => [t(`status.${status}`), String(n)]),
+          { numeric: [1] },
+        )
+      : h("p", { class: "empty" }, t("an.no_created")),
+  );
+}
+
+function periodForm(params) {
+  const error = alertBox(null);
+  const form = h(
+    "form",
+    {
+      class: "filters",
+      onsubmit: (event) => {
+        event.preventDefault();
+        const from = form.elements.namedItem("date_from").value;
+        const to = form.elements.namedItem("date_to").value;
+        if (from && to && from > to) {
+          fillError(error, new Error(t("an.bad_dates")));
+          return;
+        }
+        const next = new URLSearchParams();
+        if (from) next.set("date_from", from);
+        if (to) next.set("date_to", to);
+        location.hash = `#/?${next}`;
+      },
+    },
+    field(t("an.from"), "input", { type: "date", name: "date_from", value: params.get("date_from") ?? "" }),
+    field(t("an.to"), "input", { type: "date", name: "date_to", value: params.get("date_to") ?? "" }),
+    h("button", { type: "submit", class: "button primary" }, t("an.apply")),
+  );
+  return h(
+    "section",
+    { "aria-label": t("an.period") },
+    form,
+    error,
+    h("p", { class: "hint" }, t("an.default_period")),
+  );
+}
+
+async function dashboardView(params) {
+  const query = new URLSearchParams({ action: "dashboard" });
+  for (const name of ["date_from", "date_to"]) {
+    const v = params.get(name);
+    if (v && /^\d{4}-\d{2}-\d{2}$/.test(v)) query.set(name, v);
+  }
+  const data = await get(`/api/analytics?${query}`);
+  const revenue = revenueSection(data);
+  const completion = completionSection(data.completion_rate);
+  const drawers = [revenue, completion].filter((s) => s.draw);
+  const view = h(
+    "section",
+    {},
+    heading(t("an.title")),
+    h("p", { class: "muted" }, t("an.intro")),
+    h(
+      "p",
+      { class: "meta" },
+      t("an.range", { from: formatDateTime(data.from), to: formatDateTime(data.to) }),
+    ),
+    periodForm(params),
+    globalThis.Chart ? null : h("p", { class: "notice" }, t("an.chart_unavailable")),
+    revenue.el ?? revenue,
+    h(
+      "div",
+      { class: "analytics-grid" },
+      completion.el ?? completion,
+      createdSection(data.tasks_created_by_status),
+    ),
+    topClientsSection(data.top_clients),
+  );
+  return { view, drawers };
+}
+
+function loginView() {
+  const error = alertBox(null);
+  const form = h(
+    "form",
+    {
+      class: "panel",
+      method: "post",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const key = form.elements.namedItem("api_key").value.trim();
+        if (!key) return;
+        fillError(error, null);
+        try {
+          await get("/api/analytics?action=dashboard", { key });
+          setKey(key);
+          form.elements.namedItem("api_key").value = "";
+          announce(t("login.ok"));
+          render();
+        } catch (e) {
+          const message =
+            e instanceof ApiError && e.status === 401
+              ? t("login.invalid")
+              : e instanceof ApiError && e.status === 403
+                ? t("login.not_admin")
+                : null;
+          fillError(error, message ? new Error(message) : e);
+        }
+      },
+    },
+    heading(t("login.title")),
+    h("p", {}, t("login.intro")),
+    field(t("login.key"), "input", {
+      type: "password",
+      name: "api_key",
+      required: true,
+      autocomplete: "off",
+      autocapitalize: "off",
+      spellcheck: "false",
+    }),
+    error,
+    h("button", { type: "submit", class: "button primary" }, t("login.submit")),
+  );
+  return form;
+}
+
+function applyStaticStrings() {
+  document.documentElement.lang = getLang();
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of document.querySelectorAll("[data-i18n-label]"))
+    el.setAttribute("aria-label", t(el.dataset.i18nLabel));
+  langSelect.value = getLang();
+}
+
+let renderToken = 0;
+
+async function render({ focus = true } = {}) {
+  const token = ++renderToken;
+  applyStaticStrings();
+  const signedIn = Boolean(getKey());
+  nav.hidden = !signedIn;
+  logoutButton.hidden = !signedIn;
+  let view;
+  let drawers = [];
+  if (!signedIn) {
+    view = loginView();
+  } else {
+    const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
+    main.setAttribute("aria-busy", "true");
+    try {
+      ({ view, drawers } = await dashboardView(params));
+    } catch (error) {
+      if (token !== renderToken) return;
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+        setKey(null);
+        announce(t("login.expired"));
+        return render();
+      }
+      view = h("section", {}, heading(t("an.title")), alertBox(error));
+    } finally {
+      if (token === renderToken) main.removeAttribute("aria-busy");
+    }
+  }
+  if (token !== renderToken) return;
+  for (const chart of charts) chart.destroy();
+  charts = [];
+  replace(main, view);
+  const Chart = globalThis.Chart;
+  if (Chart) {
+    const colours = themeColours();
+    charts = drawers.map((d) => d.draw(Chart, colours));
+  }
+  const title = main.querySelector("h1");
+  document.title = `${title?.textContent ?? ""} · ${t("app.title")}`;
+  if (focus) title?.focus({ preventScroll: false });
+}
+
+function init() {
+  langSelect.addEventListener("change", () => {
+    setLang(langSelect.value);
+    render({ focus: false });
+  });
+  logoutButton.addEventListener("click", () => {
+    setKey(null);
+    announce(t("login.logged_out"));
+    render();
+  });
+  window.addEventListener("hashchange", () => render());
+  document.getElementById("skip-link")?.addEventListener("click", (event) => {
+    event.preventDefault();
+    main.querySelector("h1")?.focus();
+  });
+  render({ focus: false });
+}
+
+init();

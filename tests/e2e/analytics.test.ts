@@ -1,0 +1,210 @@
+/**
+ * The admin analytics page (public/operator/analytics.*) in a real browser: Debian's Chromium
+ * driven by playwright-core against the local host (strict CSP, Chart.js served from
+ * /vendor/). Tasks of two clients are paid and completed or failed over the API; the operator
+ * signs in with the admin key and sees the revenue chart (stacked bars by service and week),
+ * the completion doughnut, both drawn (non-blank canvases), their data tables, and the top
+ * clients. Also: a key without the admin scope, the nav link from the console, French.
+ *
+ * Skipped (with a message) when no Chromium binary exists; `.ci/run` installs it.
+ * `UPDATE_SCREENSHOTS=1` writes the screenshot to docs/screenshots/ (else to a temp dir).
+ */
+
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Browser, chromium, type Locator } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { makeKey } from "../helpers/keys.js";
+import { pngProof, validTask } from "../helpers/tasks.js";
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  newWatchedContext,
+  ROOT,
+  shot,
+  type Watch,
+  warnIfNoChromium,
+} from "./browser.js";
+
+warnIfNoChromium("tests/e2e/analytics.test.ts");
+
+describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
+  useTestDatabase();
+
+  let host: LocalHost;
+  let browser: Browser;
+  let admin: string;
+  let tmp: string;
+  let shots: string;
+  const watch: Watch = { problems: [], requests: [] };
+
+  beforeAll(async () => {
+    host = await startLocalHost({ root: ROOT, port: 0, host: "127.0.0.1", crons: false, log: () => {} });
+    admin = await makeKey(["admin"]);
+    tmp = mkdtempSync(path.join(tmpdir(), "ptes-e2e-analytics-"));
+    shots = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, "docs/screenshots") : path.join(tmp, "shots");
+    mkdirSync(shots, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  async function api(method: string, pathname: string, key: string, body?: unknown) {
+    const res = await fetch(`${host.url}${pathname}`, {
+      method,
+      headers: {
+        "x-api-key": key,
+        ...(body ? { "content-type": "application/json", "idempotency-key": randomUUID() } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  /** Submits with `key`, approves at `price`, records payment, then completes or fails the task. */
+  async function runTask(key: string, service: string, price: number, end: "complete" | "fail") {
+    const submitted = await api("POST", "/api/submit-task", key, { ...validTask, service_type: service });
+    expect(submitted.status).toBe(201);
+    const id = submitted.body.task_id as string;
+    const steps: Record<string, unknown>[] = [
+      { path: "/api/task-review", action: "approve", price_cad: price },
+      { path: "/api/task-payment", note: "bank transfer" },
+      { path: "/api/task-complete", action: "dispatch" },
+      { path: "/api/task-complete", action: "on_site" },
+      end === "complete"
+        ? { path: "/api/task-complete", action: "complete", proof_files: [pngProof()] }
+        : { path: "/api/task-complete", action: "fail", reason: "Site closed." },
+    ];
+    for (const { path: p, ...body } of steps) {
+      const res = await api("POST", p as string, admin, { task_id: id, ...body });
+      expect(res.status, `${p} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`).toBe(200);
+    }
+    return id;
+  }
+
+  /** Pixels drawn on a canvas (alpha > 0). */
+  function paintedPixels(canvas: Locator) {
+    return canvas.evaluate((el: HTMLCanvasElement) => {
+      const data = el.getContext("2d")!.getImageData(0, 0, el.width, el.height).data;
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
+      return n;
+    });
+  }
+
+  it("draws revenue by service and week, completion rate and top clients", async () => {
+    const alpha = await makeKey(["task_create"], "alpha@example.com");
+    const beta = await makeKey(["task_create"], "beta@example.com");
+    await runTask(alpha, "SVC-01", 400, "complete");
+    await runTask(alpha, "SVC-03", 250.5, "complete");
+    await runTask(beta, "SVC-01", 300, "fail");
+    const reader = await makeKey(["audit_only"]);
+
+    const data = (await api("GET", "/api/analytics?action=dashboard", admin)).body;
+    expect(data.revenue_total_cad).toBe(950.5);
+    expect(data.completion_rate).toMatchObject({ completed: 2, failed: 1, cancelled: 0 });
+
+    const shell = await fetch(`${host.url}/operator/analytics`);
+    expect(shell.status).toBe(200);
+    expect(shell.headers.get("content-security-policy")).toMatch(/script-src 'self';.*style-src 'self';/);
+    expect((await fetch(`${host.url}/vendor/chart.umd.min.js`)).status).toBe(200);
+
+    const context = await newWatchedContext(browser, watch, {
+      viewport: { width: 1100, height: 900 },
+      locale: "en-CA",
+    });
+    const page = await context.newPage();
+
+    // The console links to the page; the page asks for the admin key when none is stored.
+    await page.goto(`${host.url}/operator/`);
+    await page.getByLabel("Admin API key").fill(reader);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("admin scope");
+    await page.goto(`${host.url}/operator/analytics`);
+    await page.getByLabel("Admin API key").fill(reader);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe("This key does not have the admin scope.");
+    await page.getByLabel("Admin API key").fill(admin);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Analytics" }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(admin);
+
+    // Revenue: the total, a drawn stacked bar chart with a text alternative, and its table.
+    expect(await page.locator("#revenue-total").textContent()).toBe("$950.50");
+    const revenue = page.locator("#sec-revenue").locator("..");
+    const bars = revenue.locator("canvas");
+    expect(await bars.getAttribute("role")).toBe("img");
+    expect(await bars.getAttribute("aria-label")).toMatch(
+      /^Stacked bar chart of revenue .*\d{4}-W\d\d: \$950\.50$/,
+    );
+    await expect.poll(() => paintedPixels(bars)).toBeGreaterThan(1000);
+    const chart = await bars.evaluate((el) => {
+      const c = (globalThis as any).Chart.getChart(el);
+      return { type: c.config.type, datasets: c.data.datasets.map((d: any) => [d.label, d.data]) };
+    });
+    expect(chart).toEqual({
+      type: "bar",
+      datasets: [
+        ["SVC-01", [700]],
+        ["SVC-03", [250.5]],
+      ],
+    });
+    const revenueTable = page.getByRole("region", { name: "Revenue by service and week" });
+    expect(await revenueTable.locator("thead th").allTextContents()).toEqual([
+      "Week",
+      "SVC-01",
+      "SVC-03",
+      "Total",
+    ]);
+    expect(await revenueTable.locator("tfoot").textContent()).toBe("Total$700.00$250.50$950.50");
+
+    // Completion: the rate, a drawn doughnut, its table.
+    expect(await page.locator("#completion-rate").textContent()).toBe("66.7 %");
+    const doughnut = page.locator("#sec-completion").locator("..").locator("canvas");
+    expect(await doughnut.getAttribute("aria-label")).toBe(
+      "Doughnut chart: 2 completed, 1 failed, 0 cancelled.",
+    );
+    await expect.poll(() => paintedPixels(doughnut)).toBeGreaterThan(1000);
+    const outcomes = page.getByRole("region", { name: "Completion rate" }).locator("tbody tr");
+    expect(await outcomes.allTextContents()).toEqual(["completed2", "failed1", "cancelled0"]);
+
+    // Top clients, by revenue.
+    const clients = page.getByRole("region", { name: "Top clients" }).locator("tbody tr");
+    expect(await clients.allTextContents()).toEqual([
+      "alpha@example.com—2$650.50",
+      "beta@example.com—1$300.00",
+    ]);
+    await shot(page, shots, "analytics.png", true);
+
+    // French, from the header.
+    await page.getByLabel("Language").selectOption("fr");
+    await page.getByRole("heading", { level: 1, name: "Analytique" }).waitFor();
+    await expect.poll(() => page.locator("#completion-rate").textContent()).toMatch(/^66,7\s%$/);
+    await expect
+      .poll(() => paintedPixels(page.locator("#sec-revenue").locator("..").locator("canvas")))
+      .toBeGreaterThan(1000);
+
+    // A period with no payment: empty states instead of charts.
+    await page.getByLabel("Du (facultatif)").fill("2020-01-01");
+    await page.getByLabel("Au (facultatif)").fill("2020-01-31");
+    await page.getByRole("button", { name: "Afficher" }).click();
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("Aucune tâche payée dans cette période.");
+    expect(page.url()).toContain("#/?date_from=2020-01-01&date_to=2020-01-31");
+    expect(await page.locator("canvas").count()).toBe(0);
+    // The key never went into a URL.
+    expect(watch.requests.filter((r) => r.url.includes(admin))).toEqual([]);
+    await context.close();
+    expect(watch.problems).toEqual([]);
+  });
+});

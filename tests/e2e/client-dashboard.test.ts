@@ -1,0 +1,354 @@
+/**
+ * The client dashboard (public/client/) in a real browser: Debian's Chromium driven by
+ * playwright-core against the local host (vercel.json's Content-Security-Policy applied) on a
+ * test database. A client registers through the form (the server has no TURNSTILE_SECRET_KEY,
+ * so the page sends its placeholder token), verifies the e-mail with the code read from the
+ * queued `emails` row, signs in; an admin deposits funds over the API; a task submitted with a
+ * key of the client's e-mail is approved (charged to the account), dispatched and completed
+ * with a proof photo over the API; the client sees balance, spending level, transactions, the
+ * task with its proof image, and the invoice. Also: the password reset flow, wrong codes and
+ * passwords, a duplicate registration, French, a phone viewport, and no console errors.
+ *
+ * Skipped (with a message) when no Chromium binary exists; `.ci/run` installs it.
+ * `UPDATE_SCREENSHOTS=1` writes the screenshots to docs/screenshots/ (else to a temp dir).
+ */
+
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { and, desc, eq } from "drizzle-orm";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "../../lib/db/client.js";
+import { emails } from "../../lib/db/schema/index.js";
+import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { makeKey } from "../helpers/keys.js";
+import { pngProof, validTask } from "../helpers/tasks.js";
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  newWatchedContext,
+  ROOT,
+  shot,
+  type Watch,
+  warnIfNoChromium,
+} from "./browser.js";
+
+warnIfNoChromium("tests/e2e/client-dashboard.test.ts");
+
+describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
+  useTestDatabase();
+
+  let host: LocalHost;
+  let browser: Browser;
+  let admin: string;
+  let tmp: string;
+  let shots: string;
+  const watch: Watch = { problems: [], requests: [] };
+
+  beforeAll(async () => {
+    host = await startLocalHost({ root: ROOT, port: 0, host: "127.0.0.1", crons: false, log: () => {} });
+    admin = await makeKey(["admin"]);
+    tmp = mkdtempSync(path.join(tmpdir(), "ptes-e2e-client-"));
+    shots = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, "docs/screenshots") : path.join(tmp, "shots");
+    mkdirSync(shots, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  async function api(method: string, pathname: string, key: string, body?: unknown) {
+    const res = await fetch(`${host.url}${pathname}`, {
+      method,
+      headers: {
+        "x-api-key": key,
+        ...(body ? { "content-type": "application/json", "idempotency-key": randomUUID() } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  /** The one-time code (`vfy_…` or `rst_…`) of the newest e-mail queued for `to` with `template`. */
+  async function codeFromOutbox(to: string, template: string, prefix: string): Promise<string> {
+    const db = await getDb();
+    const [row] = await db
+      .select()
+      .from(emails)
+      .where(and(eq(emails.toAddress, to), eq(emails.template, template)))
+      .orderBy(desc(emails.createdAt))
+      .limit(1);
+    const code = row?.textBody.match(new RegExp(`${prefix}[A-Za-z0-9]+`))?.[0];
+    expect(code, `a ${template} e-mail to ${to}`).toBeTruthy();
+    return code!;
+  }
+
+  async function toast(page: Page) {
+    return page.locator("#status").textContent();
+  }
+
+  async function fillRegistration(page: Page, email: string, password: string) {
+    await page.getByLabel("Contact name").fill("Marie Tremblay");
+    await page.getByLabel("Company (optional)").fill("Inspections <b>Rive-Sud</b> inc.");
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByLabel("Phone").fill("+1 450 555-0100");
+    await page.getByLabel("Address", { exact: true }).fill("1200 Boulevard Lapinière");
+    await page.getByLabel("City").fill("Brossard");
+    await page.getByLabel("Province").selectOption("QC");
+    await page.getByLabel("Postal code").fill("j4x 1a1");
+    await page.getByLabel("I accept the terms of service.").check();
+  }
+
+  it("registers, verifies, signs in and follows balance, a task with its proof and the invoice", async () => {
+    // The page has vercel.json's CSP with the Turnstile exception for /client only.
+    const shell = await fetch(`${host.url}/client/`);
+    const csp = shell.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("script-src 'self' https://challenges.cloudflare.com;");
+    expect(csp).toContain("frame-src https://challenges.cloudflare.com;");
+    expect(csp).toContain("style-src 'self';");
+    expect(await shell.text()).not.toMatch(/<script>|<style|style="/);
+    const operatorCsp = (await fetch(`${host.url}/operator/`)).headers.get("content-security-policy");
+    expect(operatorCsp).toContain("script-src 'self';");
+    expect(operatorCsp).not.toContain("cloudflare");
+    // Capabilities tell the page there is no site key and that tokens are not checked here.
+    const caps = await (await fetch(`${host.url}/api/capabilities`)).json();
+    expect(caps.features.web_registration).toEqual({
+      path: "/client/",
+      turnstile_site_key: null,
+      captcha_checked: false,
+    });
+
+    const email = `marie.${randomUUID().slice(0, 8)}@example.com`;
+    const password = "correct horse battery";
+    const context = await newWatchedContext(browser, watch, {
+      viewport: { width: 1024, height: 900 },
+      locale: "en-CA",
+    });
+    const page = await context.newPage();
+
+    // Signed out, the dashboard route shows the sign-in form.
+    await page.goto(`${host.url}/client/#/dashboard`);
+    await page.getByRole("heading", { level: 1, name: "Sign in to your account" }).waitFor();
+    await page.getByRole("link", { name: "Create an account" }).first().click();
+    await page.getByRole("heading", { level: 1, name: "Create a prepaid account" }).waitFor();
+    await expect
+      .poll(() => page.locator("#captcha-note").textContent())
+      .toContain("This server does not check the CAPTCHA");
+    await fillRegistration(page, email, password);
+    await page.getByRole("button", { name: "Create my account" }).click();
+    await expect.poll(() => toast(page)).toBe(`Account created. We sent a verification code to ${email}.`);
+    await page.getByRole("heading", { level: 1, name: "Verify your e-mail" }).waitFor();
+    const registration = watch.requests.find(
+      (r) => r.method === "POST" && r.url.endsWith("/api/client-account"),
+    );
+    expect(registration).toBeTruthy();
+
+    // The same e-mail again: 409 shown as a sentence.
+    await page.goto(`${host.url}/client/#/register`);
+    await page.getByRole("heading", { level: 1, name: "Create a prepaid account" }).waitFor();
+    await fillRegistration(page, email, password);
+    await page.getByRole("button", { name: "Create my account" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe("An account with this e-mail already exists. Sign in or reset your password.");
+
+    // E-mail verification: a wrong code is refused, the e-mailed one accepted.
+    await page.goto(`${host.url}/client/#/verify`);
+    await page.getByLabel("Verification code").fill("vfy_wrongwrongwrong");
+    await page.getByRole("button", { name: "Verify", exact: true }).click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe("This code is not valid, has expired or was already used.");
+    const verifyCode = await codeFromOutbox(email, "account-verify-email", "vfy_");
+    await page.getByLabel("Verification code").fill(verifyCode);
+    await page.getByRole("button", { name: "Verify", exact: true }).click();
+    await expect.poll(() => toast(page)).toBe("E-mail address verified.");
+    await page.getByRole("heading", { level: 1, name: "Sign in to your account" }).waitFor();
+
+    // Sign in: a wrong password, then the right one; the JWT is kept in sessionStorage only.
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toBe("Wrong e-mail or password.");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
+    const session = JSON.parse((await page.evaluate(() => sessionStorage.getItem("client.jwt")))!);
+    expect(session.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(await page.evaluate(() => localStorage.getItem("client.jwt"))).toBeNull();
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+    // Company name with markup is shown as text.
+    await expect.poll(() => page.locator("main").textContent()).toContain("Inspections <b>Rive-Sud</b> inc.");
+    expect(await page.locator("main b").count()).toBe(0);
+    // No deposit yet: nothing available, blocked.
+    expect(await page.locator("#available-balance").textContent()).toBe("$0.00");
+    expect(await page.locator("#spending-level").textContent()).toBe("blocked: no funds available");
+    await expect.poll(() => page.locator("main").textContent()).toContain("waiting for a first deposit");
+
+    // The operator deposits 500 CAD.
+    const deposit = await api("POST", "/api/account-admin", admin, {
+      action: "deposit",
+      email,
+      amount_cad: 500,
+      description: "Bank transfer 2025-001",
+    });
+    expect(deposit.status).toBe(200);
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect.poll(() => page.locator("#available-balance").textContent()).toBe("$500.00");
+    expect(await page.locator("#spending-level").textContent()).toBe("OK");
+
+    // A task submitted with a key of the client's e-mail: approved (charged to the account),
+    // dispatched and completed with a proof photo.
+    const clientKey = await makeKey(["task_create"], email);
+    const submitted = await api("POST", "/api/submit-task", clientKey, { ...validTask, lang: "en" });
+    expect(submitted.status).toBe(201);
+    const taskId = submitted.body.task_id as string;
+    const approved = await api("POST", "/api/task-review", admin, { task_id: taskId, action: "approve" });
+    expect(approved.body).toMatchObject({ status: "paid" });
+    expect(approved.body.payment).toMatchObject({ method: "account", amount_cad: 379.67 });
+    for (const action of ["dispatch", "on_site"])
+      expect((await api("POST", "/api/task-complete", admin, { task_id: taskId, action })).status).toBe(200);
+    const proof = pngProof("storefront.png");
+    const done = await api("POST", "/api/task-complete", admin, {
+      task_id: taskId,
+      action: "complete",
+      operator_notes: "Storefront photographed; hours posted 9-17.",
+      proof_files: [proof],
+    });
+    expect(done.body.status).toBe("completed");
+
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect.poll(() => page.locator("#available-balance").textContent()).toBe("$120.33");
+    expect(await page.locator("#spending-level").textContent()).toBe("warning: balance getting low");
+    const tasksTable = page.getByRole("region", { name: "Tasks" });
+    const taskRow = tasksTable.getByRole("row").filter({ hasText: taskId });
+    expect(await taskRow.textContent()).toMatch(/SVC-01.*completed.*\$379\.67.*prepaid account/);
+    const txTable = page.getByRole("region", { name: "Transactions" });
+    expect(await txTable.getByRole("row").filter({ hasText: "task charge" }).textContent()).toContain(
+      "-$379.67",
+    );
+    expect(await txTable.getByRole("row").filter({ hasText: "deposit" }).textContent()).toContain("+$500.00");
+    const invoiceRows = page.getByRole("region", { name: "Invoices" }).getByRole("row");
+    expect(await invoiceRows.count()).toBe(3); // header, deposit, task charge
+    await shot(page, shots, "client-dashboard.png", true);
+
+    // The task with its proof image.
+    await taskRow.getByRole("link", { name: taskId }).click();
+    await page.getByRole("heading", { level: 1, name: `Task ${taskId}` }).waitFor();
+    const image = page.getByRole("img", { name: "storefront.png" });
+    await image.waitFor();
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+    expect(await image.getAttribute("src")).toBe(`data:image/png;base64,${proof.content}`);
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("Storefront photographed; hours posted 9-17.");
+    expect(await page.locator(".history li").allTextContents()).toEqual(
+      ["received", "accepted, awaiting payment", "paid", "dispatched", "on site", "completed"].map((status) =>
+        expect.stringMatching(new RegExp(` — ${status}$`)),
+      ),
+    );
+    await shot(page, shots, "client-task.png", true);
+
+    // The invoice of the charge, readable.
+    await page.getByRole("link", { name: "Back to the dashboard" }).click();
+    await page.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
+    await page
+      .getByRole("region", { name: "Invoices" })
+      .getByRole("row")
+      .filter({ hasText: "task charge" })
+      .getByRole("link")
+      .click();
+    await page.getByRole("heading", { level: 1, name: /^Invoice inv_/ }).waitFor();
+    expect(await page.locator("#invoice-total").textContent()).toBe("$379.67");
+    const billTo = page.locator("address").filter({ hasText: "Bill to" });
+    expect(await billTo.textContent()).toMatch(
+      /Marie Tremblay.*1200 Boulevard Lapinière.*Brossard QC J4X 1A1/,
+    );
+    expect(await page.getByRole("link", { name: taskId }).count()).toBe(1);
+    await shot(page, shots, "client-invoice.png");
+
+    // The JWT went only in Authorization headers (never in a URL), and only to client-account.
+    const bearer = watch.requests.filter((r) => r.headers.authorization);
+    expect(bearer.length).toBeGreaterThan(0);
+    for (const r of bearer) {
+      expect(r.headers.authorization).toBe(`Bearer ${session.token}`);
+      expect(new URL(r.url).pathname).toBe("/api/client-account");
+    }
+    expect(watch.requests.filter((r) => r.url.includes(session.token))).toEqual([]);
+
+    // Sign out forgets the token.
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("heading", { level: 1, name: "Sign in to your account" }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("client.jwt"))).toBeNull();
+    await context.close();
+    expect(watch.problems).toEqual([]);
+  });
+
+  it("resets a password, speaks French and fits a phone", async () => {
+    const email = `luc.${randomUUID().slice(0, 8)}@example.com`;
+    const created = await fetch(`${host.url}/api/client-account`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        contact_name: "Luc Gagnon",
+        email,
+        password: "first password",
+        phone: "514 555-0199",
+        address_line1: "50 Rue Saint-Charles O",
+        city: "Longueuil",
+        postal_code: "J4H 1C6",
+        lang: "fr",
+        tos_accepted: true,
+        cf_turnstile_token: "dev-unchecked-turnstile-token",
+      }),
+    });
+    expect(created.status).toBe(201);
+
+    const context = await newWatchedContext(browser, watch, {
+      viewport: { width: 390, height: 844 },
+      locale: "fr-CA",
+      isMobile: true,
+      hasTouch: true,
+    });
+    const page = await context.newPage();
+    await page.goto(`${host.url}/client/#/reset`);
+    await page.getByRole("heading", { level: 1, name: "Réinitialiser le mot de passe" }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("fr");
+    await page.getByLabel("Courriel").fill(email);
+    await page.getByRole("button", { name: "M'envoyer un code" }).click();
+    await expect
+      .poll(() => toast(page))
+      .toBe("Si un compte existe pour ce courriel, un code de réinitialisation est en route.");
+    const resetCode = await codeFromOutbox(email, "account-password-reset", "rst_");
+    await page.getByLabel("Code de réinitialisation (rst_…)").fill(resetCode);
+    await page.getByLabel("Nouveau mot de passe").fill("second password");
+    await page.getByRole("button", { name: "Enregistrer le mot de passe" }).click();
+    await expect.poll(() => toast(page)).toBe("Mot de passe changé. Vous pouvez vous connecter.");
+    await page.getByRole("heading", { level: 1, name: "Connexion à votre compte" }).waitFor();
+
+    await page.getByLabel("Courriel").fill(email);
+    await page.getByLabel("Mot de passe").fill("second password");
+    await page.getByRole("button", { name: "Se connecter", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Votre compte" }).waitFor();
+    expect(await page.locator("#available-balance").textContent()).toMatch(/^0,00[\s\u202f]\$$/);
+    // A reset code reached the mailbox, so the e-mail counts as verified.
+    await expect.poll(() => page.locator("main").textContent()).toContain("en attente d'un premier dépôt");
+    expect(await page.locator("main").textContent()).not.toContain("pas encore vérifié");
+    await expect.poll(() => page.locator("main").textContent()).toContain("Aucune tâche pour l'instant.");
+    // Nothing overflows the phone's width.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, shots, "client-dashboard-phone.png");
+
+    // English again from the header; the view follows.
+    await page.getByLabel("Langue").selectOption("en");
+    await page.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
+    await context.close();
+    expect(watch.problems).toEqual([]);
+  });
+});
