@@ -10,7 +10,9 @@ import { authBenchmark } from "./benchmarks/auth.js";
 import { checkerBenchmark } from "./benchmarks/checker.js";
 import { httpBenchmark } from "./benchmarks/http.js";
 import { importsBenchmark } from "./benchmarks/imports.js";
+import { streamsBenchmark } from "./benchmarks/streams.js";
 import { tasksBenchmark } from "./benchmarks/tasks.js";
+import { webhooksBenchmark } from "./benchmarks/webhooks.js";
 import { renderSection, writeSections } from "./lib/report.js";
 import { readSettings } from "./lib/settings.js";
 import type { Benchmark } from "./lib/types.js";
@@ -25,6 +27,8 @@ const benchmarks: Benchmark[] = [
   authBenchmark,
   checkerBenchmark,
   tasksBenchmark,
+  streamsBenchmark,
+  webhooksBenchmark,
 ];
 
 function usage(): string {
