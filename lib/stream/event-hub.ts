@@ -8,7 +8,7 @@
  * or in one transaction at submission), so a per-task cursor `seq > last` never skips an
  * event that commits late.
  */
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { type TaskEvent, taskEvents } from "../db/schema/index.js";
@@ -78,13 +78,24 @@ class EventHub {
     this.polling = true;
     try {
       const subs = [...this.subscribers];
-      const ids = [...new Set(subs.map((s) => s.taskId))];
-      const min = Math.min(...subs.map((s) => s.cursor));
+      // Per task, the lowest cursor of its streams: only rows past it are read, so a tick
+      // costs the new events, not the watched tasks' whole history.
+      const after = new Map<string, number>();
+      for (const sub of subs)
+        after.set(sub.taskId, Math.min(after.get(sub.taskId) ?? sub.cursor, sub.cursor));
+      const ids = [...after.keys()];
+      const pairs = JSON.stringify(ids.map((id) => ({ task_id: id, after_seq: after.get(id)! })));
       const db = await getDb();
       const rows = await db
         .select(columns)
         .from(taskEvents)
-        .where(and(inArray(taskEvents.taskId, ids), gt(taskEvents.seq, min)))
+        .where(
+          and(
+            inArray(taskEvents.taskId, ids),
+            sql`exists (select 1 from jsonb_to_recordset(${pairs}::jsonb) as c(task_id text, after_seq bigint)
+                        where c.task_id = ${taskEvents.taskId} and ${taskEvents.seq} > c.after_seq)`,
+          ),
+        )
         .orderBy(asc(taskEvents.seq));
       this.failing = false;
       if (rows.length === 0) return;
