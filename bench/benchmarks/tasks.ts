@@ -13,8 +13,9 @@
  * Goal (issue 4): on PostgreSQL with 50 concurrent clients, status GET p99 ≤ 10 ms and
  * submit p99 ≤ 30 ms.
  */
-import { randomBytes } from "node:crypto";
+
 import autocannon from "autocannon";
+import { createScratchDatabase } from "../../lib/db/scratch-database.js";
 import type { LoadResult } from "../lib/load.js";
 import { num, table } from "../lib/report.js";
 import { BENCH_RATE_LIMIT_PER_MIN, startService } from "../lib/service.js";
@@ -103,48 +104,6 @@ async function load(spec: LoadSpec): Promise<LoadResult & { ok: number }> {
     durationSec: result.duration,
     ok: result["2xx"],
   };
-}
-
-/** Creates a scratch database on the server of `adminUrl`, migrates it, returns its URL and a dropper. */
-async function scratchDatabase(
-  adminUrl: string,
-): Promise<{ url: string; name: string; drop(): Promise<void> }> {
-  const pg = (await import("pg")).default;
-  const { MIGRATIONS_FOLDER } = await import("../../lib/db/client.js");
-  const schema = await import("../../lib/db/schema/index.js");
-  const { drizzle } = await import("drizzle-orm/node-postgres");
-  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-  const name = `ptes_bench_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const drop = async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(`drop database if exists ${name} with (force)`);
-    } finally {
-      await c.end();
-    }
-  };
-  try {
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
-    try {
-      await migrate(drizzle(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
-    } finally {
-      await pool.end();
-    }
-  } catch (error) {
-    await drop();
-    throw error;
-  }
-  return { url: url.toString(), name, drop };
 }
 
 async function measureBackend(
@@ -272,9 +231,9 @@ async function run(ctx: BenchContext): Promise<Section> {
   if (pgAdmin === "skip") {
     pgSkipped = "BENCH_PG_URL=skip";
   } else {
-    let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
+    let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
     try {
-      scratch = await scratchDatabase(pgAdmin);
+      scratch = await createScratchDatabase(pgAdmin, "ptes_bench");
       ctx.log(`tasks: scratch database ${scratch.name} created and migrated`);
     } catch (error) {
       pgSkipped = `no PostgreSQL at ${new URL(pgAdmin).host} (${error instanceof Error ? error.message : String(error)})`;

@@ -24,9 +24,10 @@
  *
  * Goal (issue 6): ≥ 500 signed deliveries per second.
  */
-import { randomBytes } from "node:crypto";
+
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { createScratchDatabase } from "../../lib/db/scratch-database.js";
 import { num, table } from "../lib/report.js";
 import { BENCH_RATE_LIMIT_PER_MIN, startService } from "../lib/service.js";
 import type { BenchContext, Benchmark, Section } from "../lib/types.js";
@@ -152,51 +153,6 @@ interface BackendResult {
 
 /** Default server for the scratch database (`BENCH_PG_URL`; `skip` leaves PostgreSQL out). */
 export const DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/postgres";
-
-/**
- * Creates a scratch database on the server of `adminUrl`, migrates it, returns its URL and
- * a dropper (as bench/benchmarks/tasks.ts does).
- */
-async function scratchDatabase(
-  adminUrl: string,
-): Promise<{ url: string; name: string; drop(): Promise<void> }> {
-  const pg = (await import("pg")).default;
-  const { MIGRATIONS_FOLDER } = await import("../../lib/db/client.js");
-  const schema = await import("../../lib/db/schema/index.js");
-  const { drizzle } = await import("drizzle-orm/node-postgres");
-  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-  const name = `ptes_bench_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const drop = async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(`drop database if exists ${name} with (force)`);
-    } finally {
-      await c.end();
-    }
-  };
-  try {
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
-    try {
-      await migrate(drizzle(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
-    } finally {
-      await pool.end();
-    }
-  } catch (error) {
-    await drop();
-    throw error;
-  }
-  return { url: url.toString(), name, drop };
-}
 
 async function measureBackend(
   ctx: BenchContext,
@@ -415,9 +371,9 @@ async function run(ctx: BenchContext): Promise<Section> {
     const pgAdmin = process.env.BENCH_PG_URL?.trim() || DEFAULT_PG_URL;
     if (pgAdmin === "skip") pgSkipped = "BENCH_PG_URL=skip";
     else {
-      let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
+      let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
       try {
-        scratch = await scratchDatabase(pgAdmin);
+        scratch = await createScratchDatabase(pgAdmin, "ptes_bench");
         ctx.log(`webhooks: scratch database ${scratch.name} created and migrated`);
       } catch (error) {
         pgSkipped = `no PostgreSQL at ${new URL(pgAdmin).host} (${error instanceof Error ? error.message : String(error)})`;

@@ -6,17 +6,11 @@
  * `useTestDatabase()` installs one as the process database for a test file: the real
  * PostgreSQL when TEST_DATABASE_URL is set, else PGlite.
  */
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, inject } from "vitest";
-import {
-  type DatabaseHandle,
-  MIGRATIONS_FOLDER,
-  openNeon,
-  openPg,
-  setDatabase,
-} from "../../lib/db/client.js";
+import { type DatabaseHandle, openNeon, openPg, setDatabase } from "../../lib/db/client.js";
 import * as schema from "../../lib/db/schema/index.js";
+import { createScratchDatabase } from "../../lib/db/scratch-database.js";
 
 export type TestBackend = "pglite" | "pg" | "neon";
 
@@ -33,32 +27,6 @@ export function defaultBackend(): TestBackend {
   return process.env.TEST_DATABASE_URL ? "pg" : "pglite";
 }
 
-async function scratchPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const pg = (await import("pg")).default;
-  const admin = process.env.TEST_DATABASE_URL!;
-  const name = `ptes_test_${randomBytes(6).toString("hex")}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const { drizzle } = await import("drizzle-orm/node-postgres");
-  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
-  await migrate(drizzle(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
-  await pool.end();
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
-
 /** A fresh, migrated database on `backend`. */
 export async function createTestDatabase(backend: TestBackend = defaultBackend()): Promise<DatabaseHandle> {
   if (backend === "pglite") {
@@ -73,7 +41,7 @@ export async function createTestDatabase(backend: TestBackend = defaultBackend()
       close: () => client.close(),
     };
   }
-  const scratch = await scratchPostgres();
+  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, "ptes_test");
   const handle =
     backend === "neon"
       ? await openNeon(scratch.url, 4, process.env.TEST_NEON_WS_PROXY)
