@@ -79,7 +79,7 @@ export const reviewTaskOperation = defineOperation({
   body: reviewTaskBodySchema,
   response: taskStatusSchema,
   idempotent: true,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "EXCHANGE_RATE_UNAVAILABLE"],
 });
 
 export const completeTaskOperation = defineOperation({
