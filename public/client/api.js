@@ -1,12 +1,12 @@
 /**
  * The client dashboard's HTTP client: same-origin fetch with the client JWT (from
  * POST /api/client-auth?action=login) in `Authorization: Bearer <jwt>` — never in a URL —
- * and the service's error envelope turned into the operator console's ApiError.
+ * and the service's error envelope turned into an ApiError (public/shared/api.js).
  *
  * The JWT lives in sessionStorage with its expiry: it survives a reload of the tab but not
  * closing it, and is never written to localStorage, cookies or URLs (README "Client dashboard").
  */
-import { ApiError } from "../operator/api.js";
+import { ApiError, fetchJson } from "../shared/api.js";
 
 export { ApiError };
 
@@ -48,34 +48,8 @@ export function setSession(session) {
  * @throws {ApiError}
  */
 export async function request(method, path, { body, auth = false } = {}) {
-  const headers = { accept: "application/json" };
+  const headers = {};
   const session = auth ? getSession() : null;
   if (session) headers.authorization = `Bearer ${session.token}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "omit",
-      cache: "no-store",
-      referrerPolicy: "no-referrer",
-    });
-  } catch {
-    throw new ApiError(0, { code: "NETWORK" }, null);
-  }
-  const requestId = response.headers.get("x-request-id");
-  const text = await response.text();
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  if (!response.ok) {
-    const error = json && typeof json.error === "object" && json.error ? json.error : {};
-    throw new ApiError(response.status, error, json?.request_id ?? requestId);
-  }
-  return json;
+  return fetchJson(method, path, { body, headers });
 }

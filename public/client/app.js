@@ -13,13 +13,15 @@
  * The JWT is sent as `Authorization: Bearer`, never in a URL. Everything from the API is
  * inserted as text nodes (dom.js), never as markup.
  */
-import { definitions, field, h, replace } from "../operator/dom.js";
+import { definitions, field, h } from "../shared/dom.js";
+import { pageMessages } from "../shared/feedback.js";
+import { applyStaticStrings, markCurrentNav, showView, startShell } from "../shared/shell.js";
+import { badge, heading, proofItem, table } from "../shared/views.js";
 import { ApiError, getSession, request, setSession } from "./api.js";
-import { formatCad, formatDateTime, getLang, setLang, t } from "./i18n.js";
+import { formatCad, formatDateTime, getLang, t } from "./i18n.js";
 import { setupTurnstile } from "./turnstile.js";
 
 const PROVINCES = ["AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT"];
-const INLINE_IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 
 const main = document.getElementById("main");
 const statusRegion = document.getElementById("status");
@@ -30,57 +32,7 @@ const langSelect = document.getElementById("lang-select");
 
 // ---------------------------------------------------------------- messages
 
-let statusTimer;
-/** Announces a message (polite live region, also shown as a toast). */
-function announce(message) {
-  statusRegion.textContent = message;
-  statusRegion.classList.add("visible");
-  clearTimeout(statusTimer);
-  statusTimer = setTimeout(() => statusRegion.classList.remove("visible"), 6000);
-}
-
-/** The envelope of an ApiError as readable lines: "Error CODE: message", field, request id. */
-function errorLines(error) {
-  if (!(error instanceof ApiError)) return [String(error?.message ?? error)];
-  if (error.code === "NETWORK") return [t("error.network")];
-  const lines = [t("error.generic", { code: error.code, message: error.message })];
-  const extra = [];
-  if (error.field) extra.push(t("error.field", { field: error.field }));
-  for (const d of error.details) {
-    if (d && typeof d === "object" && d.field && d.field !== error.field)
-      extra.push(`${d.field}: ${d.message}`);
-  }
-  if (error.requestId) extra.push(t("error.request", { id: error.requestId }));
-  if (extra.length) lines.push(extra.join(" · "));
-  return lines;
-}
-
-function errorBox() {
-  return h("div", { class: "form-error", role: "alert", hidden: true });
-}
-
-/** Fills an error box (role=alert) with an error or a plain message, or empties it. */
-function showError(box, error) {
-  if (!error) {
-    box.replaceChildren();
-    box.hidden = true;
-    return;
-  }
-  const lines = typeof error === "string" ? [error] : errorLines(error);
-  replace(
-    box,
-    lines.map((line, i) => h(i === 0 ? "strong" : "span", { class: "error-line" }, line)),
-  );
-  box.hidden = false;
-}
-
-function heading(text) {
-  return h("h1", { tabindex: "-1" }, text);
-}
-
-function badge(text, kind) {
-  return h("span", { class: ["badge", kind && `badge-${kind}`] }, text);
-}
+const { announce, errorBox, showError } = pageMessages(statusRegion);
 
 /** A field whose label says "(optional)". */
 function optionalField(label, control, attrs, extra) {
@@ -464,43 +416,6 @@ function resetView(params) {
 
 // ---------------------------------------------------------------- signed-in views
 
-/** A table with a caption, column headers and rows of cells (the first cell a row header). */
-function table(caption, columns, rows, { numeric = [] } = {}) {
-  return h(
-    "div",
-    { class: "table-scroll", role: "region", "aria-label": caption, tabindex: "0" },
-    h(
-      "table",
-      { class: "data-table" },
-      h("caption", { class: "visually-hidden" }, caption),
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          columns.map((c, i) => h("th", { scope: "col", class: numeric.includes(i) ? "num" : null }, c)),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        rows.map((cells) =>
-          h(
-            "tr",
-            {},
-            cells.map((cell, i) =>
-              i === 0
-                ? h("th", { scope: "row" }, cell)
-                : h("td", { class: numeric.includes(i) ? "num" : null }, cell),
-            ),
-          ),
-        ),
-      ),
-    ),
-  );
-}
-
 function signedCad(amount) {
   return amount > 0 ? `+${formatCad(amount)}` : formatCad(amount);
 }
@@ -508,6 +423,15 @@ function signedCad(amount) {
 function levelBadge(level) {
   const kind = { ok: "status-completed", warning: "warn", alert: "warn", blocked: "status-cancelled" }[level];
   return badge(t(`level.${level}`), kind);
+}
+
+/** A section with a table of `rows` (captioned `title`), or the `empty` text when there is none. */
+function tableSection(id, title, columns, rows, { numeric, empty }) {
+  return section(
+    id,
+    title,
+    rows.length ? table(title, columns, rows, { numeric }) : h("p", { class: "empty" }, empty),
+  );
 }
 
 function section(id, title, ...children) {
@@ -562,72 +486,50 @@ async function dashboardView() {
     account.status === "pending_deposit" ? h("p", { class: "notice" }, t("dash.pending_deposit")) : null,
   );
 
-  const tx = dashboard.transactions;
-  const transactions = section(
+  const transactions = tableSection(
     "sec-transactions",
     t("dash.transactions"),
-    tx.length
-      ? table(
-          t("dash.transactions"),
-          [t("col.date"), t("col.kind"), t("col.amount"), t("col.description"), t("col.invoice")],
-          tx.map((e) => [
-            formatDateTime(e.created_at),
-            t(`kind.${e.kind}`),
-            signedCad(e.amount_cad),
-            [
-              e.description ?? "",
-              e.task_id
-                ? [" ", h("a", { href: `#/task/${encodeURIComponent(e.task_id)}` }, e.task_id)]
-                : null,
-            ],
-            e.invoice_id
-              ? h("a", { href: `#/invoice/${encodeURIComponent(e.invoice_id)}` }, e.invoice_id)
-              : "",
-          ]),
-          { numeric: [2] },
-        )
-      : h("p", { class: "empty" }, t("dash.no_transactions")),
+    [t("col.date"), t("col.kind"), t("col.amount"), t("col.description"), t("col.invoice")],
+    dashboard.transactions.map((e) => [
+      formatDateTime(e.created_at),
+      t(`kind.${e.kind}`),
+      signedCad(e.amount_cad),
+      [
+        e.description ?? "",
+        e.task_id ? [" ", h("a", { href: `#/task/${encodeURIComponent(e.task_id)}` }, e.task_id)] : null,
+      ],
+      e.invoice_id ? h("a", { href: `#/invoice/${encodeURIComponent(e.invoice_id)}` }, e.invoice_id) : "",
+    ]),
+    { numeric: [2], empty: t("dash.no_transactions") },
   );
 
-  const taskRows = dashboard.tasks;
-  const tasks = section(
+  const tasks = tableSection(
     "sec-tasks",
     t("dash.tasks"),
-    taskRows.length
-      ? table(
-          t("dash.tasks"),
-          [t("col.task"), t("col.service"), t("col.status"), t("col.price"), t("col.payment"), t("col.date")],
-          taskRows.map((task) => [
-            h("a", { href: `#/task/${encodeURIComponent(task.task_id)}` }, task.task_id),
-            task.service_type,
-            badge(t(`status.${task.status}`), `status-${task.status}`),
-            task.price_cad === null ? t("app.none") : formatCad(task.price_cad),
-            task.payment_method ? t(`pay.${task.payment_method}`) : t("app.none"),
-            formatDateTime(task.created_at),
-          ]),
-          { numeric: [3] },
-        )
-      : h("p", { class: "empty" }, t("dash.no_tasks")),
+    [t("col.task"), t("col.service"), t("col.status"), t("col.price"), t("col.payment"), t("col.date")],
+    dashboard.tasks.map((task) => [
+      h("a", { href: `#/task/${encodeURIComponent(task.task_id)}` }, task.task_id),
+      task.service_type,
+      badge(t(`status.${task.status}`), `status-${task.status}`),
+      task.price_cad === null ? t("app.none") : formatCad(task.price_cad),
+      task.payment_method ? t(`pay.${task.payment_method}`) : t("app.none"),
+      formatDateTime(task.created_at),
+    ]),
+    { numeric: [3], empty: t("dash.no_tasks") },
   );
 
-  const inv = dashboard.invoices;
-  const invoices = section(
+  const invoices = tableSection(
     "sec-invoices",
     t("dash.invoices"),
-    inv.length
-      ? table(
-          t("dash.invoices"),
-          [t("col.invoice"), t("col.kind"), t("col.total"), t("col.task"), t("col.date")],
-          inv.map((i) => [
-            h("a", { href: `#/invoice/${encodeURIComponent(i.invoice_id)}` }, i.invoice_id),
-            t(`kind.${i.kind}`),
-            formatCad(i.total_cad),
-            i.task_id ?? "",
-            formatDateTime(i.issued_at),
-          ]),
-          { numeric: [2] },
-        )
-      : h("p", { class: "empty" }, t("dash.no_invoices")),
+    [t("col.invoice"), t("col.kind"), t("col.total"), t("col.task"), t("col.date")],
+    dashboard.invoices.map((i) => [
+      h("a", { href: `#/invoice/${encodeURIComponent(i.invoice_id)}` }, i.invoice_id),
+      t(`kind.${i.kind}`),
+      formatCad(i.total_cad),
+      i.task_id ?? "",
+      formatDateTime(i.issued_at),
+    ]),
+    { numeric: [2], empty: t("dash.no_invoices") },
   );
 
   return h(
@@ -646,29 +548,6 @@ async function dashboardView() {
     transactions,
     invoices,
   );
-}
-
-/** A proof file: an inline image for image types, else a download link (blob URL). */
-function proofItem(file) {
-  if (INLINE_IMAGE_TYPES.has(file.type)) {
-    return h(
-      "li",
-      {},
-      h(
-        "figure",
-        {},
-        h("img", {
-          src: `data:${file.type};base64,${file.content}`,
-          alt: file.filename,
-          class: "proof-image",
-        }),
-        h("figcaption", {}, file.filename),
-      ),
-    );
-  }
-  const bytes = Uint8Array.from(atob(file.content), (c) => c.charCodeAt(0));
-  const url = URL.createObjectURL(new Blob([bytes], { type: file.type }));
-  return h("li", {}, h("a", { href: url, download: file.filename }, `${file.filename} (${file.type})`));
 }
 
 async function taskView(id) {
@@ -851,24 +730,13 @@ function parseRoute() {
   return { path, params: new URLSearchParams(qs) };
 }
 
-/** Texts of the static shell (index.html elements with data-i18n). */
-function applyStaticStrings() {
-  document.documentElement.lang = getLang();
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of document.querySelectorAll("[data-i18n-label]"))
-    el.setAttribute("aria-label", t(el.dataset.i18nLabel));
-  langSelect.value = getLang();
-}
-
-function markCurrentNav(path) {
-  for (const link of document.querySelectorAll("#nav a")) {
-    const target = link.getAttribute("href").replace(/^#/, "");
-    const current =
+function markNav(path) {
+  markCurrentNav(
+    document.querySelectorAll("#nav a"),
+    (target) =>
       path === target ||
-      (target === "/dashboard" && (path.startsWith("/task/") || path.startsWith("/invoice/")));
-    if (current) link.setAttribute("aria-current", "page");
-    else link.removeAttribute("aria-current");
-  }
+      (target === "/dashboard" && (path.startsWith("/task/") || path.startsWith("/invoice/"))),
+  );
 }
 
 let renderToken = 0;
@@ -876,7 +744,7 @@ let renderToken = 0;
 /** Renders the view of the current route; moves focus to its heading unless `focus` is false. */
 async function render({ focus = true } = {}) {
   const token = ++renderToken;
-  applyStaticStrings();
+  applyStaticStrings(langSelect);
   const signedIn = Boolean(getSession());
   navIn.hidden = !signedIn;
   navOut.hidden = signedIn;
@@ -885,7 +753,7 @@ async function render({ focus = true } = {}) {
   const open = ["/login", "/register", "/verify", "/reset"];
   if (!signedIn && !open.includes(path) && !path.startsWith("/task/")) path = "/login";
   if (signedIn && (path === "" || path === "/login" || path === "/register")) path = "/dashboard";
-  markCurrentNav(path);
+  markNav(path);
   let view;
   main.setAttribute("aria-busy", "true");
   try {
@@ -918,28 +786,21 @@ async function render({ focus = true } = {}) {
     if (token === renderToken) main.removeAttribute("aria-busy");
   }
   if (token !== renderToken) return;
-  replace(main, view);
-  const title = main.querySelector("h1");
-  document.title = `${title?.textContent ?? ""} · ${t("client.title")}`;
-  if (focus) title?.focus({ preventScroll: false });
+  showView(main, view, t("client.title"), focus);
 }
 
 function init() {
-  langSelect.addEventListener("change", () => {
-    setLang(langSelect.value);
-    render({ focus: false });
+  startShell({
+    main,
+    langSelect,
+    logoutButton,
+    render,
+    logout: () => {
+      setSession(null);
+      announce(t("login.signed_out"));
+      go("#/login");
+    },
   });
-  logoutButton.addEventListener("click", () => {
-    setSession(null);
-    announce(t("login.signed_out"));
-    go("#/login");
-  });
-  window.addEventListener("hashchange", () => render());
-  document.getElementById("skip-link")?.addEventListener("click", (event) => {
-    event.preventDefault();
-    main.querySelector("h1")?.focus();
-  });
-  render({ focus: false });
 }
 
 init();

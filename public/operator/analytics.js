@@ -12,9 +12,13 @@
  * form is shown when there is none. Every chart has a text alternative (aria-label on the
  * canvas) and a table of its data. Everything from the API is inserted as text nodes.
  */
+
+import { field, h } from "../shared/dom.js";
+import { pageMessages } from "../shared/feedback.js";
+import { applyStaticStrings, showView, startShell } from "../shared/shell.js";
+import { heading, table } from "../shared/views.js";
 import { ApiError, get, getKey, setKey } from "./api.js";
-import { field, h, replace } from "./dom.js";
-import { formatCad, formatDateTime, formatNumber, getLang, MESSAGES, setLang, t } from "./i18n.js";
+import { formatCad, formatDateTime, formatNumber, MESSAGES, t } from "./i18n.js";
 
 Object.assign(MESSAGES.en, {
   "an.title": "Analytics",
@@ -99,91 +103,21 @@ const langSelect = document.getElementById("lang-select");
 
 let charts = [];
 
-function announce(message) {
-  statusRegion.textContent = message;
-  statusRegion.classList.add("visible");
-  setTimeout(() => statusRegion.classList.remove("visible"), 6000);
-}
-
-function errorLines(error) {
-  if (!(error instanceof ApiError)) return [String(error?.message ?? error)];
-  if (error.code === "NETWORK") return [t("error.network")];
-  const lines = [t("error.generic", { code: error.code, message: error.message })];
-  const extra = [];
-  if (error.field) extra.push(t("error.field", { field: error.field }));
-  if (error.requestId) extra.push(t("error.request", { id: error.requestId }));
-  if (extra.length) lines.push(extra.join(" · "));
-  return lines;
-}
+// The analytics page shows no `details` of an error envelope.
+const { announce, errorBox, showError } = pageMessages(statusRegion, { details: false });
 
 /** Fills `box` (role=alert) with the lines of `error`, or hides it when `error` is null. */
 function fillError(box, error) {
-  box.hidden = !error;
-  replace(
-    box,
-    error
-      ? errorLines(error).map((line, i) => h(i === 0 ? "strong" : "span", { class: "error-line" }, line))
-      : [],
-  );
+  showError(box, error);
   return box;
 }
 
 function alertBox(error) {
-  return fillError(h("div", { class: "form-error", role: "alert" }), error);
-}
-
-function heading(text) {
-  return h("h1", { tabindex: "-1" }, text);
+  return fillError(errorBox(), error);
 }
 
 function section(id, title, ...children) {
   return h("section", { class: "panel", "aria-labelledby": id }, h("h2", { id }, title), ...children);
-}
-
-/** A data table: caption, column headers, rows whose first cell is the row header. */
-function table(caption, columns, rows, { numeric = [], foot } = {}) {
-  const cell = (value, i, tag = "td") =>
-    i === 0 ? h("th", { scope: "row" }, value) : h(tag, { class: numeric.includes(i) ? "num" : null }, value);
-  return h(
-    "div",
-    { class: "table-scroll", role: "region", "aria-label": caption, tabindex: "0" },
-    h(
-      "table",
-      { class: "data-table" },
-      h("caption", { class: "visually-hidden" }, caption),
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          columns.map((c, i) => h("th", { scope: "col", class: numeric.includes(i) ? "num" : null }, c)),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        rows.map((cells) =>
-          h(
-            "tr",
-            {},
-            cells.map((v, i) => cell(v, i)),
-          ),
-        ),
-      ),
-      foot
-        ? h(
-            "tfoot",
-            {},
-            h(
-              "tr",
-              {},
-              foot.map((v, i) => cell(v, i)),
-            ),
-          )
-        : null,
-    ),
-  );
 }
 
 /** Colours of the current scheme, for chart text and grid lines. */
@@ -480,19 +414,11 @@ function loginView() {
   return form;
 }
 
-function applyStaticStrings() {
-  document.documentElement.lang = getLang();
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of document.querySelectorAll("[data-i18n-label]"))
-    el.setAttribute("aria-label", t(el.dataset.i18nLabel));
-  langSelect.value = getLang();
-}
-
 let renderToken = 0;
 
 async function render({ focus = true } = {}) {
   const token = ++renderToken;
-  applyStaticStrings();
+  applyStaticStrings(langSelect);
   const signedIn = Boolean(getKey());
   nav.hidden = !signedIn;
   logoutButton.hidden = !signedIn;
@@ -520,33 +446,27 @@ async function render({ focus = true } = {}) {
   if (token !== renderToken) return;
   for (const chart of charts) chart.destroy();
   charts = [];
-  replace(main, view);
-  const Chart = globalThis.Chart;
-  if (Chart) {
-    const colours = themeColours();
-    charts = drawers.map((d) => d.draw(Chart, colours));
-  }
-  const title = main.querySelector("h1");
-  document.title = `${title?.textContent ?? ""} · ${t("app.title")}`;
-  if (focus) title?.focus({ preventScroll: false });
+  showView(main, view, t("app.title"), focus, () => {
+    const Chart = globalThis.Chart;
+    if (Chart) {
+      const colours = themeColours();
+      charts = drawers.map((d) => d.draw(Chart, colours));
+    }
+  });
 }
 
 function init() {
-  langSelect.addEventListener("change", () => {
-    setLang(langSelect.value);
-    render({ focus: false });
+  startShell({
+    main,
+    langSelect,
+    logoutButton,
+    render,
+    logout: () => {
+      setKey(null);
+      announce(t("login.logged_out"));
+      render();
+    },
   });
-  logoutButton.addEventListener("click", () => {
-    setKey(null);
-    announce(t("login.logged_out"));
-    render();
-  });
-  window.addEventListener("hashchange", () => render());
-  document.getElementById("skip-link")?.addEventListener("click", (event) => {
-    event.preventDefault();
-    main.querySelector("h1")?.focus();
-  });
-  render({ focus: false });
 }
 
 init();

@@ -7,24 +7,11 @@
  * never written to localStorage, cookies or URLs (README "Operator console").
  */
 
-const KEY_STORAGE = "operator.apiKey";
+import { ApiError, fetchJson } from "../shared/api.js";
 
-/** An error answered by the API (or `NETWORK` when no answer came). */
-export class ApiError extends Error {
-  /**
-   * @param {number} status HTTP status (0 when the server could not be reached)
-   * @param {{ code?: string, message?: string, field?: string, details?: unknown[] }} error
-   * @param {string | null} requestId
-   */
-  constructor(status, error, requestId) {
-    super(error.message ?? `HTTP ${status}`);
-    this.status = status;
-    this.code = error.code ?? (status === 0 ? "NETWORK" : `HTTP_${status}`);
-    this.field = error.field ?? null;
-    this.details = Array.isArray(error.details) ? error.details : [];
-    this.requestId = requestId;
-  }
-}
+export { ApiError };
+
+const KEY_STORAGE = "operator.apiKey";
 
 /** The stored admin key, or null. */
 export function getKey() {
@@ -61,37 +48,11 @@ export function newIdempotencyKey() {
  * @throws {ApiError}
  */
 export async function request(method, path, { body, idempotencyKey, key } = {}) {
-  const headers = { accept: "application/json" };
+  const headers = {};
   const apiKey = key ?? getKey();
   if (apiKey) headers["x-api-key"] = apiKey;
-  if (body !== undefined) headers["content-type"] = "application/json";
   if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "omit",
-      cache: "no-store",
-      referrerPolicy: "no-referrer",
-    });
-  } catch {
-    throw new ApiError(0, { code: "NETWORK" }, null);
-  }
-  const requestId = response.headers.get("x-request-id");
-  const text = await response.text();
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  if (!response.ok) {
-    const error = json && typeof json.error === "object" && json.error ? json.error : {};
-    throw new ApiError(response.status, error, json?.request_id ?? requestId);
-  }
-  return json;
+  return fetchJson(method, path, { body, headers });
 }
 
 /** GET `path`. */

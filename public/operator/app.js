@@ -11,9 +11,13 @@
  * Authentication: the admin API key pasted once, kept in sessionStorage (api.js). Routes carry
  * task ids and filters only, never the key. All text from the API is inserted as text nodes.
  */
+
+import { definitions, field, h } from "../shared/dom.js";
+import { pageMessages } from "../shared/feedback.js";
+import { applyStaticStrings, markCurrentNav, showView, startShell } from "../shared/shell.js";
+import { badge, heading, proofItem } from "../shared/views.js";
 import { ApiError, get, getKey, postIdempotent, request, setKey } from "./api.js";
-import { definitions, field, h, replace } from "./dom.js";
-import { formatCad, formatDateTime, formatDuration, formatNumber, getLang, setLang, t } from "./i18n.js";
+import { formatCad, formatDateTime, formatDuration, formatNumber, t } from "./i18n.js";
 import { proofPicker } from "./proof.js";
 
 const STATUSES = [
@@ -45,7 +49,6 @@ const ESTIMATE_ITEMS = [
   ["subtotal", "cad"],
   ["urgency_multiplier", "number"],
 ];
-const INLINE_IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 
 const main = document.getElementById("main");
 const statusRegion = document.getElementById("status");
@@ -55,54 +58,9 @@ const langSelect = document.getElementById("lang-select");
 
 // ---------------------------------------------------------------- messages
 
-let statusTimer;
-/** Announces a success message (polite live region, also shown as a toast). */
-function announce(message) {
-  statusRegion.textContent = message;
-  statusRegion.classList.add("visible");
-  clearTimeout(statusTimer);
-  statusTimer = setTimeout(() => statusRegion.classList.remove("visible"), 6000);
-}
-
-/** The envelope of an ApiError as readable lines: "Error CODE: message", field, request id. */
-function errorLines(error) {
-  if (!(error instanceof ApiError)) return [String(error?.message ?? error)];
-  if (error.code === "NETWORK") return [t("error.network")];
-  const lines = [t("error.generic", { code: error.code, message: error.message })];
-  const extra = [];
-  if (error.field) extra.push(t("error.field", { field: error.field }));
-  for (const d of error.details) {
-    if (d && typeof d === "object" && d.field && d.field !== error.field)
-      extra.push(`${d.field}: ${d.message}`);
-  }
-  if (error.requestId) extra.push(t("error.request", { id: error.requestId }));
-  if (extra.length) lines.push(extra.join(" · "));
-  return lines;
-}
-
-/** Fills an error box (role=alert) with an error, or empties it. */
-function showError(box, error) {
-  if (!error) {
-    box.replaceChildren();
-    box.hidden = true;
-    return;
-  }
-  replace(
-    box,
-    errorLines(error).map((line, i) => h(i === 0 ? "strong" : "span", { class: "error-line" }, line)),
-  );
-  box.hidden = false;
-}
-
-function errorBox() {
-  return h("div", { class: "form-error", role: "alert", hidden: true });
-}
+const { announce, errorBox, showError } = pageMessages(statusRegion);
 
 // ---------------------------------------------------------------- small views
-
-function badge(text, kind) {
-  return h("span", { class: ["badge", kind && `badge-${kind}`] }, text);
-}
 
 function statusBadge(status) {
   return badge(t(`status.${status}`), `status-${status}`);
@@ -172,10 +130,6 @@ function taskCard(task, { showSla = false } = {}) {
       ),
     ),
   );
-}
-
-function heading(text) {
-  return h("h1", { tabindex: "-1" }, text);
 }
 
 function refreshButton() {
@@ -532,6 +486,11 @@ async function deadLettersView(params) {
 
 // ---------------------------------------------------------------- task page
 
+/** A deadline (date and time), with a live SLA countdown labelled `label` while `live`. */
+function deadline(iso, label, live) {
+  return live ? h("span", {}, formatDateTime(iso), " ", slaCountdown(label, iso)) : formatDateTime(iso);
+}
+
 async function taskView(id) {
   let task;
   try {
@@ -589,28 +548,9 @@ async function taskView(id) {
       [t("task.updated"), formatDateTime(task.updated_at)],
       [
         t("task.review_deadline"),
-        task.status === "received"
-          ? h(
-              "span",
-              {},
-              formatDateTime(task.review_deadline),
-              " ",
-              slaCountdown(t("sla.review"), task.review_deadline),
-            )
-          : formatDateTime(task.review_deadline),
+        deadline(task.review_deadline, t("sla.review"), task.status === "received"),
       ],
-      [
-        t("task.execution_deadline"),
-        executing
-          ? h(
-              "span",
-              {},
-              formatDateTime(task.execution_deadline),
-              " ",
-              slaCountdown(t("sla.execution"), task.execution_deadline),
-            )
-          : formatDateTime(task.execution_deadline),
-      ],
+      [t("task.execution_deadline"), deadline(task.execution_deadline, t("sla.execution"), executing)],
       [t("task.review_reason"), task.review_reason],
       [t("task.refund"), task.refund_status !== "none" ? task.refund_status : null],
     ]),
@@ -779,26 +719,6 @@ async function taskView(id) {
     locationSection,
     history,
   );
-}
-
-/** A proof file: an inline image for image types, else a download link (blob URL). */
-function proofItem(file) {
-  if (INLINE_IMAGE_TYPES.has(file.type)) {
-    const src = `data:${file.type};base64,${file.content}`;
-    return h(
-      "li",
-      {},
-      h(
-        "figure",
-        {},
-        h("img", { src, alt: file.filename, class: "proof-image" }),
-        h("figcaption", {}, file.filename),
-      ),
-    );
-  }
-  const bytes = Uint8Array.from(atob(file.content), (c) => c.charCodeAt(0));
-  const url = URL.createObjectURL(new Blob([bytes], { type: file.type }));
-  return h("li", {}, h("a", { href: url, download: file.filename }, `${file.filename} (${file.type})`));
 }
 
 /**
@@ -1049,22 +969,11 @@ function parseRoute() {
   return { path, params: new URLSearchParams(qs) };
 }
 
-/** Texts of the static shell (index.html elements with data-i18n). */
-function applyStaticStrings() {
-  document.documentElement.lang = getLang();
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of document.querySelectorAll("[data-i18n-label]"))
-    el.setAttribute("aria-label", t(el.dataset.i18nLabel));
-  langSelect.value = getLang();
-}
-
-function markCurrentNav(path) {
-  for (const link of nav.querySelectorAll("a")) {
-    const target = link.getAttribute("href").replace(/^#/, "");
-    const current = path === target || (target === "/queue" && path.startsWith("/task/"));
-    if (current) link.setAttribute("aria-current", "page");
-    else link.removeAttribute("aria-current");
-  }
+function markNav(path) {
+  markCurrentNav(
+    nav.querySelectorAll("a"),
+    (target) => path === target || (target === "/queue" && path.startsWith("/task/")),
+  );
 }
 
 let renderToken = 0;
@@ -1072,7 +981,7 @@ let renderToken = 0;
 /** Renders the view of the current route; moves focus to its heading unless `focus` is false. */
 async function render({ focus = true } = {}) {
   const token = ++renderToken;
-  applyStaticStrings();
+  applyStaticStrings(langSelect);
   const signedIn = Boolean(getKey());
   nav.hidden = !signedIn;
   logoutButton.hidden = !signedIn;
@@ -1081,7 +990,7 @@ async function render({ focus = true } = {}) {
     view = loginView();
   } else {
     const { path, params } = parseRoute();
-    markCurrentNav(path);
+    markNav(path);
     main.setAttribute("aria-busy", "true");
     try {
       if (path.startsWith("/task/")) view = await taskView(decodeURIComponent(path.slice("/task/".length)));
@@ -1105,28 +1014,21 @@ async function render({ focus = true } = {}) {
     }
   }
   if (token !== renderToken) return;
-  replace(main, view);
-  const title = main.querySelector("h1");
-  document.title = `${title?.textContent ?? ""} · ${t("app.title")}`;
-  if (focus) title?.focus({ preventScroll: false });
+  showView(main, view, t("app.title"), focus);
 }
 
 function init() {
-  langSelect.addEventListener("change", () => {
-    setLang(langSelect.value);
-    render({ focus: false });
+  startShell({
+    main,
+    langSelect,
+    logoutButton,
+    render,
+    logout: () => {
+      setKey(null);
+      announce(t("login.logged_out"));
+      render();
+    },
   });
-  logoutButton.addEventListener("click", () => {
-    setKey(null);
-    announce(t("login.logged_out"));
-    render();
-  });
-  window.addEventListener("hashchange", () => render());
-  document.getElementById("skip-link")?.addEventListener("click", (event) => {
-    event.preventDefault();
-    main.querySelector("h1")?.focus();
-  });
-  render({ focus: false });
 }
 
 init();

@@ -6,7 +6,7 @@
  * 2048 px and re-encoded as JPEG, so that a completion stays within the API's limits
  * (3 MiB per file, 4,000,000 bytes in all, 10 files) and Vercel's 4.5 MB request body.
  */
-import { field, h, replace, uid } from "./dom.js";
+import { field, h, replace, uid } from "../shared/dom.js";
 import { formatBytes, t } from "./i18n.js";
 
 export const MAX_FILES = 10;

@@ -10,22 +10,16 @@
  * `UPDATE_SCREENSHOTS=1` writes the screenshot to docs/screenshots/ (else to a temp dir).
  */
 
-import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { type Browser, chromium, type Locator } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
+import type { Locator } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { pngProof, validTask } from "../helpers/tasks.js";
 import {
   CHROMIUM,
-  CHROMIUM_ARGS,
   newWatchedContext,
-  ROOT,
   shot,
+  useBrowserHost,
   type Watch,
   warnIfNoChromium,
 } from "./browser.js";
@@ -35,38 +29,9 @@ warnIfNoChromium("tests/e2e/analytics.test.ts");
 describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
   useTestDatabase();
 
-  let host: LocalHost;
-  let browser: Browser;
-  let admin: string;
-  let tmp: string;
-  let shots: string;
+  const env = useBrowserHost("ptes-e2e-analytics-");
+  const { api } = env;
   const watch: Watch = { problems: [], requests: [] };
-
-  beforeAll(async () => {
-    host = await startLocalHost({ root: ROOT, port: 0, host: "127.0.0.1", crons: false, log: () => {} });
-    admin = await makeKey(["admin"]);
-    tmp = mkdtempSync(path.join(tmpdir(), "ptes-e2e-analytics-"));
-    shots = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, "docs/screenshots") : path.join(tmp, "shots");
-    mkdirSync(shots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: CHROMIUM_ARGS });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
-
-  async function api(method: string, pathname: string, key: string, body?: unknown) {
-    const res = await fetch(`${host.url}${pathname}`, {
-      method,
-      headers: {
-        "x-api-key": key,
-        ...(body ? { "content-type": "application/json", "idempotency-key": randomUUID() } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
 
   /** Submits with `key`, approves at `price`, records payment, then completes or fails the task. */
   async function runTask(key: string, service: string, price: number, end: "complete" | "fail") {
@@ -83,7 +48,7 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
         : { path: "/api/task-complete", action: "fail", reason: "Site closed." },
     ];
     for (const { path: p, ...body } of steps) {
-      const res = await api("POST", p as string, admin, { task_id: id, ...body });
+      const res = await api("POST", p as string, env.admin, { task_id: id, ...body });
       expect(res.status, `${p} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`).toBe(200);
     }
     return id;
@@ -107,36 +72,36 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
     await runTask(beta, "SVC-01", 300, "fail");
     const reader = await makeKey(["audit_only"]);
 
-    const data = (await api("GET", "/api/analytics?action=dashboard", admin)).body;
+    const data = (await api("GET", "/api/analytics?action=dashboard", env.admin)).body;
     expect(data.revenue_total_cad).toBe(950.5);
     expect(data.completion_rate).toMatchObject({ completed: 2, failed: 1, cancelled: 0 });
 
-    const shell = await fetch(`${host.url}/operator/analytics`);
+    const shell = await fetch(`${env.host.url}/operator/analytics`);
     expect(shell.status).toBe(200);
     expect(shell.headers.get("content-security-policy")).toMatch(/script-src 'self';.*style-src 'self';/);
-    expect((await fetch(`${host.url}/vendor/chart.umd.min.js`)).status).toBe(200);
+    expect((await fetch(`${env.host.url}/vendor/chart.umd.min.js`)).status).toBe(200);
 
-    const context = await newWatchedContext(browser, watch, {
+    const context = await newWatchedContext(env.browser, watch, {
       viewport: { width: 1100, height: 900 },
       locale: "en-CA",
     });
     const page = await context.newPage();
 
     // The console links to the page; the page asks for the admin key when none is stored.
-    await page.goto(`${host.url}/operator/`);
+    await page.goto(`${env.host.url}/operator/`);
     await page.getByLabel("Admin API key").fill(reader);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => page.getByRole("alert").textContent()).toContain("admin scope");
-    await page.goto(`${host.url}/operator/analytics`);
+    await page.goto(`${env.host.url}/operator/analytics`);
     await page.getByLabel("Admin API key").fill(reader);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect
       .poll(() => page.getByRole("alert").textContent())
       .toBe("This key does not have the admin scope.");
-    await page.getByLabel("Admin API key").fill(admin);
+    await page.getByLabel("Admin API key").fill(env.admin);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "Analytics" }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(admin);
+    expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(env.admin);
 
     // Revenue: the total, a drawn stacked bar chart with a text alternative, and its table.
     expect(await page.locator("#revenue-total").textContent()).toBe("$950.50");
@@ -183,7 +148,7 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
       "alpha@example.com—2$650.50",
       "beta@example.com—1$300.00",
     ]);
-    await shot(page, shots, "analytics.png", true);
+    await shot(page, env.shots, "analytics.png", true);
 
     // French, from the header.
     await page.getByLabel("Language").selectOption("fr");
@@ -203,7 +168,7 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
     expect(page.url()).toContain("#/?date_from=2020-01-01&date_to=2020-01-31");
     expect(await page.locator("canvas").count()).toBe(0);
     // The key never went into a URL.
-    expect(watch.requests.filter((r) => r.url.includes(admin))).toEqual([]);
+    expect(watch.requests.filter((r) => r.url.includes(env.admin))).toEqual([]);
     await context.close();
     expect(watch.problems).toEqual([]);
   });

@@ -1,13 +1,20 @@
 /**
- * Shared launch settings of the browser tests (the same as tests/e2e/operator-console.test.ts):
- * Debian's Chromium driven by playwright-core, skipped with a message when no binary exists.
- * `UPDATE_SCREENSHOTS=1` writes screenshots to docs/screenshots/ (else to a temp dir).
+ * Shared settings of the browser tests (tests/e2e/*.test.ts): Debian's Chromium driven by
+ * playwright-core, skipped with a message when no binary exists, against the local host
+ * (tests/helpers/host.ts) with an admin key. `UPDATE_SCREENSHOTS=1` writes screenshots to
+ * docs/screenshots/ (else to a temp dir).
  */
-import { existsSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import type { LocalHost } from "../../scripts/local-host.js";
+import { ROOT, startTestHost } from "../helpers/host.js";
+import { makeKey } from "../helpers/keys.js";
 
-export const ROOT = path.resolve(import.meta.dirname, "../..");
+export { ROOT };
 
 /** Debian's binary (faster to launch than the /usr/bin wrapper script), or CHROMIUM_PATH when set. */
 export const CHROMIUM = (
@@ -67,4 +74,67 @@ export async function newWatchedContext(
 export async function shot(page: Page, dir: string, name: string, fullPage = false) {
   await page.evaluate(() => document.getElementById("status")?.classList.remove("visible"));
   await page.screenshot({ path: path.join(dir, name), fullPage, scale: "css", animations: "disabled" });
+}
+
+/** What `useBrowserHost` gives a test file once its `beforeAll` has run. */
+export interface BrowserHost {
+  /** The local host on 127.0.0.1 (a free port). */
+  host: LocalHost;
+  /** Chromium, headless, with CHROMIUM_ARGS. */
+  browser: Browser;
+  /** An API key with the `admin` scope. */
+  admin: string;
+  /** A temp dir removed after the file. */
+  tmp: string;
+  /** Where screenshots go: docs/screenshots/ with UPDATE_SCREENSHOTS, else `<tmp>/shots`. */
+  shots: string;
+  /**
+   * Calls the API of the host with `key` in `x-api-key` (and a JSON `body` with, unless the
+   * file opted out, a fresh `idempotency-key`).
+   * @returns the status and the parsed JSON body
+   */
+  api(method: string, pathname: string, key: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+/**
+ * Registers the `beforeAll`/`afterAll` of a browser test file (after `useTestDatabase()`):
+ * starts the local host, makes an admin key, a temp dir (`tmpPrefix…`) and the screenshot dir,
+ * launches Chromium; afterwards closes them and removes the temp dir.
+ * `idempotencyKeys: false` sends API bodies without an `idempotency-key`.
+ */
+export function useBrowserHost(tmpPrefix: string, { idempotencyKeys = true } = {}): BrowserHost {
+  const env = {
+    async api(method: string, pathname: string, key: string, body?: unknown) {
+      const res = await fetch(`${env.host.url}${pathname}`, {
+        method,
+        headers: {
+          "x-api-key": key,
+          ...(body
+            ? {
+                "content-type": "application/json",
+                ...(idempotencyKeys ? { "idempotency-key": randomUUID() } : {}),
+              }
+            : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    },
+  } as BrowserHost;
+  beforeAll(async () => {
+    env.host = await startTestHost();
+    env.admin = await makeKey(["admin"]);
+    env.tmp = mkdtempSync(path.join(tmpdir(), tmpPrefix));
+    env.shots = process.env.UPDATE_SCREENSHOTS
+      ? path.join(ROOT, "docs/screenshots")
+      : path.join(env.tmp, "shots");
+    mkdirSync(env.shots, { recursive: true });
+    env.browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.host?.close();
+    if (env.tmp) rmSync(env.tmp, { recursive: true, force: true });
+  });
+  return env;
 }

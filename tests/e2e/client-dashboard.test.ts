@@ -14,24 +14,19 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { and, desc, eq } from "drizzle-orm";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { getDb } from "../../lib/db/client.js";
 import { emails } from "../../lib/db/schema/index.js";
-import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { pngProof, validTask } from "../helpers/tasks.js";
 import {
   CHROMIUM,
-  CHROMIUM_ARGS,
   newWatchedContext,
-  ROOT,
   shot,
+  useBrowserHost,
   type Watch,
   warnIfNoChromium,
 } from "./browser.js";
@@ -41,38 +36,9 @@ warnIfNoChromium("tests/e2e/client-dashboard.test.ts");
 describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
   useTestDatabase();
 
-  let host: LocalHost;
-  let browser: Browser;
-  let admin: string;
-  let tmp: string;
-  let shots: string;
+  const env = useBrowserHost("ptes-e2e-client-");
+  const { api } = env;
   const watch: Watch = { problems: [], requests: [] };
-
-  beforeAll(async () => {
-    host = await startLocalHost({ root: ROOT, port: 0, host: "127.0.0.1", crons: false, log: () => {} });
-    admin = await makeKey(["admin"]);
-    tmp = mkdtempSync(path.join(tmpdir(), "ptes-e2e-client-"));
-    shots = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, "docs/screenshots") : path.join(tmp, "shots");
-    mkdirSync(shots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: CHROMIUM_ARGS });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
-
-  async function api(method: string, pathname: string, key: string, body?: unknown) {
-    const res = await fetch(`${host.url}${pathname}`, {
-      method,
-      headers: {
-        "x-api-key": key,
-        ...(body ? { "content-type": "application/json", "idempotency-key": randomUUID() } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
 
   /** The one-time code (`vfy_…` or `rst_…`) of the newest e-mail queued for `to` with `template`. */
   async function codeFromOutbox(to: string, template: string, prefix: string): Promise<string> {
@@ -107,17 +73,17 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
   it("registers, verifies, signs in and follows balance, a task with its proof and the invoice", async () => {
     // The page has vercel.json's CSP with the Turnstile exception for /client only.
-    const shell = await fetch(`${host.url}/client/`);
+    const shell = await fetch(`${env.host.url}/client/`);
     const csp = shell.headers.get("content-security-policy") ?? "";
     expect(csp).toContain("script-src 'self' https://challenges.cloudflare.com;");
     expect(csp).toContain("frame-src https://challenges.cloudflare.com;");
     expect(csp).toContain("style-src 'self';");
     expect(await shell.text()).not.toMatch(/<script>|<style|style="/);
-    const operatorCsp = (await fetch(`${host.url}/operator/`)).headers.get("content-security-policy");
+    const operatorCsp = (await fetch(`${env.host.url}/operator/`)).headers.get("content-security-policy");
     expect(operatorCsp).toContain("script-src 'self';");
     expect(operatorCsp).not.toContain("cloudflare");
     // Capabilities tell the page there is no site key and that tokens are not checked here.
-    const caps = await (await fetch(`${host.url}/api/capabilities`)).json();
+    const caps = await (await fetch(`${env.host.url}/api/capabilities`)).json();
     expect(caps.features.web_registration).toEqual({
       path: "/client/",
       turnstile_site_key: null,
@@ -126,14 +92,14 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
     const email = `marie.${randomUUID().slice(0, 8)}@example.com`;
     const password = "correct horse battery";
-    const context = await newWatchedContext(browser, watch, {
+    const context = await newWatchedContext(env.browser, watch, {
       viewport: { width: 1024, height: 900 },
       locale: "en-CA",
     });
     const page = await context.newPage();
 
     // Signed out, the dashboard route shows the sign-in form.
-    await page.goto(`${host.url}/client/#/dashboard`);
+    await page.goto(`${env.host.url}/client/#/dashboard`);
     await page.getByRole("heading", { level: 1, name: "Sign in to your account" }).waitFor();
     await page.getByRole("link", { name: "Create an account" }).first().click();
     await page.getByRole("heading", { level: 1, name: "Create a prepaid account" }).waitFor();
@@ -150,7 +116,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     expect(registration).toBeTruthy();
 
     // The same e-mail again: 409 shown as a sentence.
-    await page.goto(`${host.url}/client/#/register`);
+    await page.goto(`${env.host.url}/client/#/register`);
     await page.getByRole("heading", { level: 1, name: "Create a prepaid account" }).waitFor();
     await fillRegistration(page, email, password);
     await page.getByRole("button", { name: "Create my account" }).click();
@@ -159,7 +125,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
       .toBe("An account with this e-mail already exists. Sign in or reset your password.");
 
     // E-mail verification: a wrong code is refused, the e-mailed one accepted.
-    await page.goto(`${host.url}/client/#/verify`);
+    await page.goto(`${env.host.url}/client/#/verify`);
     await page.getByLabel("Verification code").fill("vfy_wrongwrongwrong");
     await page.getByRole("button", { name: "Verify", exact: true }).click();
     await expect
@@ -192,7 +158,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await expect.poll(() => page.locator("main").textContent()).toContain("waiting for a first deposit");
 
     // The operator deposits 500 CAD.
-    const deposit = await api("POST", "/api/account-admin", admin, {
+    const deposit = await api("POST", "/api/account-admin", env.admin, {
       action: "deposit",
       email,
       amount_cad: 500,
@@ -209,13 +175,15 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     const submitted = await api("POST", "/api/submit-task", clientKey, { ...validTask, lang: "en" });
     expect(submitted.status).toBe(201);
     const taskId = submitted.body.task_id as string;
-    const approved = await api("POST", "/api/task-review", admin, { task_id: taskId, action: "approve" });
+    const approved = await api("POST", "/api/task-review", env.admin, { task_id: taskId, action: "approve" });
     expect(approved.body).toMatchObject({ status: "paid" });
     expect(approved.body.payment).toMatchObject({ method: "account", amount_cad: 379.67 });
     for (const action of ["dispatch", "on_site"])
-      expect((await api("POST", "/api/task-complete", admin, { task_id: taskId, action })).status).toBe(200);
+      expect((await api("POST", "/api/task-complete", env.admin, { task_id: taskId, action })).status).toBe(
+        200,
+      );
     const proof = pngProof("storefront.png");
-    const done = await api("POST", "/api/task-complete", admin, {
+    const done = await api("POST", "/api/task-complete", env.admin, {
       task_id: taskId,
       action: "complete",
       operator_notes: "Storefront photographed; hours posted 9-17.",
@@ -236,7 +204,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     expect(await txTable.getByRole("row").filter({ hasText: "deposit" }).textContent()).toContain("+$500.00");
     const invoiceRows = page.getByRole("region", { name: "Invoices" }).getByRole("row");
     expect(await invoiceRows.count()).toBe(3); // header, deposit, task charge
-    await shot(page, shots, "client-dashboard.png", true);
+    await shot(page, env.shots, "client-dashboard.png", true);
 
     // The task with its proof image.
     await taskRow.getByRole("link", { name: taskId }).click();
@@ -253,7 +221,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
         expect.stringMatching(new RegExp(` — ${status}$`)),
       ),
     );
-    await shot(page, shots, "client-task.png", true);
+    await shot(page, env.shots, "client-task.png", true);
 
     // The invoice of the charge, readable.
     await page.getByRole("link", { name: "Back to the dashboard" }).click();
@@ -271,7 +239,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
       /Marie Tremblay.*1200 Boulevard Lapinière.*Brossard QC J4X 1A1/,
     );
     expect(await page.getByRole("link", { name: taskId }).count()).toBe(1);
-    await shot(page, shots, "client-invoice.png");
+    await shot(page, env.shots, "client-invoice.png");
 
     // The JWT went only in Authorization headers (never in a URL), and only to client-account.
     const bearer = watch.requests.filter((r) => r.headers.authorization);
@@ -292,7 +260,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
   it("resets a password, speaks French and fits a phone", async () => {
     const email = `luc.${randomUUID().slice(0, 8)}@example.com`;
-    const created = await fetch(`${host.url}/api/client-account`, {
+    const created = await fetch(`${env.host.url}/api/client-account`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
@@ -310,14 +278,14 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     });
     expect(created.status).toBe(201);
 
-    const context = await newWatchedContext(browser, watch, {
+    const context = await newWatchedContext(env.browser, watch, {
       viewport: { width: 390, height: 844 },
       locale: "fr-CA",
       isMobile: true,
       hasTouch: true,
     });
     const page = await context.newPage();
-    await page.goto(`${host.url}/client/#/reset`);
+    await page.goto(`${env.host.url}/client/#/reset`);
     await page.getByRole("heading", { level: 1, name: "Réinitialiser le mot de passe" }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe("fr");
     await page.getByLabel("Courriel").fill(email);
@@ -343,7 +311,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await expect.poll(() => page.locator("main").textContent()).toContain("Aucune tâche pour l'instant.");
     // Nothing overflows the phone's width.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await shot(page, shots, "client-dashboard-phone.png");
+    await shot(page, env.shots, "client-dashboard-phone.png");
 
     // English again from the header; the view follows.
     await page.getByLabel("Langue").selectOption("en");

@@ -12,34 +12,23 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { crc32, sampleProofPng } from "../../lib/tasks/sample-proof.js";
-import { type LocalHost, startLocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { validTask } from "../helpers/tasks.js";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
-/** Debian's binary (faster to launch than the /usr/bin wrapper script), or CHROMIUM_PATH when set. */
-const CHROMIUM = (
-  process.env.CHROMIUM_PATH
-    ? [process.env.CHROMIUM_PATH]
-    : ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
-).find((p) => existsSync(p));
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
+import {
+  CHROMIUM,
+  newWatchedContext,
+  shot,
+  useBrowserHost,
+  type Watch,
+  warnIfNoChromium,
+} from "./browser.js";
 
 /** An RGB PNG of random noise (stored, not compressed): a stand-in for a large camera photo. */
 function noisePng(width: number, height: number): Buffer {
@@ -67,49 +56,19 @@ function noisePng(width: number, height: number): Buffer {
   ]);
 }
 
-if (!CHROMIUM) {
-  console.warn(
-    "tests/e2e/operator-console.test.ts skipped: no Chromium at /usr/lib/chromium/chromium or /usr/bin/chromium " +
-      "or CHROMIUM_PATH (apt-get install chromium; .ci/run does)",
-  );
-}
+warnIfNoChromium("tests/e2e/operator-console.test.ts");
 
 describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
   useTestDatabase();
 
-  let host: LocalHost;
-  let browser: Browser;
-  let admin: string;
+  const env = useBrowserHost("ptes-e2e-", { idempotencyKeys: false });
+  const { api } = env;
   let agent: string;
-  let tmp: string;
-  let shots: string;
-  const problems: string[] = [];
-  const posts: { url: string; headers: Record<string, string> }[] = [];
-  const urls: string[] = [];
+  const watch: Watch = { problems: [], requests: [] };
 
   beforeAll(async () => {
-    host = await startLocalHost({ root: ROOT, port: 0, host: "127.0.0.1", crons: false, log: () => {} });
-    admin = await makeKey(["admin"]);
     agent = await makeKey(["audit_only", "task_create", "task_cancel"]);
-    tmp = mkdtempSync(path.join(tmpdir(), "ptes-e2e-"));
-    shots = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, "docs/screenshots") : path.join(tmp, "shots");
-    mkdirSync(shots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: CHROMIUM_ARGS });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
-
-  async function api(method: string, pathname: string, key: string, body?: unknown) {
-    const res = await fetch(`${host.url}${pathname}`, {
-      method,
-      headers: { "x-api-key": key, ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
 
   async function submit(extra: Record<string, unknown>) {
     const res = await api("POST", "/api/submit-task", agent, { ...validTask, lang: "en", ...extra });
@@ -117,34 +76,13 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     return res.body.task_id as string;
   }
 
-  /** A browser context that records console errors (CSP violations land there), POSTs and URLs. */
-  async function newContext(options: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext> {
-    const context = await browser.newContext({ timezoneId: "America/Toronto", ...options });
-    context.on("page", (page) => watch(page));
-    return context;
-  }
-
-  function watch(page: Page) {
-    page.on("console", (msg) => {
-      // Chromium logs every 4xx answer of fetch; those are expected here (wrong key, 409, 404).
-      if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource: the server responded"))
-        problems.push(msg.text());
-    });
-    page.on("pageerror", (error) => problems.push(String(error)));
-    page.on("request", (req) => {
-      urls.push(req.url());
-      if (req.method() === "POST") posts.push({ url: req.url(), headers: req.headers() });
-    });
-  }
-
-  /** A screenshot without the transient status toast. */
-  async function shot(page: Page, name: string, fullPage = false) {
-    await page.evaluate(() => document.getElementById("status")?.classList.remove("visible"));
-    await page.screenshot({ path: path.join(shots, name), fullPage, scale: "css", animations: "disabled" });
+  /** A browser context that records console errors (CSP violations land there) and requests. */
+  function newContext(options: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext> {
+    return newWatchedContext(env.browser, watch, options);
   }
 
   async function signIn(page: Page, key: string) {
-    await page.goto(`${host.url}/operator/`);
+    await page.goto(`${env.host.url}/operator/`);
     await page.getByLabel(/Admin API key|Clé d'API admin/).fill(key);
     await page.getByRole("button", { name: /Sign in|Se connecter/ }).click();
   }
@@ -161,7 +99,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     });
 
     // The page is served with vercel.json's strict CSP (no inline script or style, no eval).
-    const shell = await fetch(`${host.url}/operator/`);
+    const shell = await fetch(`${env.host.url}/operator/`);
     expect(shell.headers.get("content-security-policy")).toMatch(/script-src 'self';.*style-src 'self';/);
     expect(await shell.text()).not.toMatch(/<script>|<style|style="/);
 
@@ -174,16 +112,16 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
 
     // The admin key: the review queue, closest review deadline (the urgent task) first.
-    await page.getByLabel("Admin API key").fill(admin);
+    await page.getByLabel("Admin API key").fill(env.admin);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(admin);
+    expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(env.admin);
     const ids = await page.locator(".card-title a").allTextContents();
     expect(ids).toEqual([urgent, standard]);
     const firstSla = page.locator(".card").first().locator(".sla");
     expect(await firstSla.textContent()).toMatch(/Review SLA \d+ (h|min)/);
     expect(await firstSla.locator("time").getAttribute("datetime")).toMatch(/^\d{4}-\d\d-\d\dT/);
-    await shot(page, "operator-queue.png");
+    await shot(page, env.shots, "operator-queue.png");
 
     // The task page: what the agent sent, the estimate breakdown, the map link.
     await page.getByRole("link", { name: urgent }).click();
@@ -200,14 +138,16 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     expect(await breakdown.getByRole("rowheader", { name: "Base fee" }).count()).toBe(1);
     expect(await breakdown.getByRole("rowheader", { name: "Urgency multiplier" }).count()).toBe(1);
     expect(await breakdown.locator("tfoot td").textContent()).toMatch(/\$\d/);
-    await shot(page, "operator-task.png");
+    await shot(page, env.shots, "operator-task.png");
 
     // Approve at a price.
     await page.getByLabel("Price (CAD, optional)").fill("480");
     await page.getByRole("button", { name: "Approve", exact: true }).click();
     await expect.poll(() => page.locator("#status").textContent()).toBe("Task approved.");
     await page.locator(".badge", { hasText: "accepted, awaiting payment" }).first().waitFor();
-    expect((await api("GET", `/api/submit-task?task_id=${urgent}`, admin)).body.payment.amount_cad).toBe(480);
+    expect((await api("GET", `/api/submit-task?task_id=${urgent}`, env.admin)).body.payment.amount_cad).toBe(
+      480,
+    );
 
     // Payment received out of band, then dispatch and on site.
     await page.getByLabel("Note (optional)").fill("Paid by bank transfer");
@@ -223,7 +163,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     expect(await camera.getAttribute("capture")).toBe("environment");
     expect(await camera.getAttribute("accept")).toBe("image/*");
     const png = sampleProofPng("storefront").bytes;
-    const photo = path.join(tmp, "storefront.png");
+    const photo = path.join(env.tmp, "storefront.png");
     writeFileSync(photo, png);
     await camera.setInputFiles(photo);
     await page.locator(".proof-item", { hasText: "storefront.png" }).waitFor();
@@ -233,7 +173,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await page.getByRole("img", { name: "storefront.png" }).waitFor();
     await page.locator("#sec-result").scrollIntoViewIfNeeded();
     await page.evaluate(() => document.getElementById("sec-payment")?.scrollIntoView());
-    await shot(page, "operator-complete.png");
+    await shot(page, env.shots, "operator-complete.png");
 
     const done = (await api("GET", `/api/submit-task?task_id=${urgent}`, agent)).body;
     expect(done.status).toBe("completed");
@@ -251,6 +191,8 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     ]);
 
     // Every POST carried the key in a header and an Idempotency-Key; no URL ever held the key.
+    const posts = watch.requests.filter((r) => r.method === "POST");
+    const urls = watch.requests.map((r) => r.url);
     expect(posts.map((p) => new URL(p.url).pathname)).toEqual([
       "/api/task-review",
       "/api/task-payment",
@@ -259,11 +201,11 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
       "/api/task-complete",
     ]);
     for (const post of posts) {
-      expect(post.headers["x-api-key"]).toBe(admin);
+      expect(post.headers["x-api-key"]).toBe(env.admin);
       expect(post.headers["idempotency-key"]).toMatch(/^[0-9a-f-]{32,36}$/);
     }
     expect(new Set(posts.map((p) => p.headers["idempotency-key"])).size).toBe(posts.length);
-    expect(urls.filter((u) => u.includes(admin))).toEqual([]);
+    expect(urls.filter((u) => u.includes(env.admin))).toEqual([]);
     await context.close();
   });
 
@@ -271,14 +213,15 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     const id = await submit({ task_description: "Inspect the parking lot lighting after dark." });
     const context = await newContext({ viewport: { width: 1024, height: 800 }, locale: "en-CA" });
     const page = await context.newPage();
-    await signIn(page, admin);
+    await signIn(page, env.admin);
     await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
     await page.getByRole("link", { name: id }).click();
     await page.getByRole("heading", { level: 1, name: `Task ${id}` }).waitFor();
 
     // Rejected elsewhere meanwhile: the approval is a 409 CONFLICT, shown with its code and request id.
     expect(
-      (await api("POST", "/api/task-review", admin, { task_id: id, action: "reject", reason: "dup" })).status,
+      (await api("POST", "/api/task-review", env.admin, { task_id: id, action: "reject", reason: "dup" }))
+        .status,
     ).toBe(200);
     await page.getByRole("button", { name: "Approve", exact: true }).click();
     const alert = page.locator("form.approve [role=alert]");
@@ -289,27 +232,27 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     const offered = await submit({
       task_description: "Pick up a used bicycle listed online and inspect it.",
     });
-    await page.goto(`${host.url}/operator/#/task/${offered}`);
+    await page.goto(`${env.host.url}/operator/#/task/${offered}`);
     await page.getByRole("heading", { level: 1, name: `Task ${offered}` }).waitFor();
     await page.getByLabel("Amount (CAD)").fill("612.5");
     await page.getByLabel("Reason (optional, shown to the requester)").fill("Two hours on site are needed.");
     await page.getByRole("button", { name: "Counter-offer", exact: true }).click();
     await expect.poll(() => page.locator("#status").textContent()).toBe("Counter-offer sent.");
-    const countered = (await api("GET", `/api/submit-task?task_id=${offered}`, admin)).body;
+    const countered = (await api("GET", `/api/submit-task?task_id=${offered}`, env.admin)).body;
     expect(countered).toMatchObject({ status: "counter_offered", counter_offer_amount: 612.5 });
 
     // Fail a dispatched task, after confirming.
     const failing = await submit({ task_description: "Photograph the building entrance." });
-    await api("POST", "/api/task-review", admin, { task_id: failing, action: "approve" });
-    await api("POST", "/api/task-payment", admin, { task_id: failing, note: "cash" });
-    await api("POST", "/api/task-complete", admin, { task_id: failing, action: "dispatch" });
-    await page.goto(`${host.url}/operator/#/task/${failing}`);
+    await api("POST", "/api/task-review", env.admin, { task_id: failing, action: "approve" });
+    await api("POST", "/api/task-payment", env.admin, { task_id: failing, note: "cash" });
+    await api("POST", "/api/task-complete", env.admin, { task_id: failing, action: "dispatch" });
+    await page.goto(`${env.host.url}/operator/#/task/${failing}`);
     await page.getByRole("heading", { level: 1, name: `Task ${failing}` }).waitFor();
     await page.getByLabel("Reason", { exact: true }).fill("Building closed for renovation.");
     page.once("dialog", (dialog) => dialog.accept());
     await page.getByRole("button", { name: "Mark as failed" }).click();
     await expect.poll(() => page.locator("#status").textContent()).toBe("Task marked as failed.");
-    expect((await api("GET", `/api/submit-task?task_id=${failing}`, admin)).body).toMatchObject({
+    expect((await api("GET", `/api/submit-task?task_id=${failing}`, env.admin)).body).toMatchObject({
       status: "failed",
       failure_reason: "Building closed for renovation.",
     });
@@ -325,8 +268,8 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await expect.poll(() => page.locator("main").textContent()).toContain("No unmatched payment.");
     // A task cancelled after payment is a refund request; one cancelled before payment is not.
     const refund = await submit({ task_description: "Attend the auction and bid on lot 12." });
-    await api("POST", "/api/task-review", admin, { task_id: refund, action: "approve" });
-    await api("POST", "/api/task-payment", admin, { task_id: refund });
+    await api("POST", "/api/task-review", env.admin, { task_id: refund, action: "approve" });
+    await api("POST", "/api/task-payment", env.admin, { task_id: refund });
     expect((await api("DELETE", `/api/submit-task?task_id=${refund}`, agent)).body.refund_status).toBe(
       "pending",
     );
@@ -357,18 +300,18 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
 
   it("scales a large camera photo down before uploading it", async () => {
     const id = await submit({ task_description: "Photograph the loading dock." });
-    await api("POST", "/api/task-review", admin, { task_id: id, action: "approve" });
-    await api("POST", "/api/task-payment", admin, { task_id: id });
+    await api("POST", "/api/task-review", env.admin, { task_id: id, action: "approve" });
+    await api("POST", "/api/task-payment", env.admin, { task_id: id });
     const big = noisePng(2400, 600); // ~4.3 MB, over the 3 MiB per-file limit of the API
     expect(big.length).toBeGreaterThan(3 * 1024 * 1024);
-    const file = path.join(tmp, "IMG_0001.png");
+    const file = path.join(env.tmp, "IMG_0001.png");
     writeFileSync(file, big);
 
     const context = await newContext({ viewport: { width: 1024, height: 900 }, locale: "en-CA" });
     const page = await context.newPage();
-    await signIn(page, admin);
+    await signIn(page, env.admin);
     await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
-    await page.goto(`${host.url}/operator/#/task/${id}`);
+    await page.goto(`${env.host.url}/operator/#/task/${id}`);
     await page.getByRole("heading", { level: 1, name: `Task ${id}` }).waitFor();
     await page.getByLabel("Take or choose photos").setInputFiles(file);
     await page.locator(".proof-item", { hasText: "IMG_0001.jpg" }).waitFor();
@@ -376,7 +319,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await expect.poll(() => page.locator("#status").textContent()).toBe("Task completed.");
     await context.close();
 
-    const [proof] = (await api("GET", `/api/submit-task?task_id=${id}`, admin)).body.proof_files_data;
+    const [proof] = (await api("GET", `/api/submit-task?task_id=${id}`, env.admin)).body.proof_files_data;
     expect(proof).toMatchObject({ filename: "IMG_0001.jpg", type: "image/jpeg" });
     const jpeg = Buffer.from(proof.content, "base64");
     expect(jpeg.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
@@ -396,7 +339,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
       locale: "fr-CA",
     });
     const page = await context.newPage();
-    await signIn(page, admin);
+    await signIn(page, env.admin);
     await page.getByRole("heading", { level: 1, name: "File de révision" }).waitFor();
     const wide = await page.evaluate(() =>
       [...document.querySelectorAll("body *")]
@@ -418,11 +361,11 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Actualiser");
-    await shot(page, "operator-queue-phone.png");
+    await shot(page, env.shots, "operator-queue-phone.png");
     await context.close();
   });
 
   it("loaded every page without console errors or CSP violations", () => {
-    expect(problems).toEqual([]);
+    expect(watch.problems).toEqual([]);
   });
 });

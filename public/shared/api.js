@@ -1,0 +1,62 @@
+/**
+ * The fetch core shared by the operator console (public/operator/api.js, admin key in
+ * `x-api-key`) and the client dashboard (public/client/api.js, JWT as `Authorization: Bearer`):
+ * same-origin fetch without credentials or cache, and the service's error envelope
+ * `{ error: { code, message, field?, details }, request_id }` turned into an ApiError.
+ */
+
+/** An error answered by the API (or `NETWORK` when no answer came). */
+export class ApiError extends Error {
+  /**
+   * @param {number} status HTTP status (0 when the server could not be reached)
+   * @param {{ code?: string, message?: string, field?: string, details?: unknown[] }} error
+   * @param {string | null} requestId
+   */
+  constructor(status, error, requestId) {
+    super(error.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = error.code ?? (status === 0 ? "NETWORK" : `HTTP_${status}`);
+    this.field = error.field ?? null;
+    this.details = Array.isArray(error.details) ? error.details : [];
+    this.requestId = requestId;
+  }
+}
+
+/**
+ * Sends `method path` with `headers` (plus `accept` and, with a `body`, `content-type` JSON).
+ * @param {string} method
+ * @param {string} path same-origin path
+ * @param {{ body?: unknown, headers?: Record<string, string> }} options
+ * @returns {Promise<any>} the parsed JSON body of a 2xx answer (null when empty)
+ * @throws {ApiError} the envelope of a non-2xx answer, or `NETWORK` when no answer came
+ */
+export async function fetchJson(method, path, { body, headers: extra = {} } = {}) {
+  const headers = { accept: "application/json", ...extra };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+    });
+  } catch {
+    throw new ApiError(0, { code: "NETWORK" }, null);
+  }
+  const requestId = response.headers.get("x-request-id");
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!response.ok) {
+    const error = json && typeof json.error === "object" && json.error ? json.error : {};
+    throw new ApiError(response.status, error, json?.request_id ?? requestId);
+  }
+  return json;
+}
