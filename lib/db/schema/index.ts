@@ -14,7 +14,6 @@ export * from "./columns.js";
 export * from "./deliveries.js";
 export * from "./emails.js";
 export * from "./enums.js";
-export * from "./event-consumers.js";
 export * from "./exchange-rates.js";
 export * from "./idempotency-keys.js";
 export * from "./invoices.js";
