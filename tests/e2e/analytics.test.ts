@@ -100,7 +100,7 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
       .toBe("This key does not have the admin scope.");
     await page.getByLabel("Admin API key").fill(env.admin);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Analytics" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Analytics", exact: true }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(env.admin);
 
     // Revenue: the total, a drawn stacked bar chart with a text alternative, and its table.
@@ -152,7 +152,7 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
 
     // French, from the header.
     await page.getByLabel("Language").selectOption("fr");
-    await page.getByRole("heading", { level: 1, name: "Analytique" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Analytique", exact: true }).waitFor();
     await expect.poll(() => page.locator("#completion-rate").textContent()).toMatch(/^66,7\s%$/);
     await expect
       .poll(() => paintedPixels(page.locator("#sec-revenue").locator("..").locator("canvas")))

@@ -100,16 +100,16 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
     // Signed out, the dashboard route shows the sign-in form.
     await page.goto(`${env.host.url}/client/#/dashboard`);
-    await page.getByRole("heading", { level: 1, name: "Sign in to your account" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Sign in to your account", exact: true }).waitFor();
     await page.getByRole("link", { name: "Create an account" }).first().click();
-    await page.getByRole("heading", { level: 1, name: "Create a prepaid account" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Create a prepaid account", exact: true }).waitFor();
     await expect
       .poll(() => page.locator("#captcha-note").textContent())
       .toContain("This server does not check the CAPTCHA");
     await fillRegistration(page, email, password);
     await page.getByRole("button", { name: "Create my account" }).click();
     await expect.poll(() => toast(page)).toBe(`Account created. We sent a verification code to ${email}.`);
-    await page.getByRole("heading", { level: 1, name: "Verify your e-mail" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Verify your e-mail", exact: true }).waitFor();
     const registration = watch.requests.find(
       (r) => r.method === "POST" && r.url.endsWith("/api/client-account"),
     );
@@ -117,7 +117,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
     // The same e-mail again: 409 shown as a sentence.
     await page.goto(`${env.host.url}/client/#/register`);
-    await page.getByRole("heading", { level: 1, name: "Create a prepaid account" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Create a prepaid account", exact: true }).waitFor();
     await fillRegistration(page, email, password);
     await page.getByRole("button", { name: "Create my account" }).click();
     await expect
@@ -135,7 +135,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await page.getByLabel("Verification code").fill(verifyCode);
     await page.getByRole("button", { name: "Verify", exact: true }).click();
     await expect.poll(() => toast(page)).toBe("E-mail address verified.");
-    await page.getByRole("heading", { level: 1, name: "Sign in to your account" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Sign in to your account", exact: true }).waitFor();
 
     // Sign in: a wrong password, then the right one; the JWT is kept in sessionStorage only.
     await page.getByLabel("E-mail", { exact: true }).fill(email);
@@ -144,7 +144,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await expect.poll(() => page.getByRole("alert").textContent()).toBe("Wrong e-mail or password.");
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Your account", exact: true }).waitFor();
     const session = JSON.parse((await page.evaluate(() => sessionStorage.getItem("client.jwt")))!);
     expect(session.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(await page.evaluate(() => localStorage.getItem("client.jwt"))).toBeNull();
@@ -208,7 +208,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
     // The task with its proof image.
     await taskRow.getByRole("link", { name: taskId }).click();
-    await page.getByRole("heading", { level: 1, name: `Task ${taskId}` }).waitFor();
+    await page.getByRole("heading", { level: 1, name: `Task ${taskId}`, exact: true }).waitFor();
     const image = page.getByRole("img", { name: "storefront.png" });
     await image.waitFor();
     await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
@@ -225,7 +225,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
     // The invoice of the charge, readable.
     await page.getByRole("link", { name: "Back to the dashboard" }).click();
-    await page.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Your account", exact: true }).waitFor();
     await page
       .getByRole("region", { name: "Invoices" })
       .getByRole("row")
@@ -252,7 +252,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
     // Sign out forgets the token.
     await page.getByRole("button", { name: "Log out" }).click();
-    await page.getByRole("heading", { level: 1, name: "Sign in to your account" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Sign in to your account", exact: true }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("client.jwt"))).toBeNull();
     await context.close();
     expect(watch.problems).toEqual([]);
@@ -286,7 +286,9 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     });
     const page = await context.newPage();
     await page.goto(`${env.host.url}/client/#/reset`);
-    await page.getByRole("heading", { level: 1, name: "Réinitialiser le mot de passe" }).waitFor();
+    await page
+      .getByRole("heading", { level: 1, name: "Réinitialiser le mot de passe", exact: true })
+      .waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe("fr");
     await page.getByLabel("Courriel").fill(email);
     await page.getByRole("button", { name: "M'envoyer un code" }).click();
@@ -298,12 +300,12 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await page.getByLabel("Nouveau mot de passe").fill("second password");
     await page.getByRole("button", { name: "Enregistrer le mot de passe" }).click();
     await expect.poll(() => toast(page)).toBe("Mot de passe changé. Vous pouvez vous connecter.");
-    await page.getByRole("heading", { level: 1, name: "Connexion à votre compte" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Connexion à votre compte", exact: true }).waitFor();
 
     await page.getByLabel("Courriel").fill(email);
     await page.getByLabel("Mot de passe").fill("second password");
     await page.getByRole("button", { name: "Se connecter", exact: true }).click();
-    await page.getByRole("heading", { level: 1, name: "Votre compte" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Votre compte", exact: true }).waitFor();
     expect(await page.locator("#available-balance").textContent()).toMatch(/^0,00[\s\u202f]\$$/);
     // A reset code reached the mailbox, so the e-mail counts as verified.
     await expect.poll(() => page.locator("main").textContent()).toContain("en attente d'un premier dépôt");
@@ -315,7 +317,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
 
     // English again from the header; the view follows.
     await page.getByLabel("Langue").selectOption("en");
-    await page.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Your account", exact: true }).waitFor();
     await context.close();
     expect(watch.problems).toEqual([]);
   });

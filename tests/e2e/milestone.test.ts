@@ -152,9 +152,9 @@ describe.skipIf(!CHROMIUM)("first milestone", () => {
     await page.goto(`${host.url}/operator/`);
     await page.getByLabel("Admin API key").fill(adminKey);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     await page.getByRole("link", { name: taskId }).click();
-    await page.getByRole("heading", { level: 1, name: `Task ${taskId}` }).waitFor();
+    await page.getByRole("heading", { level: 1, name: `Task ${taskId}`, exact: true }).waitFor();
     await page.getByRole("button", { name: "Approve", exact: true }).click();
     await expect
       .poll(

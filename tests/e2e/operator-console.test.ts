@@ -114,7 +114,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     // The admin key: the review queue, closest review deadline (the urgent task) first.
     await page.getByLabel("Admin API key").fill(env.admin);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(env.admin);
     const ids = await page.locator(".card-title a").allTextContents();
     expect(ids).toEqual([urgent, standard]);
@@ -125,7 +125,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
 
     // The task page: what the agent sent, the estimate breakdown, the map link.
     await page.getByRole("link", { name: urgent }).click();
-    await page.getByRole("heading", { level: 1, name: `Task ${urgent}` }).waitFor();
+    await page.getByRole("heading", { level: 1, name: `Task ${urgent}`, exact: true }).waitFor();
     expect(page.url()).toContain(`#/task/${urgent}`);
     await expect.poll(() => page.getByText("Ring the bell at the back door.").count()).toBe(1);
     expect(await page.getByText(validTask.requester_contact).count()).toBeGreaterThan(0);
@@ -214,9 +214,9 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     const context = await newContext({ viewport: { width: 1024, height: 800 }, locale: "en-CA" });
     const page = await context.newPage();
     await signIn(page, env.admin);
-    await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     await page.getByRole("link", { name: id }).click();
-    await page.getByRole("heading", { level: 1, name: `Task ${id}` }).waitFor();
+    await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
 
     // Rejected elsewhere meanwhile: the approval is a 409 CONFLICT, shown with its code and request id.
     expect(
@@ -233,7 +233,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
       task_description: "Pick up a used bicycle listed online and inspect it.",
     });
     await page.goto(`${env.host.url}/operator/#/task/${offered}`);
-    await page.getByRole("heading", { level: 1, name: `Task ${offered}` }).waitFor();
+    await page.getByRole("heading", { level: 1, name: `Task ${offered}`, exact: true }).waitFor();
     await page.getByLabel("Amount (CAD)").fill("612.5");
     await page.getByLabel("Reason (optional, shown to the requester)").fill("Two hours on site are needed.");
     await page.getByRole("button", { name: "Counter-offer", exact: true }).click();
@@ -247,7 +247,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await api("POST", "/api/task-payment", env.admin, { task_id: failing, note: "cash" });
     await api("POST", "/api/task-complete", env.admin, { task_id: failing, action: "dispatch" });
     await page.goto(`${env.host.url}/operator/#/task/${failing}`);
-    await page.getByRole("heading", { level: 1, name: `Task ${failing}` }).waitFor();
+    await page.getByRole("heading", { level: 1, name: `Task ${failing}`, exact: true }).waitFor();
     await page.getByLabel("Reason", { exact: true }).fill("Building closed for renovation.");
     page.once("dialog", (dialog) => dialog.accept());
     await page.getByRole("button", { name: "Mark as failed" }).click();
@@ -259,7 +259,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
 
     // Lists by status, unmatched payments, refunds and dead letters.
     await page.getByRole("link", { name: "Tasks", exact: true }).click();
-    await page.getByRole("heading", { level: 1, name: "Tasks" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Tasks", exact: true }).waitFor();
     await page.getByLabel("Status").selectOption("rejected");
     await page.getByRole("button", { name: "Apply filters" }).click();
     await expect.poll(() => page.locator(".card-title a").allTextContents()).toEqual([id]);
@@ -276,7 +276,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     const free = await submit({ task_description: "Cancelled before payment." });
     expect((await api("DELETE", `/api/submit-task?task_id=${free}`, agent)).body.status).toBe("cancelled");
     await page.getByRole("link", { name: "Refunds", exact: true }).click();
-    await page.getByRole("heading", { level: 1, name: "Refund requests" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Refund requests", exact: true }).waitFor();
     expect(await page.locator(".card-title a").allTextContents()).toEqual([refund]);
     await page.getByRole("link", { name: "Dead letters", exact: true }).click();
     await page.getByLabel("Webhook id").fill("wh_doesnotexist");
@@ -285,15 +285,15 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
 
     // French, remembered across reloads; the key stays for the tab.
     await page.getByLabel("Language").selectOption("fr");
-    await page.getByRole("heading", { level: 1, name: "Webhooks en échec" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Webhooks en échec", exact: true }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe("fr");
     await page.getByRole("link", { name: "File", exact: true }).click();
-    await page.getByRole("heading", { level: 1, name: "File de révision" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "File de révision", exact: true }).waitFor();
     await page.reload();
-    await page.getByRole("heading", { level: 1, name: "File de révision" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "File de révision", exact: true }).waitFor();
 
     await page.getByRole("button", { name: "Se déconnecter" }).click();
-    await page.getByRole("heading", { level: 1, name: "Connexion opérateur" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Connexion opérateur", exact: true }).waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await context.close();
   });
@@ -310,9 +310,9 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     const context = await newContext({ viewport: { width: 1024, height: 900 }, locale: "en-CA" });
     const page = await context.newPage();
     await signIn(page, env.admin);
-    await page.getByRole("heading", { level: 1, name: "Review queue" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     await page.goto(`${env.host.url}/operator/#/task/${id}`);
-    await page.getByRole("heading", { level: 1, name: `Task ${id}` }).waitFor();
+    await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
     await page.getByLabel("Take or choose photos").setInputFiles(file);
     await page.locator(".proof-item", { hasText: "IMG_0001.jpg" }).waitFor();
     await page.getByRole("button", { name: "Complete task" }).click();
@@ -340,7 +340,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     });
     const page = await context.newPage();
     await signIn(page, env.admin);
-    await page.getByRole("heading", { level: 1, name: "File de révision" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "File de révision", exact: true }).waitFor();
     const wide = await page.evaluate(() =>
       [...document.querySelectorAll("body *")]
         .filter((el) => el.getBoundingClientRect().right > 391)
