@@ -13,8 +13,10 @@ import { preAuthorize } from "../billing/preauthorize.js";
 import { billingQuerySchema, preAuthorizeBodySchema } from "../billing/schemas.js";
 import { getService, listServices } from "../catalog/services.js";
 import { getConfig } from "../config.js";
+import type { Scope } from "../db/schema/enums.js";
 import { ApiError } from "../http/errors.js";
 import { parseOrThrow } from "../http/validation.js";
+import type { Caller } from "../keys/authenticate.js";
 import { createApiKey } from "../keys/create-api-key.js";
 import { createApiKeyBodySchema } from "../keys/schemas.js";
 import { getEstimate } from "../pricing/get-estimate.js";
@@ -40,6 +42,24 @@ export interface ToolDefinition {
   input: z.ZodRawShape;
   annotations: ToolAnnotations;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+/** Annotations of a tool that changes state (not idempotent, not destructive). */
+function writeTool(title: string, openWorldHint = false): ToolAnnotations {
+  return { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint, title };
+}
+
+/**
+ * Splits the `api_key` argument off `args` and authenticates it (or the header key) with `scope`.
+ * @throws ApiError UNAUTHORIZED, FORBIDDEN (see requireCaller)
+ */
+async function keyedArguments(
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  scope: Scope,
+): Promise<{ caller: Caller; rest: Record<string, unknown> }> {
+  const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
+  return { caller: await requireCaller(ctx, api_key, scope), rest };
 }
 
 const readOnly: ToolAnnotations = {
@@ -107,13 +127,7 @@ export const TOOLS: ToolDefinition[] = [
         .meta({ description: "Create a simulated task (no payment, no e-mail)." }),
       api_key: apiKeyArgument,
     },
-    annotations: {
-      readOnlyHint: false,
-      idempotentHint: false,
-      destructiveHint: false,
-      openWorldHint: true,
-      title: "Submit a task",
-    },
+    annotations: writeTool("Submit a task", true),
     async run(args, ctx) {
       const { api_key, sandbox, ...rest } = args as { api_key?: string; sandbox?: boolean } & Record<
         string,
@@ -143,13 +157,7 @@ export const TOOLS: ToolDefinition[] = [
       task_id: z.string().trim().min(1).max(64).meta({ description: "The task_id returned by submit_task." }),
       api_key: apiKeyArgument,
     },
-    annotations: {
-      readOnlyHint: false,
-      idempotentHint: false,
-      destructiveHint: false,
-      openWorldHint: false,
-      title: "Check a task's status",
-    },
+    annotations: writeTool("Check a task's status"),
     async run(args, ctx) {
       const caller = await requireCaller(ctx, args.api_key as string | undefined, "audit_only");
       const task = await advanceSandboxTask(await getTaskOrThrow(String(args.task_id)));
@@ -164,16 +172,9 @@ export const TOOLS: ToolDefinition[] = [
       "Rate a completed or failed task you submitted, once: rating 1-5, optional outcome and feedback. " +
       "Needs the key that submitted the task (scope task_create).",
     input: { ...submitScoreBodySchema.shape, api_key: apiKeyArgument },
-    annotations: {
-      readOnlyHint: false,
-      idempotentHint: false,
-      destructiveHint: false,
-      openWorldHint: false,
-      title: "Rate a finished task",
-    },
+    annotations: writeTool("Rate a finished task"),
     async run(args, ctx) {
-      const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
-      const caller = await requireCaller(ctx, api_key, "task_create");
+      const { caller, rest } = await keyedArguments(args, ctx, "task_create");
       const score = await submitScore(caller, parseOrThrow(submitScoreBodySchema, rest));
       return toolResult({ ...score });
     },
@@ -197,13 +198,7 @@ export const TOOLS: ToolDefinition[] = [
       "Create an API key (shown once) for `name` and a `contact` e-mail; default scopes audit_only and task_create. " +
       "Send it as the x-api-key header or the api_key argument of other tools. Limited to 3 keys per IP per hour.",
     input: { name: createApiKeyBodySchema.shape.name, contact: createApiKeyBodySchema.shape.contact },
-    annotations: {
-      readOnlyHint: false,
-      idempotentHint: false,
-      destructiveHint: false,
-      openWorldHint: false,
-      title: "Register an API key",
-    },
+    annotations: writeTool("Register an API key"),
     async run(args, ctx) {
       const body = parseOrThrow(
         z.strictObject({
@@ -230,16 +225,9 @@ export const TOOLS: ToolDefinition[] = [
       "the listed events of your tasks (task.accepted, task.paid, task.completed, …). Returns the signing secret once. " +
       "At most 5 per key; needs scope task_create.",
     input: { ...createWebhookBodySchema.shape, api_key: apiKeyArgument },
-    annotations: {
-      readOnlyHint: false,
-      idempotentHint: false,
-      destructiveHint: false,
-      openWorldHint: true,
-      title: "Register a webhook",
-    },
+    annotations: writeTool("Register a webhook", true),
     async run(args, ctx) {
-      const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
-      const caller = await requireCaller(ctx, api_key, "task_create");
+      const { caller, rest } = await keyedArguments(args, ctx, "task_create");
       const created = await registerWebhook(caller, parseOrThrow(createWebhookBodySchema, rest));
       return toolResult({ ...created }, "Store secret now: it is shown only once.");
     },
@@ -270,8 +258,7 @@ export const TOOLS: ToolDefinition[] = [
     },
     annotations: { ...readOnly, title: "Check a prepaid balance" },
     async run(args, ctx) {
-      const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
-      const caller = await requireCaller(ctx, api_key, "billing_read");
+      const { caller, rest } = await keyedArguments(args, ctx, "billing_read");
       const query = parseOrThrow(billingQuerySchema, { action: "balance", ...stringify(rest) });
       return toolResult({ ...(await getBilling(caller, query)) });
     },
@@ -287,16 +274,9 @@ export const TOOLS: ToolDefinition[] = [
       max_cost_cad: preAuthorizeBodySchema.shape.max_cost_cad,
       api_key: apiKeyArgument,
     },
-    annotations: {
-      readOnlyHint: false,
-      idempotentHint: false,
-      destructiveHint: false,
-      openWorldHint: false,
-      title: "Pre-authorize a cost",
-    },
+    annotations: writeTool("Pre-authorize a cost"),
     async run(args, ctx) {
-      const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
-      const caller = await requireCaller(ctx, api_key, "billing_read");
+      const { caller, rest } = await keyedArguments(args, ctx, "billing_read");
       const body = parseOrThrow(preAuthorizeBodySchema, { action: "pre_authorize", ...rest });
       return toolResult({ ...(await preAuthorize(caller, body.agent_id, body.max_cost_cad)) });
     },
