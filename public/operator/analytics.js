@@ -15,10 +15,11 @@
 
 import { field, h } from "../shared/dom.js";
 import { pageMessages } from "../shared/feedback.js";
-import { applyStaticStrings, showView, startShell } from "../shared/shell.js";
+import { applyStaticStrings, showView } from "../shared/shell.js";
 import { heading, table } from "../shared/views.js";
 import { ApiError, get, getKey, setKey } from "./api.js";
 import { formatCad, formatDateTime, formatNumber, MESSAGES, t } from "./i18n.js";
+import { startOperatorShell } from "./session.js";
 
 Object.assign(MESSAGES.en, {
   "an.title": "Analytics",
@@ -456,17 +457,7 @@ async function render({ focus = true } = {}) {
 }
 
 function init() {
-  startShell({
-    main,
-    langSelect,
-    logoutButton,
-    render,
-    logout: () => {
-      setKey(null);
-      announce(t("login.logged_out"));
-      render();
-    },
-  });
+  startOperatorShell({ main, langSelect, logoutButton, render, announce });
 }
 
 init();

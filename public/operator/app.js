@@ -14,11 +14,12 @@
 
 import { definitions, field, h } from "../shared/dom.js";
 import { pageMessages } from "../shared/feedback.js";
-import { applyStaticStrings, markCurrentNav, showView, startShell } from "../shared/shell.js";
+import { applyStaticStrings, markCurrentNav, showView } from "../shared/shell.js";
 import { badge, heading, proofItem } from "../shared/views.js";
 import { ApiError, get, getKey, postIdempotent, request, setKey } from "./api.js";
 import { formatCad, formatDateTime, formatDuration, formatNumber, t } from "./i18n.js";
 import { proofPicker } from "./proof.js";
+import { startOperatorShell } from "./session.js";
 
 const STATUSES = [
   "received",
@@ -1018,17 +1019,7 @@ async function render({ focus = true } = {}) {
 }
 
 function init() {
-  startShell({
-    main,
-    langSelect,
-    logoutButton,
-    render,
-    logout: () => {
-      setKey(null);
-      announce(t("login.logged_out"));
-      render();
-    },
-  });
+  startOperatorShell({ main, langSelect, logoutButton, render, announce });
 }
 
 init();
