@@ -150,6 +150,11 @@ export const configSchema = z.object({
   /** Timeout of one JSON-RPC request of the checker, ms (no retries: the next run retries). */
   CHECKER_RPC_TIMEOUT_MS: int(10_000, 100, 60_000),
 
+  /**
+   * How long an instance reuses a verified API key without asking the database, ms (0: never).
+   * A revocation takes effect at once on the instance that served it, on others within this time.
+   */
+  API_KEY_CACHE_TTL_MS: int(5_000, 0, 60_000),
   /** Requests per minute per API key (spec Limits). */
   RATE_LIMIT_KEY_PER_MIN: int(60, 1),
   /** Requests per minute per IP without a key (spec Limits). */

@@ -3,6 +3,13 @@
  * `x-api-key: <key>` or `Authorization: Bearer <key>`. A malformed, unknown, revoked or
  * foreign-prefix key is 401 UNAUTHORIZED, never 500. `last_used_at` is written at most
  * once a minute per key, off the request's critical path.
+ *
+ * A verified key is remembered per instance (and per database handle) for
+ * `API_KEY_CACHE_TTL_MS` (default 5 s), by its SHA-256, so a busy key costs one lookup per
+ * interval instead of one per request. Only active keys are remembered: an unknown or revoked
+ * key is looked up every time. `revokeApiKey` forgets the key on the instance that revokes it,
+ * so it is refused there at once; another instance may accept it until its entry expires, at
+ * most `API_KEY_CACHE_TTL_MS` after the revocation.
  */
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { getConfig } from "../config.js";
@@ -43,8 +50,56 @@ export function hasScope(caller: Caller, scope: Scope): boolean {
   return caller.isAdmin || caller.scopes.includes(scope);
 }
 
+/** A remembered active key: the caller, when the entry expires, when this instance last wrote `last_used_at`. */
+interface CachedKey {
+  caller: Caller;
+  expiresAt: number;
+  lastUsedAt: number;
+}
+
+/** Most keys remembered per database handle; the oldest entry goes first when full. */
+export const KEY_CACHE_MAX_ENTRIES = 10_000;
+
+/** Verified keys by SHA-256, per database handle (a new handle, as in tests, starts empty). */
+const keyCaches = new WeakMap<object, Map<string, CachedKey>>();
+/** Bumped by every `forgetCachedKey`: a lookup that began before a revocation is not remembered. */
+let forgetEpoch = 0;
+
+function keyCache(db: object): Map<string, CachedKey> {
+  let cache = keyCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    keyCaches.set(db, cache);
+  }
+  return cache;
+}
+
 /**
- * Looks up `key`.
+ * Forgets the key whose SHA-256 is `keyHash` on this instance, so its next use is looked
+ * up again (called on revocation).
+ */
+export async function forgetCachedKey(keyHash: string): Promise<void> {
+  forgetEpoch++;
+  keyCaches.get(await getDb())?.delete(keyHash);
+}
+
+function copyCaller(caller: Caller): Caller {
+  return { ...caller, scopes: [...caller.scopes] };
+}
+
+/** Writes `last_used_at` = `now` unless another request did within the minute; never throws. */
+function touchLastUsed(db: Awaited<ReturnType<typeof getDb>>, keyId: string, now: number): void {
+  const cutoff = new Date(now - 60_000);
+  void db
+    .update(apiKeys)
+    .set({ lastUsedAt: new Date(now) })
+    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, cutoff))))
+    .catch(() => {});
+}
+
+/**
+ * Looks up `key`: from this instance's cache of verified keys when its entry is younger
+ * than `API_KEY_CACHE_TTL_MS`, else from the database.
  * @throws ApiError UNAUTHORIZED for anything but an active key of this deployment.
  */
 export async function authenticateKey(key: string): Promise<Caller> {
@@ -56,6 +111,20 @@ export async function authenticateKey(key: string): Promise<Caller> {
     );
   }
   const db = await getDb();
+  const keyHash = sha256Hex(key);
+  const ttl = config.API_KEY_CACHE_TTL_MS;
+  const cache = keyCache(db);
+  const cached = cache.get(keyHash);
+  const now = Date.now();
+  if (cached && now < cached.expiresAt) {
+    if (now - cached.lastUsedAt > 60_000) {
+      cached.lastUsedAt = now;
+      touchLastUsed(db, cached.caller.keyId, now);
+    }
+    return copyCaller(cached.caller);
+  }
+  if (cached) cache.delete(keyHash);
+  const epoch = forgetEpoch;
   const [row] = await db
     .select({
       id: apiKeys.id,
@@ -66,23 +135,24 @@ export async function authenticateKey(key: string): Promise<Caller> {
       lastUsedAt: apiKeys.lastUsedAt,
     })
     .from(apiKeys)
-    .where(eq(apiKeys.keyHash, sha256Hex(key)));
+    .where(eq(apiKeys.keyHash, keyHash));
   if (!row) throw new ApiError("UNAUTHORIZED", "Unknown API key");
   if (row.revokedAt) throw new ApiError("UNAUTHORIZED", "This API key has been revoked");
-  const now = Date.now();
-  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > 60_000) {
-    const cutoff = new Date(now - 60_000);
-    void db
-      .update(apiKeys)
-      .set({ lastUsedAt: new Date(now) })
-      .where(and(eq(apiKeys.id, row.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, cutoff))))
-      .catch(() => {});
+  let lastUsedAt = row.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY;
+  if (now - lastUsedAt > 60_000) {
+    lastUsedAt = now;
+    touchLastUsed(db, row.id, now);
   }
-  return {
+  const caller: Caller = {
     keyId: row.id,
     name: row.name,
     contact: row.contact,
     scopes: row.scopes,
     isAdmin: row.scopes.includes("admin"),
   };
+  if (ttl > 0 && epoch === forgetEpoch) {
+    if (cache.size >= KEY_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+    cache.set(keyHash, { caller: copyCaller(caller), expiresAt: now + ttl, lastUsedAt });
+  }
+  return caller;
 }

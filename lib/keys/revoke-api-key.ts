@@ -1,14 +1,15 @@
 /**
  * Revokes a key permanently (DELETE /api/api-keys). A key may revoke keys of its own
  * contact (itself included); an admin any key. A key the caller may not see is
- * reported as 404, like an unknown one, so keys cannot be probed.
+ * reported as 404, like an unknown one, so keys cannot be probed. The key is forgotten by this
+ * instance's cache of verified keys (lib/keys/authenticate.ts), so it is refused here at once.
  */
 import { and, eq, isNull } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { apiKeys } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import { sha256Hex } from "../ids.js";
-import type { Caller } from "./authenticate.js";
+import { type Caller, forgetCachedKey } from "./authenticate.js";
 
 /**
  * @throws ApiError NOT_FOUND for an unknown, already revoked or foreign key.
@@ -19,11 +20,13 @@ export async function revokeApiKey(
 ): Promise<{ revoked: true; key_id: string; revoked_at: string }> {
   const db = await getDb();
   const visible = caller.isAdmin ? undefined : eq(apiKeys.contact, caller.contact);
+  const keyHash = sha256Hex(keyToRevoke.trim());
   const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.keyHash, sha256Hex(keyToRevoke.trim())), isNull(apiKeys.revokedAt), visible))
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), visible))
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
+  await forgetCachedKey(keyHash);
   if (!row)
     throw new ApiError("NOT_FOUND", "No active key matches key_to_revoke", { field: "key_to_revoke" });
   return { revoked: true, key_id: row.id, revoked_at: row.revokedAt!.toISOString() };
