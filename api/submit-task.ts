@@ -2,10 +2,9 @@
 import { ApiError } from "../lib/http/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { json } from "../lib/http/response.js";
-import { getTaskOrThrow } from "../lib/tasks/apply-transition.js";
 import { cancelTask } from "../lib/tasks/cancel-task.js";
 import { cancelTaskOperation, getTaskStatusOperation, submitTaskOperation } from "../lib/tasks/operations.js";
-import { advanceSandboxTask } from "../lib/tasks/sandbox.js";
+import { readTaskStatus } from "../lib/tasks/read-task-status.js";
 import { submitTask } from "../lib/tasks/submit-task.js";
 import { NEXT_POLL_SECONDS, taskStatusView } from "../lib/tasks/task-view.js";
 import { isTerminal } from "../lib/tasks/transitions.js";
@@ -25,8 +24,7 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
     submitTask({ body, caller, agent, sandbox: sandboxMode(request) }),
   ),
   GET: endpoint(getTaskStatusOperation, async ({ query, caller }) => {
-    const task = await advanceSandboxTask(await getTaskOrThrow(query.task_id));
-    const view = await taskStatusView(task, caller);
+    const { task, view } = await readTaskStatus(query.task_id, caller);
     const terminal = isTerminal(task.status);
     const retryAfter = task.sandbox ? 1 : NEXT_POLL_SECONDS[task.status];
     return json(view, 200, terminal ? {} : { "retry-after": String(retryAfter) });

@@ -6,7 +6,7 @@
 import { asc, eq } from "drizzle-orm";
 import { publicBaseUrl } from "../config.js";
 import { getDb } from "../db/client.js";
-import type { TaskStatus } from "../db/schema/enums.js";
+import type { EventType, TaskStatus } from "../db/schema/enums.js";
 import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
 import { formatUsdc } from "../payments/amount.js";
@@ -86,14 +86,34 @@ export function taskLinks(taskId: string): { self: string; stream: string; cance
   };
 }
 
-/** Builds the status response of `task` for `viewer`. */
-export async function taskStatusView(task: Task, viewer: Caller | null): Promise<Record<string, unknown>> {
+/** One entry of a task's status history: an event of the task, in `seq` order. */
+export interface TaskHistoryEntry {
+  status: TaskStatus | null;
+  event: EventType;
+  at: Date;
+}
+
+/** The history of task `taskId`, oldest first. */
+export async function taskHistory(taskId: string): Promise<TaskHistoryEntry[]> {
   const db = await getDb();
-  const history = await db
+  return db
     .select({ status: taskEvents.taskStatus, event: taskEvents.type, at: taskEvents.createdAt })
     .from(taskEvents)
-    .where(eq(taskEvents.taskId, task.id))
+    .where(eq(taskEvents.taskId, taskId))
     .orderBy(asc(taskEvents.seq));
+}
+
+/**
+ * Builds the status response of `task` for `viewer`. `history` is the task's
+ * {@link taskHistory} when the caller read it already (with the task, in one query);
+ * omitted, it is read here.
+ */
+export async function taskStatusView(
+  task: Task,
+  viewer: Caller | null,
+  history?: TaskHistoryEntry[],
+): Promise<Record<string, unknown>> {
+  history ??= await taskHistory(task.id);
   const view: Record<string, unknown> = {
     task_id: task.id,
     service_type: task.serviceType,
@@ -137,6 +157,7 @@ export async function taskStatusView(task: Task, viewer: Caller | null): Promise
   }
   if (task.status === "counter_offered") view.counter_offer_amount = task.counterOfferAmount;
   if (task.status === "completed") {
+    const db = await getDb();
     const files = await db
       .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
       .from(proofFiles)
