@@ -19,7 +19,7 @@ import { match, pathToRegexp } from "path-to-regexp";
 import { getConfig } from "../lib/config.js";
 import { SOCKET_IP_HEADER } from "../lib/http/client-ip.js";
 import { newRequestId } from "../lib/http/request-id.js";
-import { routeNotFound } from "../lib/http/response.js";
+import { completeBodyText, routeNotFound } from "../lib/http/response.js";
 
 type WebHandler = (request: Request) => Promise<Response>;
 
@@ -189,8 +189,18 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   };
 
   const server = http.createServer(async (req, res) => {
-    const controller = new AbortController();
-    res.on("close", () => controller.abort());
+    // The client may leave before the response is complete: then `request.signal` aborts (the
+    // event stream stops) and a streamed body is cancelled. Most requests never read the signal,
+    // so its AbortController is made on first read, and nothing is aborted after a full answer.
+    let controller: AbortController | undefined;
+    let clientGone = false;
+    let onGone: (() => void) | undefined;
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      clientGone = true;
+      controller?.abort();
+      onGone?.();
+    });
     try {
       const host = req.headers.host ?? `${options.host}:${options.port}`;
       const url = new URL(req.url ?? "/", `http://${host}`);
@@ -206,9 +216,18 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         method: req.method,
         headers,
         body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
-        signal: controller.signal,
         // @ts-expect-error Node's fetch needs duplex for streamed request bodies
         duplex: "half",
+      });
+      Object.defineProperty(request, "signal", {
+        configurable: true,
+        get() {
+          if (!controller) {
+            controller = new AbortController();
+            if (clientGone) controller.abort();
+          }
+          return controller.signal;
+        },
       });
       const response = await dispatch(request);
       applyHeaderRules(url.pathname, response.headers);
@@ -229,6 +248,15 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         res.end();
         return;
       }
+      const text = completeBodyText(response);
+      if (text !== undefined) {
+        // A body built from a string (lib/http/response.ts): written as it is, headers and body
+        // in one write, with Content-Length (as Vercel sends buffered responses).
+        outHeaders["content-length"] = String(Buffer.byteLength(text));
+        res.writeHead(response.status, outHeaders);
+        res.end(text);
+        return;
+      }
       if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
         // A whole body: one write with Content-Length (as Vercel sends buffered responses).
         const buffer = Buffer.from(await response.arrayBuffer());
@@ -240,7 +268,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       res.writeHead(response.status, outHeaders);
       res.flushHeaders();
       const reader = response.body.getReader();
-      controller.signal.addEventListener("abort", () => reader.cancel().catch(() => {}));
+      onGone = () => void reader.cancel().catch(() => {});
+      if (clientGone) onGone();
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
@@ -248,7 +277,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       }
       res.end();
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (clientGone) return;
       console.error("local host error:", error);
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });

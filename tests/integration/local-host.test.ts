@@ -72,6 +72,30 @@ describe("local host", () => {
     expect(await res.text()).toBe("data: 1\n\ndata: 2\n\ndata: 3\n\n");
   });
 
+  it("writes bodies built from a string as they are, with their length in bytes", async () => {
+    const res = await fetch(`${host.url}/api/built`);
+    expect(res.status).toBe(201);
+    expect(res.headers.get("x-built")).toBe("yes");
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(res.headers.get("content-length")).toBe(String(bytes.byteLength));
+    expect(JSON.parse(bytes.toString("utf8"))).toEqual({ word: "café", emoji: "🚲" });
+  });
+
+  it("aborts request.signal when the client leaves before the answer", async () => {
+    const state = globalThis as unknown as { __waitAborted?: boolean };
+    const client = new AbortController();
+    const pending = fetch(`${host.url}/api/wait`, { signal: client.signal }).catch(() => "aborted");
+    const deadline = Date.now() + 3000;
+    while (state.__waitAborted === undefined && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(state.__waitAborted).toBe(false);
+    client.abort();
+    expect(await pending).toBe("aborted");
+    while (!state.__waitAborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(state.__waitAborted).toBe(true);
+  });
+
   it("runs vercel.json crons on their schedule with the cron secret", async () => {
     const state = globalThis as unknown as { __ticks?: { count: number; auth: string | null } };
     const deadline = Date.now() + 5000;
