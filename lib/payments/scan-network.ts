@@ -13,21 +13,21 @@
  *    block number and hash.
  * 4. Each new log (unique chain id + tx hash + log index) is matched by its exact amount
  *    to a non-sandbox task awaiting payment (`accepted_pending_payment`, `counter_offered`):
- *    paid through the state machine (`recordPayment`) with the `matched` transfer row
- *    written in the same transaction; paid after the window closed → `late`; anything
+ *    paid through the state machine in batches (`recordPayments`: one transaction per
+ *    batch, the `matched` transfer rows written in the same transaction); paid after the window closed → `late`; anything
  *    else (wrong amount, a task already paid, a sandbox amount) → `unmatched`, reason given.
  * 5. Move the cursor to the last scanned block (with its hash).
  *
  * Re-running over the same blocks changes nothing: known transfers are skipped and the
  * unique key refuses a second row even to a concurrent run.
  */
-import { and, between, desc, eq, inArray, notInArray } from "drizzle-orm";
-import { getDb, type Tx } from "../db/client.js";
+import { and, between, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { bulkInsert } from "../db/bulk.js";
+import { getDb } from "../db/client.js";
 import type { TaskStatus } from "../db/schema/enums.js";
 import { chainCursors, chainTransfers, type NewChainTransfer, tasks } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
-import { recordPayment } from "../tasks/record-payment.js";
+import { type PaymentEntry, recordPayments } from "../tasks/record-payment.js";
 import { formatUsdc } from "./amount.js";
 import { type BlockRef, type ChainLog, ChainReader } from "./chain-reader.js";
 import type { NetworkConfig } from "./networks.js";
@@ -67,8 +67,8 @@ export interface NetworkScanResult {
 
 const keyOf = (txHash: string, logIndex: number) => `${txHash}:${logIndex}`;
 
-/** Thrown inside the payment transaction when the transfer row already exists (rolls the payment back). */
-class AlreadyRecorded extends Error {}
+/** Payments (and unmatched transfer rows) written per transaction. */
+const PAY_BATCH = 1000;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -281,11 +281,13 @@ interface TaskRef {
   expiresAt: Date | null;
 }
 
-/** Tasks (non-sandbox) with one of `amounts`, in `statuses` or outside them. */
+/** Tasks (non-sandbox) with one of `amounts`, in the open statuses or outside them. */
 async function tasksByAmount(amounts: bigint[], open: boolean): Promise<Map<bigint, TaskRef>> {
   const db = await getDb();
   const found = new Map<bigint, TaskRef>();
-  for (const part of chunks(amounts, 5000)) {
+  for (const part of chunks(amounts, 10_000)) {
+    // One jsonb parameter for the whole list (thousands of bind parameters cost more than the query).
+    const list = JSON.stringify(part.map(String));
     const rows = await db
       .select({
         id: tasks.id,
@@ -297,7 +299,7 @@ async function tasksByAmount(amounts: bigint[], open: boolean): Promise<Map<bigi
       .where(
         and(
           eq(tasks.sandbox, false),
-          inArray(tasks.paymentUsdcMicro, part),
+          sql`${tasks.paymentUsdcMicro} in (select (jsonb_array_elements_text(${list}::jsonb))::bigint)`,
           open
             ? inArray(tasks.status, OPEN_PAYMENT_STATUSES)
             : notInArray(tasks.status, OPEN_PAYMENT_STATUSES),
@@ -350,6 +352,7 @@ async function matchTransfers(
   const paidThisRun = new Map<string, string>();
   const leftover: { log: ChainLog; task?: TaskRef; reason?: string }[] = [];
 
+  const candidates: (PaymentEntry & { log: ChainLog; block: BlockRef | undefined; task: TaskRef })[] = [];
   for (const log of logs) {
     const block = blocks.get(log.blockNumber);
     const task = open.get(log.amount);
@@ -357,7 +360,6 @@ async function matchTransfers(
       leftover.push({ log });
       continue;
     }
-    const usdc = formatUsdc(log.amount);
     if (paidThisRun.has(task.id)) {
       leftover.push({ log, task, reason: `Task ${task.id} was already paid by ${paidThisRun.get(task.id)}` });
       continue;
@@ -366,37 +368,39 @@ async function matchTransfers(
       leftover.push({ log, task: { ...task, status: "payment_expired" } });
       continue;
     }
-    try {
-      await recordPayment(
-        task.id,
-        {
-          method: "usdc",
-          network: net.name,
-          txHash: log.txHash,
-          note: `${usdc} USDC from ${log.from} (log ${log.logIndex}, block ${log.blockNumber})`,
-        },
-        undefined,
-        async (_paid, tx: Tx) => {
-          const inserted = await tx
-            .insert(chainTransfers)
-            .values(transferRow(net, log, block, "matched", task.id, null))
-            .onConflictDoNothing()
-            .returning({ id: chainTransfers.id });
-          if (inserted.length === 0) throw new AlreadyRecorded();
-        },
+    paidThisRun.set(task.id, log.txHash);
+    candidates.push({
+      taskId: task.id,
+      log,
+      block,
+      task,
+      payment: {
+        method: "usdc",
+        network: net.name,
+        txHash: log.txHash,
+        note: `${formatUsdc(log.amount)} USDC from ${log.from} (log ${log.logIndex}, block ${log.blockNumber})`,
+      },
+    });
+  }
+  // Paid in batches: one transaction per batch, each transfer row written with its payment.
+  for (const part of chunks(candidates, PAY_BATCH)) {
+    const outcome = await recordPayments(part, new Date(), async (ready, tx) => {
+      const inserted = await bulkInsert(
+        tx,
+        chainTransfers,
+        ready.map(({ entry }) => transferRow(net, entry.log, entry.block, "matched", entry.taskId, null)),
+        { onConflictDoNothing: true, returning: ["txHash", "logIndex"] },
       );
-      paidThisRun.set(task.id, log.txHash);
-      counts.matched++;
-    } catch (error) {
-      if (error instanceof AlreadyRecorded) continue;
-      if (!(error instanceof ApiError && (error.code === "CONFLICT" || error.code === "NOT_FOUND")))
-        throw error;
-      // The task changed since it was read (expired, cancelled, paid another way).
-      const [now] = await db
-        .select({ status: tasks.status, expiresAt: tasks.paymentExpiresAt })
-        .from(tasks)
-        .where(eq(tasks.id, task.id));
-      leftover.push({ log, task: { ...task, status: now?.status ?? task.status } });
+      // A row that already exists was recorded by a concurrent run: that payment is not ours.
+      const ours = new Set(inserted.map((r) => keyOf(String(r.tx_hash), Number(r.log_index))));
+      return ready
+        .filter(({ entry }) => ours.has(keyOf(entry.log.txHash, entry.log.logIndex)))
+        .map((r) => r.entry);
+    });
+    counts.matched += outcome.applied.length;
+    // The task changed since it was read (expired, cancelled, paid another way).
+    for (const { entry, currentStatus } of outcome.refused) {
+      leftover.push({ log: entry.log, task: { ...entry.task, status: currentStatus ?? entry.task.status } });
     }
   }
 
@@ -433,8 +437,8 @@ async function matchTransfers(
     rows.push(transferRow(net, log, block, "unmatched", task?.id ?? null, reason));
     counts.unmatched++;
   }
-  for (const part of chunks(rows, 1000)) {
-    await db.insert(chainTransfers).values(part).onConflictDoNothing();
+  for (const part of chunks(rows, PAY_BATCH)) {
+    await bulkInsert(db, chainTransfers, part, { onConflictDoNothing: true });
   }
   return counts;
 }

@@ -3,16 +3,18 @@
  * with its event row (the outbox read by webhooks, callbacks, e-mails and the stream).
  * The row is locked (`SELECT … FOR UPDATE`) and its `version` checked, so two
  * concurrent changes of one task never both succeed. Unique-amount collisions of the
- * payment index are retried.
+ * payment index are retried. `applyTransitionBatch` does the same for many tasks in one
+ * transaction with set-based statements (the payment checker).
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { bulkInsert, recordset } from "../db/bulk.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { TaskStatus } from "../db/schema/enums.js";
-import { type Task, taskEvents, tasks } from "../db/schema/index.js";
+import { type NewTaskEvent, type Task, taskEvents, tasks } from "../db/schema/index.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
-import { allowedActions, findTransition, type TaskAction } from "./transitions.js";
+import { allowedActions, findTransition, type TaskAction, type Transition } from "./transitions.js";
 
 /** Column changes that go with a transition; may be computed from the locked row. */
 export type TaskChanges = Partial<typeof tasks.$inferInsert>;
@@ -60,6 +62,31 @@ const isUniqueViolation = (error: unknown): boolean => {
   return false;
 };
 
+/** The event row of `transition` applied to `task` (the row before the change). */
+function eventRow(
+  task: Pick<Task, "id" | "status" | "apiKeyId" | "serviceType" | "sandbox">,
+  transition: Transition,
+  extra: Record<string, unknown>,
+  now: Date,
+): NewTaskEvent & { id: string } {
+  return {
+    id: prefixedId("evt"),
+    taskId: task.id,
+    type: transition.event,
+    taskStatus: transition.to,
+    apiKeyId: task.apiKeyId,
+    payload: {
+      task_id: task.id,
+      status: transition.to,
+      previous_status: task.status,
+      service_type: task.serviceType,
+      sandbox: task.sandbox,
+      ...extra,
+    },
+    createdAt: now,
+  };
+}
+
 /**
  * Applies `action` to task `taskId`.
  * @throws ApiError NOT_FOUND (unknown task), CONFLICT (action not allowed from the current status; `current_status` in the error)
@@ -86,24 +113,9 @@ export async function applyTransition(
           .returning();
         if (!updated) throw conflict(action, task);
         await options.after?.(updated, tx);
-        const eventId = prefixedId("evt");
-        await tx.insert(taskEvents).values({
-          id: eventId,
-          taskId,
-          type: transition.event,
-          taskStatus: transition.to,
-          apiKeyId: task.apiKeyId,
-          payload: {
-            task_id: taskId,
-            status: transition.to,
-            previous_status: task.status,
-            service_type: task.serviceType,
-            sandbox: task.sandbox,
-            ...(options.payload?.(updated) ?? {}),
-          },
-          createdAt: now,
-        });
-        return { task: updated, eventId, from: task.status };
+        const event = eventRow(task, transition, options.payload?.(updated) ?? {}, now);
+        await tx.insert(taskEvents).values(event);
+        return { task: updated, eventId: event.id, from: task.status };
       });
       kickOutbox(); // webhooks, callbacks, e-mails of the committed event (lib/events)
       return result;
@@ -112,4 +124,149 @@ export async function applyTransition(
       throw error;
     }
   }
+}
+
+/** One task of a batch transition; callers extend it with what they need back. */
+export interface BatchEntry {
+  taskId: string;
+}
+
+/**
+ * The columns a batch reads from each locked task: what the transition check and the
+ * event row need, plus what payment changes are computed from. Reading whole rows (and
+ * returning them from the update) was most of a batch's time on PGlite.
+ */
+const BATCH_COLUMNS = {
+  id: tasks.id,
+  status: tasks.status,
+  version: tasks.version,
+  apiKeyId: tasks.apiKeyId,
+  serviceType: tasks.serviceType,
+  sandbox: tasks.sandbox,
+  urgency: tasks.urgency,
+  priceCad: tasks.priceCad,
+  counterOfferAmount: tasks.counterOfferAmount,
+};
+
+/** A locked task as a batch sees it (`BATCH_COLUMNS`). */
+export type BatchTask = Pick<Task, keyof typeof BATCH_COLUMNS>;
+
+/** Options of `applyTransitionBatch`. */
+export interface BatchTransitionOptions<E extends BatchEntry> {
+  /** Column changes for one locked task; every entry must set the same columns. */
+  changes?: (task: BatchTask, entry: E) => TaskChanges;
+  /** Extra members of the event payload, from the locked row and its changes. */
+  payload?: (task: BatchTask, changes: TaskChanges, entry: E) => Record<string, unknown>;
+  /**
+   * Runs in the transaction after the locks and the transition checks, before any task is
+   * updated, with the entries the table allows; returns those that go ahead (the others
+   * are reported as `skipped`, e.g. a transfer another checker run recorded first).
+   */
+  claim?: (ready: { task: BatchTask; entry: E }[], tx: Tx) => Promise<E[]>;
+}
+
+/** What a batch did, entry by entry. */
+export interface BatchTransitionResult<E extends BatchEntry> {
+  /** Changed: the task, its status before and after, and the event written. */
+  applied: { entry: E; taskId: string; from: TaskStatus; to: TaskStatus; eventId: string }[];
+  /**
+   * Not allowed: `currentStatus` null for an unknown task, else the status the table
+   * refused the action from (for a task named twice, the status the first entry led to).
+   */
+  refused: { entry: E; currentStatus: TaskStatus | null }[];
+  /** Allowed but dropped by `claim`. */
+  skipped: E[];
+}
+
+/**
+ * Applies `action` to many tasks in ONE transaction with the same guarantees as
+ * `applyTransition`: rows locked (`FOR UPDATE`, in id order) and version-checked, each
+ * change validated by the transition table, each applied change written with its event row.
+ * Set-based: one locking select, one `UPDATE … FROM jsonb_to_recordset(…)`, one multi-row
+ * event insert (lib/db/bulk.ts). Entries the table refuses are reported, not thrown, so one
+ * stale task does not hold back the others. The outbox is kicked once after commit.
+ * @throws the database's errors (nothing is written then); Error if a locked row's version moved.
+ */
+export async function applyTransitionBatch<E extends BatchEntry>(
+  entries: readonly E[],
+  action: TaskAction,
+  options: BatchTransitionOptions<E> = {},
+): Promise<BatchTransitionResult<E>> {
+  const result: BatchTransitionResult<E> = { applied: [], refused: [], skipped: [] };
+  if (entries.length === 0) return result;
+  const db = await getDb();
+  await db.transaction(async (tx) => {
+    const ids = [...new Set(entries.map((e) => e.taskId))].sort();
+    const locked = await tx
+      .select(BATCH_COLUMNS)
+      .from(tasks)
+      .where(sql`${tasks.id} in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`)
+      .orderBy(tasks.id)
+      .for("update");
+    const byId = new Map(locked.map((t) => [t.id, t]));
+    const ready: { task: BatchTask; entry: E; transition: Transition }[] = [];
+    const claimed = new Map<string, TaskStatus>();
+    for (const entry of entries) {
+      const task = byId.get(entry.taskId);
+      const transition = task && !claimed.has(task.id) ? findTransition(action, task.status) : undefined;
+      if (!task || !transition) {
+        result.refused.push({ entry, currentStatus: claimed.get(entry.taskId) ?? task?.status ?? null });
+        continue;
+      }
+      claimed.set(task.id, transition.to);
+      ready.push({ task, entry, transition });
+    }
+    let going = ready;
+    if (options.claim && ready.length) {
+      const kept = new Set(
+        await options.claim(
+          ready.map(({ task, entry }) => ({ task, entry })),
+          tx,
+        ),
+      );
+      going = ready.filter((r) => kept.has(r.entry));
+      result.skipped = ready.filter((r) => !kept.has(r.entry)).map((r) => r.entry);
+    }
+    if (going.length === 0) return;
+
+    const now = new Date();
+    const changes = going.map(({ task, entry }) => options.changes?.(task, entry) ?? {});
+    const rows = going.map(({ task, transition }, i) => ({
+      ...changes[i],
+      id: task.id,
+      version: task.version,
+      status: transition.to,
+    }));
+    const columns = getTableColumns(tasks) as Record<string, { name: string }>;
+    const set: Record<string, unknown> = {};
+    for (const key of Object.keys(rows[0]!)) {
+      if (key === "id" || key === "version") continue;
+      set[key] = sql`${sql.identifier("v")}.${sql.identifier(columns[key]!.name)}`;
+    }
+    const updated = await tx
+      .update(tasks)
+      .set({ ...set, version: sql`${tasks.version} + 1`, updatedAt: now })
+      .from(recordset(tasks, rows, "v"))
+      .where(and(eq(tasks.id, sql`v.id`), eq(tasks.version, sql`v.version`)))
+      .returning({ id: tasks.id });
+    if (updated.length !== going.length) {
+      throw new Error(
+        `applyTransitionBatch: ${going.length - updated.length} locked task(s) changed version`,
+      );
+    }
+    const events = going.map(({ task, entry, transition }, i) => {
+      const event = eventRow(task, transition, options.payload?.(task, changes[i]!, entry) ?? {}, now);
+      result.applied.push({
+        entry,
+        taskId: task.id,
+        from: task.status,
+        to: transition.to,
+        eventId: event.id,
+      });
+      return event;
+    });
+    await bulkInsert(tx, taskEvents, events);
+  });
+  if (result.applied.length) kickOutbox();
+  return result;
 }

@@ -1,0 +1,101 @@
+/**
+ * Set-based writes of many rows in one statement, for batch paths (the payment checker
+ * pays thousands of tasks per run). Rows travel as ONE jsonb parameter expanded by
+ * PostgreSQL's `jsonb_to_recordset` (PostgreSQL docs, "JSON Processing Functions"), so a
+ * statement has a handful of parameters whatever the row count, and the same SQL runs on
+ * PGlite, node-postgres and Neon. Values go through each column's own drizzle mapping
+ * (`mapToDriverValue`) and are typed by the column's SQL type in the recordset definition.
+ */
+import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Db, Tx } from "./client.js";
+
+type Row = Record<string, unknown>;
+
+/** Columns (by TypeScript property name) that `rows` set: the same for every row. */
+function keysOf(rows: readonly Row[]): string[] {
+  const keys = Object.keys(rows[0] ?? {}).filter((k) => rows[0]![k] !== undefined);
+  for (const row of rows) {
+    const own = Object.keys(row).filter((k) => row[k] !== undefined);
+    if (own.length !== keys.length || own.some((k) => !keys.includes(k))) {
+      throw new Error(`bulk write: every row must set the same columns (${keys.join(", ")})`);
+    }
+  }
+  return keys;
+}
+
+function columnsOf(table: PgTable, keys: readonly string[]): PgColumn[] {
+  const all = getTableColumns(table) as Record<string, PgColumn>;
+  return keys.map((k) => {
+    const column = all[k];
+    if (!column) throw new Error(`bulk write: no column ${k}`);
+    return column;
+  });
+}
+
+const isJson = (column: PgColumn) => /^jsonb?$/.test(column.getSQLType());
+
+/**
+ * `jsonb_to_recordset($1::jsonb) AS alias("col" type, …)` for `rows` (objects keyed by the
+ * table's TypeScript property names, every row setting the same ones), usable as a FROM
+ * item. The recordset's columns carry the table's SQL column names.
+ * @throws Error when rows set different columns or name a column the table lacks.
+ */
+export function recordset(table: PgTable, rows: readonly Row[], alias: string): SQL {
+  const keys = keysOf(rows);
+  const columns = columnsOf(table, keys);
+  const records = rows.map((row) => {
+    const record: Row = {};
+    columns.forEach((column, i) => {
+      const value = row[keys[i]!];
+      record[column.name] =
+        value === null ? null : isJson(column) ? value : column.mapToDriverValue(value as never);
+    });
+    return record;
+  });
+  const text = JSON.stringify(records, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  const definition = sql.join(
+    columns.map((c) => sql`${sql.identifier(c.name)} ${sql.raw(c.getSQLType())}`),
+    sql`, `,
+  );
+  return sql`jsonb_to_recordset(${text}::jsonb) as ${sql.identifier(alias)}(${definition})`;
+}
+
+/** Options of `bulkInsert`. */
+export interface BulkInsertOptions {
+  /** `ON CONFLICT DO NOTHING`: rows that collide with a unique key are left out. */
+  onConflictDoNothing?: boolean;
+  /** TypeScript property names of the columns to return for the rows inserted. */
+  returning?: readonly string[];
+}
+
+/**
+ * Inserts `rows` (objects keyed by `table`'s TypeScript property names, all setting the same
+ * columns; columns left out take their defaults) in one `INSERT … SELECT … FROM
+ * jsonb_to_recordset(…)` statement.
+ * @returns the inserted rows' `returning` columns keyed by SQL column name, as the driver
+ *   returns them (no drizzle mapping: bigint columns may come back as strings); [] without `returning`.
+ * @throws the driver's error (e.g. a unique violation without `onConflictDoNothing`); Error on inconsistent rows.
+ */
+export async function bulkInsert(
+  db: Db | Tx,
+  table: PgTable,
+  rows: readonly Row[],
+  options: BulkInsertOptions = {},
+): Promise<Row[]> {
+  if (rows.length === 0) return [];
+  const names = columnsOf(table, keysOf(rows)).map((c) => sql.identifier(c.name));
+  const list = sql.join(names, sql`, `);
+  const returning = options.returning?.length
+    ? sql` returning ${sql.join(
+        columnsOf(table, options.returning).map((c) => sql.identifier(c.name)),
+        sql`, `,
+      )}`
+    : sql``;
+  const result = await db.execute(
+    sql`insert into ${table} (${list}) select ${list} from ${recordset(table, rows, "r")}${
+      options.onConflictDoNothing ? sql` on conflict do nothing` : sql``
+    }${returning}`,
+  );
+  return options.returning?.length ? ((result as unknown as { rows: Row[] }).rows ?? []) : [];
+}
