@@ -160,9 +160,11 @@ export async function scanNetwork(net: NetworkConfig, limits: ScanLimits): Promi
   const storedByKey = new Map(stored.map((s) => [keyOf(s.txHash, s.logIndex), s]));
   const fresh = new Map(logs.map((l) => [keyOf(l.txHash, l.logIndex), l]));
   // Logs stored outside the range (a re-included transaction that moved blocks) are known too.
-  const unknownKeys = logs.filter((l) => !storedByKey.has(keyOf(l.txHash, l.logIndex)));
-  if (unknownKeys.length) {
-    for (const part of chunks(unknownKeys, 1000)) {
+  const unknownTxs = [
+    ...new Set(logs.filter((l) => !storedByKey.has(keyOf(l.txHash, l.logIndex))).map((l) => l.txHash)),
+  ];
+  if (unknownTxs.length) {
+    for (const part of chunks(unknownTxs, 1000)) {
       const rows = await db
         .select({
           id: chainTransfers.id,
@@ -177,10 +179,7 @@ export async function scanNetwork(net: NetworkConfig, limits: ScanLimits): Promi
         .where(
           and(
             eq(chainTransfers.chainId, net.chainId),
-            inArray(
-              chainTransfers.txHash,
-              part.map((l) => l.txHash),
-            ),
+            inArray(chainTransfers.txHash, part),
           ),
         );
       for (const r of rows) storedByKey.set(keyOf(r.txHash, r.logIndex), r);
