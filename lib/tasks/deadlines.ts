@@ -41,14 +41,35 @@ function hourMinute(hhmm: string): { hour: number; minute: number } {
 }
 
 /**
+ * A span of instants [from, until) over which `nextOpening` gives one answer: the instant
+ * itself (`opening` null: inside the hours from one opening to its closing) or one opening.
+ */
+interface OpeningWindow {
+  from: number;
+  until: number;
+  opening: number | null;
+}
+
+/** The window of each activity's last computed answer (submissions arrive in time order, so most hit it). */
+const lastWindow: Partial<Record<Activity, OpeningWindow>> = {};
+
+/**
  * Start of `activity`'s hours at `at` if `at` is inside them (returned as a new Date with
  * the same instant), else the next opening time (Toronto local time, DST-aware).
+ *
+ * The answer holds for a whole window of instants: inside the hours, from that opening to
+ * its closing; before an opening, from `at` to that opening (every instant in between is
+ * past the same closings and before the same opening). The last window per activity is
+ * kept, so calls at nearby instants skip the time-zone arithmetic.
  */
 export function nextOpening(activity: Activity, at: Date): Date {
   assertValidDate(at, "at");
   if (activity !== "review" && activity !== "execution") {
     throw new RangeError(`activity must be "review" or "execution", got ${String(activity)}`);
   }
+  const t = at.getTime();
+  const window = lastWindow[activity];
+  if (window && t >= window.from && t < window.until) return new Date(window.opening ?? t);
   // Read lazily (not at module load) so an import cycle through capabilities.ts stays harmless.
   const hours = OPERATIONAL_HOURS[activity];
   const local = DateTime.fromJSDate(at, { zone: OPERATIONAL_HOURS.timezone });
@@ -58,8 +79,14 @@ export function nextOpening(activity: Activity, at: Date): Date {
     const schedule = day.weekday >= 6 ? hours.weekends : hours.weekdays;
     const open = day.set(hourMinute(schedule.open));
     const close = day.set(hourMinute(schedule.close));
-    if (local < open) return open.toJSDate();
-    if (local < close) return new Date(at.getTime());
+    if (local < open) {
+      lastWindow[activity] = { from: t, until: open.toMillis(), opening: open.toMillis() };
+      return open.toJSDate();
+    }
+    if (local < close) {
+      lastWindow[activity] = { from: open.toMillis(), until: close.toMillis(), opening: null };
+      return new Date(t);
+    }
   }
   throw new Error("unreachable: no opening within a week");
 }

@@ -233,3 +233,47 @@ describe("input validation", () => {
     expect(() => nextOpening("dispatch" as unknown as "review", at)).toThrow(RangeError);
   });
 });
+
+describe("nextOpening's remembered window", () => {
+  /** The answer computed afresh: a call far away first replaces the remembered window. */
+  const fresh = (activity: "review" | "execution", at: Date): string => {
+    nextOpening(activity, d("2001-06-01T12:00:00Z"));
+    return nextOpening(activity, at).toISOString();
+  };
+
+  it.each(["review", "execution"] as const)(
+    "%s: gives the fresh answer for every instant, 7-minute steps across a DST week, in and out of order",
+    (activity) => {
+      // 2026-03-06 (Fri) to 2026-03-13: DST starts on Sun 2026-03-08 at 02:00 in Toronto.
+      const start = d("2026-03-06T00:00:00-05:00").getTime();
+      const instants: Date[] = [];
+      for (let t = start; t < start + 7 * 24 * 3_600_000; t += 7 * 60_000 + 13_000)
+        instants.push(new Date(t));
+      const expected = instants.map((at) => fresh(activity, at));
+      // In time order (mostly remembered-window hits)...
+      expect(instants.map((at) => nextOpening(activity, at).toISOString())).toEqual(expected);
+      // ...and backwards (each window is entered from its end).
+      const backwards = [...instants].reverse().map((at) => nextOpening(activity, at).toISOString());
+      expect(backwards.reverse()).toEqual(expected);
+      // Exactly at openings and closings (half-open hours).
+      for (const iso of [
+        "2026-03-09T08:00:00-04:00",
+        "2026-03-09T22:00:00-04:00",
+        "2026-03-07T18:00:00-05:00",
+      ]) {
+        const at = d(iso);
+        const want = fresh(activity, at);
+        nextOpening(activity, new Date(at.getTime() - 1));
+        expect(nextOpening(activity, at).toISOString()).toBe(want);
+      }
+    },
+  );
+
+  it("returns a new Date each time, never the remembered one", () => {
+    const at = d("2026-01-14T10:30:00-05:00");
+    const a = nextOpening("review", at);
+    const b = nextOpening("review", at);
+    expect(a).not.toBe(b);
+    expect(a).not.toBe(at);
+  });
+});
