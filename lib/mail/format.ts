@@ -4,24 +4,38 @@ import type { Lang } from "../db/schema/enums.js";
 /** Time zone of the service (Terrebonne, QC). */
 export const SERVICE_TIME_ZONE = "America/Toronto";
 
+/** Intl formatters are costly to build and immutable: one per language and kind. */
+const cadFormats = new Map<Lang, Intl.NumberFormat>();
+const dateTimeFormats = new Map<Lang, Intl.DateTimeFormat>();
+
 /** A CAD amount, e.g. `379,67 $` (fr) or `$379.67` (en), always with cents. */
 export function formatCad(amount: number | null | undefined, lang: Lang): string {
   if (amount === null || amount === undefined) return "—";
-  return `${new Intl.NumberFormat(lang === "fr" ? "fr-CA" : "en-CA", {
-    style: "currency",
-    currency: "CAD",
-    minimumFractionDigits: 2,
-  }).format(amount)} CAD`;
+  let format = cadFormats.get(lang);
+  if (!format) {
+    format = new Intl.NumberFormat(lang === "fr" ? "fr-CA" : "en-CA", {
+      style: "currency",
+      currency: "CAD",
+      minimumFractionDigits: 2,
+    });
+    cadFormats.set(lang, format);
+  }
+  return `${format.format(amount)} CAD`;
 }
 
 /** A date-time in Montreal time, e.g. `15 mars 2026, 14 h 30 (heure de Montréal)`. */
 export function formatDateTime(date: Date | null | undefined, lang: Lang): string {
   if (!date) return "—";
-  const text = new Intl.DateTimeFormat(lang === "fr" ? "fr-CA" : "en-CA", {
-    dateStyle: "long",
-    timeStyle: "short",
-    timeZone: SERVICE_TIME_ZONE,
-  }).format(date);
+  let format = dateTimeFormats.get(lang);
+  if (!format) {
+    format = new Intl.DateTimeFormat(lang === "fr" ? "fr-CA" : "en-CA", {
+      dateStyle: "long",
+      timeStyle: "short",
+      timeZone: SERVICE_TIME_ZONE,
+    });
+    dateTimeFormats.set(lang, format);
+  }
+  const text = format.format(date);
   return `${text} (${lang === "fr" ? "heure de Montréal" : "Montreal time"})`;
 }
 
