@@ -73,24 +73,51 @@ const EXPOSED_HEADERS = [
   "warning",
 ].join(", ");
 
+/** The CORS headers of any origin (`CORS_ALLOWED_ORIGINS=*`); shared, never modified. */
+const ANY_ORIGIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": EXPOSED_HEADERS,
+});
+
+/** CORS_ALLOWED_ORIGINS as parsed for the last configuration seen. */
+let parsedOrigins: { source: string; any: boolean; origins: Set<string> } | undefined;
+
+function allowedOrigins(config: Config): { any: boolean; origins: Set<string> } {
+  const source = config.CORS_ALLOWED_ORIGINS;
+  if (parsedOrigins?.source !== source) {
+    const trimmed = source.trim();
+    parsedOrigins = {
+      source,
+      any: trimmed === "*",
+      origins: new Set(trimmed.split(",").map((o) => o.trim())),
+    };
+  }
+  return parsedOrigins;
+}
+
 /** CORS headers for `request` under the configured origins. */
-export function corsHeaders(request: Request, config: Config): Record<string, string> {
-  const allowed = config.CORS_ALLOWED_ORIGINS.trim();
+export function corsHeaders(request: Request, config: Config): Readonly<Record<string, string>> {
+  const allowed = allowedOrigins(config);
+  if (allowed.any) return ANY_ORIGIN_HEADERS;
   const origin = request.headers.get("origin");
-  let allowOrigin: string | undefined;
-  if (allowed === "*") allowOrigin = "*";
-  else if (origin && allowed.split(",").some((o) => o.trim() === origin)) allowOrigin = origin;
-  if (!allowOrigin) return {};
+  if (!origin || !allowed.origins.has(origin)) return {};
   return {
-    "access-control-allow-origin": allowOrigin,
+    "access-control-allow-origin": origin,
     "access-control-expose-headers": EXPOSED_HEADERS,
-    ...(allowOrigin === "*" ? {} : { vary: "Origin" }),
+    vary: "Origin",
   };
 }
 
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [k, v] of Object.entries(headers)) {
-    if (!response.headers.has(k)) response.headers.set(k, v);
+/**
+ * Sets each header of `sources` that `response` does not have yet; where sources share a
+ * name, the first source that has it wins.
+ */
+function withHeaders(response: Response, ...sources: Readonly<Record<string, string>>[]): Response {
+  const headers = response.headers;
+  for (const source of sources) {
+    for (const k in source) {
+      if (!headers.has(k)) headers.set(k, source[k]!);
+    }
   }
   return response;
 }
@@ -206,7 +233,7 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
     const requestId = newRequestId();
     const extraHeaders: Record<string, string> = {};
     let config: Config | undefined;
-    let cors: Record<string, string> = {};
+    let cors: Readonly<Record<string, string>> = {};
     let caller: Caller | null = null;
     let ip = "unknown";
     const identity = parseAgentIdentity(request.headers.get("x-agent-identity"));
@@ -267,7 +294,7 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
       response = toErrorResponse(error, requestId);
     }
     if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
-    const final = withHeaders(response, { "x-request-id": requestId, ...extraHeaders, ...cors });
+    const final = withHeaders(response, cors, extraHeaders, { "x-request-id": requestId });
     if (operation.auth !== "cron") {
       recordActivity({
         requestId,
@@ -339,7 +366,7 @@ async function enforceRateLimits(
 ): Promise<Record<string, string>> {
   const checks = [caller ? getLimiter("key").limit(caller.keyId) : getLimiter("anon").limit(ip)];
   for (const policy of operation.rateLimits ?? []) checks.push(getLimiter(policy).limit(ip));
-  const results = await Promise.all(checks);
+  const results = checks.length === 1 ? [await checks[0]!] : await Promise.all(checks);
   const failed = results.find((r) => !r.success);
   const tightest = failed ?? results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
   const headers = rateLimitHeaders(tightest);
