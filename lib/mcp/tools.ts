@@ -25,11 +25,10 @@ import { getLimiter, rateLimitHeaders } from "../ratelimit/limiter.js";
 import { scoreQuerySchema, submitScoreBodySchema } from "../scores/schemas.js";
 import { getScore, submitScore } from "../scores/task-scores.js";
 import { buildCapabilities } from "../system/capabilities.js";
-import { getTaskOrThrow } from "../tasks/apply-transition.js";
-import { advanceSandboxTask } from "../tasks/sandbox.js";
+import { readTaskStatus } from "../tasks/read-task-status.js";
 import { SERVICE_TYPES, taskSubmissionSchema } from "../tasks/schemas.js";
 import { submitTask } from "../tasks/submit-task.js";
-import { isOwner, taskStatusView } from "../tasks/task-view.js";
+import { isOwner } from "../tasks/task-view.js";
 import { registerWebhook } from "../webhooks/register-webhook.js";
 import { createWebhookBodySchema } from "../webhooks/schemas.js";
 import { apiKeyArgument, requireCaller, resolveCaller, type ToolContext, toolResult } from "./tool-kit.js";
@@ -160,8 +159,7 @@ export const TOOLS: ToolDefinition[] = [
     annotations: writeTool("Check a task's status"),
     async run(args, ctx) {
       const caller = await requireCaller(ctx, args.api_key as string | undefined, "audit_only");
-      const task = await advanceSandboxTask(await getTaskOrThrow(String(args.task_id)));
-      const view = await taskStatusView(task, caller);
+      const { task, view } = await readTaskStatus(String(args.task_id), caller);
       return toolResult({ ...view, owned_by_caller: isOwner(task, caller) });
     },
   },
