@@ -10,15 +10,14 @@
  *   events are recorded); above `budget_limit` flags it for a counter-offer at review.
  * - Anonymous submissions get an `access_token` (shown once, stored as SHA-256) for the
  *   event stream and cancellation.
- * - The task row and its `task.created` event commit together (one statement).
+ * - The task row and its `task.created` event commit together (one prepared statement,
+ *   lib/tasks/insert-task.ts).
  */
 
-import { sql } from "drizzle-orm";
 import type { AgentIdentity } from "../activity/agent-identity.js";
 import { getService } from "../catalog/services.js";
 import { getConfig } from "../config.js";
-import { getDb } from "../db/client.js";
-import { type NewTaskEvent, taskEvents, tasks } from "../db/schema/index.js";
+import type { NewTaskEvent } from "../db/schema/index.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { resolveLocation } from "../geo/resolve-location.js";
 import { ApiError } from "../http/errors.js";
@@ -27,6 +26,7 @@ import type { Caller } from "../keys/authenticate.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
 import { computeEstimate } from "../pricing/compute-estimate.js";
 import { provisionalExecutionDeadline, reviewDeadline } from "./deadlines.js";
+import { insertTaskWithEvents } from "./insert-task.js";
 import type { TaskSubmission } from "./schemas.js";
 import { taskLinks } from "./task-view.js";
 
@@ -101,7 +101,6 @@ export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
     ? `Estimate ${estimate.total_cad.toFixed(2)} CAD exceeds max_cost_cad ${body.max_cost_cad!.toFixed(2)} CAD`
     : null;
   const { total_cad, ...breakdown } = estimate;
-  const db = await getDb();
   const common = { task_id: id, service_type: body.service_type, sandbox };
   const events: NewTaskEvent[] = [
     {
@@ -130,42 +129,41 @@ export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
       createdAt: now,
     });
   }
-  const insertTask = db.insert(tasks).values({
-    id,
-    sandbox,
-    serviceType: body.service_type,
-    status: overMax ? "rejected" : "received",
-    locationAddress: body.location_address,
-    taskDescription: body.task_description,
-    requesterContact: body.requester_contact.toLowerCase(),
-    urgency: body.urgency,
-    budgetLimit: body.budget_limit ?? null,
-    maxCostCad: body.max_cost_cad ?? null,
-    specialInstructions: body.special_instructions ?? null,
-    preferredOutput: body.preferred_output ?? null,
-    callbackUrl: body.callback_url ?? null,
-    lang: body.lang,
-    apiKeyId: caller?.keyId ?? null,
-    accessTokenHash: accessToken ? sha256Hex(accessToken) : null,
-    agentIdentity: input.agent
-      ? `${input.agent.model}/${input.agent.agent_name}/${input.agent.org_id}`
-      : null,
-    orgId: input.agent?.org_id ?? null,
-    estimateCad: total_cad,
-    estimate: breakdown as unknown as Record<string, number>,
-    location: { ...place },
-    needsCounterOffer,
-    reviewReason: rejectionReason,
-    reviewedAt: overMax ? now : null,
-    reviewDeadline: review,
-    executionDeadline: execution,
-    createdAt: now,
-    updatedAt: now,
-  });
-  // One statement, hence atomic without a transaction and one round trip: the task in a
-  // data-modifying CTE, its events in the main insert (their foreign key is checked at the
-  // end of the statement, when the task row exists).
-  await db.execute(sql`with new_task as (${insertTask.getSQL()}) ${db.insert(taskEvents).values(events).getSQL()}`);
+  await insertTaskWithEvents(
+    {
+      id,
+      sandbox,
+      serviceType: body.service_type,
+      status: overMax ? "rejected" : "received",
+      locationAddress: body.location_address,
+      taskDescription: body.task_description,
+      requesterContact: body.requester_contact.toLowerCase(),
+      urgency: body.urgency,
+      budgetLimit: body.budget_limit ?? null,
+      maxCostCad: body.max_cost_cad ?? null,
+      specialInstructions: body.special_instructions ?? null,
+      preferredOutput: body.preferred_output ?? null,
+      callbackUrl: body.callback_url ?? null,
+      lang: body.lang,
+      apiKeyId: caller?.keyId ?? null,
+      accessTokenHash: accessToken ? sha256Hex(accessToken) : null,
+      agentIdentity: input.agent
+        ? `${input.agent.model}/${input.agent.agent_name}/${input.agent.org_id}`
+        : null,
+      orgId: input.agent?.org_id ?? null,
+      estimateCad: total_cad,
+      estimate: breakdown as unknown as Record<string, number>,
+      location: { ...place },
+      needsCounterOffer,
+      reviewReason: rejectionReason,
+      reviewedAt: overMax ? now : null,
+      reviewDeadline: review,
+      executionDeadline: execution,
+      createdAt: now,
+      updatedAt: now,
+    },
+    events,
+  );
   kickOutbox(); // confirmation e-mail and webhooks of the committed events (lib/events)
   const message = overMax
     ? `${rejectionReason}: the task was rejected automatically.`
