@@ -14,10 +14,12 @@ type Row = Record<string, unknown>;
 
 /** Columns (by TypeScript property name) that `rows` set: the same for every row. */
 function keysOf(rows: readonly Row[]): string[] {
-  const keys = Object.keys(rows[0] ?? {}).filter((k) => rows[0]![k] !== undefined);
+  const first = rows[0] ?? {};
+  const keys = Object.keys(first).filter((k) => first[k] !== undefined);
   for (const row of rows) {
-    const own = Object.keys(row).filter((k) => row[k] !== undefined);
-    if (own.length !== keys.length || own.some((k) => !keys.includes(k))) {
+    let defined = 0;
+    for (const k in row) if (row[k] !== undefined) defined++;
+    if (defined !== keys.length || keys.some((k) => row[k] === undefined)) {
       throw new Error(`bulk write: every row must set the same columns (${keys.join(", ")})`);
     }
   }
@@ -33,32 +35,38 @@ function columnsOf(table: PgTable, keys: readonly string[]): PgColumn[] {
   });
 }
 
-const isJson = (column: PgColumn) => /^jsonb?$/.test(column.getSQLType());
-
 /**
  * `jsonb_to_recordset($1::jsonb) AS alias("col" type, …)` for `rows` (objects keyed by the
  * table's TypeScript property names, every row setting the same ones), usable as a FROM
- * item. The recordset's columns carry the table's SQL column names.
+ * item. The recordset's columns carry the table's SQL column names. jsonb columns take
+ * their values as they are; other values go through the column's driver mapping, with
+ * bigints as decimal strings (exact beyond 2^53).
  * @throws Error when rows set different columns or name a column the table lacks.
  */
 export function recordset(table: PgTable, rows: readonly Row[], alias: string): SQL {
   const keys = keysOf(rows);
   const columns = columnsOf(table, keys);
-  const records = rows.map((row) => {
+  const names = columns.map((c) => c.name);
+  const json = columns.map((c) => /^jsonb?$/.test(c.getSQLType()));
+  const records: Row[] = new Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
     const record: Row = {};
-    columns.forEach((column, i) => {
+    for (let i = 0; i < keys.length; i++) {
       const value = row[keys[i]!];
-      record[column.name] =
-        value === null ? null : isJson(column) ? value : column.mapToDriverValue(value as never);
-    });
-    return record;
-  });
-  const text = JSON.stringify(records, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+      if (value === null || json[i]) record[names[i]!] = value;
+      else {
+        const mapped = columns[i]!.mapToDriverValue(value as never);
+        record[names[i]!] = typeof mapped === "bigint" ? mapped.toString() : mapped;
+      }
+    }
+    records[r] = record;
+  }
   const definition = sql.join(
     columns.map((c) => sql`${sql.identifier(c.name)} ${sql.raw(c.getSQLType())}`),
     sql`, `,
   );
-  return sql`jsonb_to_recordset(${text}::jsonb) as ${sql.identifier(alias)}(${definition})`;
+  return sql`jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as ${sql.identifier(alias)}(${definition})`;
 }
 
 /** Options of `bulkInsert`. */
