@@ -116,7 +116,7 @@ export async function authenticateKey(key: string): Promise<Caller> {
   const cache = keyCache(db);
   const cached = cache.get(keyHash);
   const now = Date.now();
-  if (cached && now < cached.expiresAt) {
+  if (cached && ttl > 0 && now < cached.expiresAt) {
     if (now - cached.lastUsedAt > 60_000) {
       cached.lastUsedAt = now;
       touchLastUsed(db, cached.caller.keyId, now);
