@@ -5,7 +5,8 @@
  * `BENCH_PG_URL`'s server, migrated with drizzle's node-postgres migrator, dropped afterwards).
  *
  * Both calls carry an API key (scopes `task_create`, `audit_only`), so each request pays
- * the key lookup, the per-key rate limit (raised, see bench/lib/service.ts) and an activity
+ * the key check (a database lookup once per `API_KEY_CACHE_TTL_MS`, else the per-instance
+ * cache), the per-key rate limit (raised, see bench/lib/service.ts) and an activity
  * row. Submissions use one valid body (SVC-01 at a Montréal address: known location, no
  * callback, no network); each creates a task and its `task.created` event. The status
  * reads cycle through 200 tasks created just before.
