@@ -1,7 +1,7 @@
 /**
  * `checker`: one payment-checker run over 10,000 open tasks and 10,000 USDC transfer
  * logs on a real local chain (Hardhat in-process, TestUSDC; tests/payments/local-chain.ts),
- * on the embedded database (in-memory PGlite) and on PostgreSQL (a scratch database on
+ * on the embedded database (PGlite on a fresh data directory, as `npm start` runs it) and on PostgreSQL (a scratch database on
  * `BENCH_PG_URL`'s server, default the local one; `BENCH_PG_URL=skip` leaves it out).
  *
  * Setup (not timed): the payer sends `BENCH_CHECKER_MATCHED` (default 9,000) exact payments
@@ -14,6 +14,9 @@
  *
  * Goal (issue #5): ≤ 2 s of checker time for the first run.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createScratchDatabase } from "../../lib/db/scratch-database.js";
 import { num, table } from "../lib/report.js";
 import type { BenchContext, Benchmark, Section } from "../lib/types.js";
@@ -148,9 +151,18 @@ async function run(ctx: BenchContext): Promise<Section> {
     }
     sendMs = performance.now() - chainStarted;
 
-    results.push(
-      await measure(ctx, "embedded (PGlite, in memory)", { DATABASE_URL: undefined, DATA_DIR: "memory://" }),
-    );
+    // The embedded default of `npm start`: PGlite on a data directory (a fresh one, removed after).
+    const dataDir = mkdtempSync(path.join(tmpdir(), "ptes-bench-checker-"));
+    try {
+      results.push(
+        await measure(ctx, "embedded (PGlite, data directory)", {
+          DATABASE_URL: undefined,
+          DATA_DIR: dataDir,
+        }),
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
     if (pgAdmin === "skip") pgSkipped = "BENCH_PG_URL=skip";
     else {
       let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
