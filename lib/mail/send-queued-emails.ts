@@ -16,7 +16,7 @@
 import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
 import { Resend } from "resend";
 import { type Config, getConfig } from "../config.js";
-import { getDb } from "../db/client.js";
+import { type Db, getDb } from "../db/client.js";
 import { deliveries, type Email, emails, proofFiles } from "../db/schema/index.js";
 
 /** Delays before retrying a failed send, seconds; after the last one the message is `failed`. */
@@ -158,8 +158,8 @@ export async function sendQueuedEmails(options: { limit?: number; now?: Date } =
       const attempts = email.attempts + 1;
       if (result.ok) {
         sent++;
-        await db.transaction(async (tx) => {
-          await tx
+        const markSent = (tx: Db) =>
+          tx
             .update(emails)
             .set({
               status: "sent",
@@ -171,13 +171,18 @@ export async function sendQueuedEmails(options: { limit?: number; now?: Date } =
               error: null,
             })
             .where(eq(emails.id, email.id));
-          const deliveryId = email.dedupeKey?.startsWith("webhook-fallback:")
-            ? email.dedupeKey.slice("webhook-fallback:".length)
-            : undefined;
-          if (deliveryId) {
+        const deliveryId = email.dedupeKey?.startsWith("webhook-fallback:")
+          ? email.dedupeKey.slice("webhook-fallback:".length)
+          : undefined;
+        if (deliveryId) {
+          await db.transaction(async (tx) => {
+            await markSent(tx);
             await tx.update(deliveries).set({ fallbackEmailSent: true }).where(eq(deliveries.id, deliveryId));
-          }
-        });
+          });
+        } else {
+          // One statement needs no transaction (one round trip instead of three).
+          await markSent(db);
+        }
       } else {
         failed++;
         const delay = EMAIL_RETRY_DELAYS_SECONDS[attempts - 1];
