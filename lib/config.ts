@@ -147,6 +147,8 @@ export const configSchema = z.object({
   CHECKER_MAX_BLOCKS_PER_RUN: int(20_000, 1, 10_000_000),
   /** Blocks below the cursor re-scanned on every run to catch reorgs. */
   CHECKER_RESCAN_BLOCKS: int(12, 0, 10_000),
+  /** Payments the checker records per database transaction (two such batches run at once). */
+  CHECKER_PAY_BATCH: int(1000, 1, 10_000),
   /** Timeout of one JSON-RPC request of the checker, ms (no retries: the next run retries). */
   CHECKER_RPC_TIMEOUT_MS: int(10_000, 100, 60_000),
 

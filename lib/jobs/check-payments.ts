@@ -31,6 +31,7 @@ export function checkPayments(): Promise<JobResult> {
       blockRange: config.CHECKER_BLOCK_RANGE,
       maxBlocksPerRun: config.CHECKER_MAX_BLOCKS_PER_RUN,
       rescanBlocks: config.CHECKER_RESCAN_BLOCKS,
+      payBatch: config.CHECKER_PAY_BATCH,
     };
     const networks: NetworkScanResult[] = [];
     const errors: { network: string; error: string }[] = [];

@@ -43,6 +43,8 @@ export interface ScanLimits {
   maxBlocksPerRun: number;
   /** Blocks below the cursor re-scanned (reorgs). */
   rescanBlocks: number;
+  /** Payments (and unmatched transfer rows) written per transaction; default 1,000. */
+  payBatch?: number;
 }
 
 /** What one pass did. */
@@ -67,8 +69,8 @@ export interface NetworkScanResult {
 
 const keyOf = (txHash: string, logIndex: number) => `${txHash}:${logIndex}`;
 
-/** Payments (and unmatched transfer rows) written per transaction. */
-const PAY_BATCH = 1000;
+/** Payment batches in flight at once (each on its own connection; PGlite runs them one after another). */
+const PAY_CONCURRENCY = 2;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -176,12 +178,7 @@ export async function scanNetwork(net: NetworkConfig, limits: ScanLimits): Promi
           taskId: chainTransfers.taskId,
         })
         .from(chainTransfers)
-        .where(
-          and(
-            eq(chainTransfers.chainId, net.chainId),
-            inArray(chainTransfers.txHash, part),
-          ),
-        );
+        .where(and(eq(chainTransfers.chainId, net.chainId), inArray(chainTransfers.txHash, part)));
       for (const r of rows) storedByKey.set(keyOf(r.txHash, r.logIndex), r);
     }
   }
@@ -248,7 +245,7 @@ export async function scanNetwork(net: NetworkConfig, limits: ScanLimits): Promi
   // 4. Match new logs.
   result.new_transfers = newLogs.length;
   if (newLogs.length) {
-    const outcome = await matchTransfers(net, newLogs, blocks);
+    const outcome = await matchTransfers(net, newLogs, blocks, limits.payBatch ?? 1000);
     result.matched = outcome.matched;
     result.unmatched = outcome.unmatched;
     result.late = outcome.late;
@@ -343,6 +340,7 @@ async function matchTransfers(
   net: NetworkConfig,
   logs: ChainLog[],
   blocks: Map<bigint, BlockRef>,
+  batchSize: number,
 ): Promise<{ matched: number; unmatched: number; late: number }> {
   const db = await getDb();
   const counts = { matched: 0, unmatched: 0, late: 0 };
@@ -382,26 +380,44 @@ async function matchTransfers(
     });
   }
   // Paid in batches: one transaction per batch, each transfer row written with its payment.
-  for (const part of chunks(candidates, PAY_BATCH)) {
+  // PAY_CONCURRENCY batches run at once on separate connections (their tasks and transfers
+  // are disjoint, so they never wait on each other's locks): one builds its statements while
+  // the database executes another's. A failing batch stops the others from starting new ones.
+  const payBatch = async (part: typeof candidates) => {
     const outcome = await recordPayments(part, new Date(), async (ready, tx) => {
-      const inserted = await bulkInsert(
-        tx,
-        chainTransfers,
-        ready.map(({ entry }) => transferRow(net, entry.log, entry.block, "matched", entry.taskId, null)),
-        { onConflictDoNothing: true, returning: ["txHash", "logIndex"] },
+      const rows = ready.map(({ entry }) =>
+        transferRow(net, entry.log, entry.block, "matched", entry.taskId, null),
       );
+      const inserted = await bulkInsert(tx, chainTransfers, rows, {
+        onConflictDoNothing: true,
+        returning: ["id"],
+      });
       // A row that already exists was recorded by a concurrent run: that payment is not ours.
-      const ours = new Set(inserted.map((r) => keyOf(String(r.tx_hash), Number(r.log_index))));
-      return ready
-        .filter(({ entry }) => ours.has(keyOf(entry.log.txHash, entry.log.logIndex)))
-        .map((r) => r.entry);
+      const ours = new Set(inserted.map((r) => r.id));
+      return ready.filter((_, i) => ours.has(rows[i]!.id)).map((r) => r.entry);
     });
     counts.matched += outcome.applied.length;
     // The task changed since it was read (expired, cancelled, paid another way).
     for (const { entry, currentStatus } of outcome.refused) {
       leftover.push({ log: entry.log, task: { ...entry.task, status: currentStatus ?? entry.task.status } });
     }
-  }
+  };
+  const parts = chunks(candidates, batchSize);
+  let next = 0;
+  let failed = false;
+  await Promise.all(
+    Array.from({ length: Math.min(PAY_CONCURRENCY, parts.length) }, async () => {
+      while (!failed && next < parts.length) {
+        const part = parts[next++]!;
+        try {
+          await payBatch(part);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }
+    }),
+  );
 
   // Late or unmatched, explained by the newest other task with the amount, if any.
   const unexplained = [...new Set(leftover.filter((l) => !l.task).map((l) => l.log.amount))];
@@ -436,7 +452,7 @@ async function matchTransfers(
     rows.push(transferRow(net, log, block, "unmatched", task?.id ?? null, reason));
     counts.unmatched++;
   }
-  for (const part of chunks(rows, PAY_BATCH)) {
+  for (const part of chunks(rows, batchSize)) {
     await bulkInsert(db, chainTransfers, part, { onConflictDoNothing: true });
   }
   return counts;

@@ -93,7 +93,10 @@ export async function recordPayments<E extends PaymentEntry>(
   const deadlines = new Map<Urgency, Date>();
   const deadlineFor = (urgency: Urgency): Date => {
     let deadline = deadlines.get(urgency);
-    if (!deadline) deadlines.set(urgency, (deadline = executionDeadline(now, urgency)));
+    if (!deadline) {
+      deadline = executionDeadline(now, urgency);
+      deadlines.set(urgency, deadline);
+    }
     return deadline;
   };
   return applyTransitionBatch(entries, "pay", {

@@ -231,6 +231,45 @@ describe("payment checker", () => {
     expect(events).toHaveLength(1);
   });
 
+  it("pays many tasks in several batches running side by side, each paid once with its event", async () => {
+    useNetworks({ CHECKER_PAY_BATCH: "2" });
+    try {
+      const approved = [];
+      for (let i = 0; i < 5; i++) approved.push(await approvedTask(i % 2 ? {} : { urgency: "urgent" }));
+      // One transaction, five Transfer logs: five payments, three batches of at most two.
+      const tx = await l1.batchTransfer(
+        l1Token,
+        ACCOUNTS.payer,
+        WALLET,
+        approved.map((a) => a.micro),
+      );
+      const result = await checkPayments();
+      expect(result.ok).toBe(true);
+      expect(result.details).toMatchObject({ matched: 5, unmatched: 0 });
+      const transfers = await transfersOf(tx);
+      expect(transfers.map((t) => [t.taskId, t.status]).sort()).toEqual(
+        approved.map((a) => [a.id, "matched"]).sort(),
+      );
+      for (const { id, micro } of approved) {
+        const task = await taskRow(id);
+        expect(task).toMatchObject({ status: "paid", paymentTxHash: tx, paymentNetwork: "ethereum" });
+        expect(transfers.find((t) => t.taskId === id)!.amountMicro).toBe(micro);
+        const paid = await (await getDb())
+          .select()
+          .from(taskEvents)
+          .where(and(eq(taskEvents.taskId, id), eq(taskEvents.type, "task.paid")));
+        expect(paid).toHaveLength(1);
+        expect(paid[0]!.payload).toMatchObject({
+          status: "paid",
+          tx_hash: tx,
+          execution_deadline: task.executionDeadline.toISOString(),
+        });
+      }
+    } finally {
+      useNetworks();
+    }
+  });
+
   it("pays a counter-offer with its own amount", async () => {
     const { id, micro } = await approvedTask({}, "counter_offer");
     expect((await taskRow(id)).status).toBe("counter_offered");
