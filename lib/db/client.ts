@@ -107,12 +107,36 @@ export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   }
 }
 
+/** What `guardConnections` needs of a node-postgres or Neon pool. */
+interface EventedPool {
+  on(event: "error", listener: (error: Error) => void): unknown;
+  on(
+    event: "connect",
+    listener: (client: { on(event: "error", listener: (error: Error) => void): unknown }) => void,
+  ): unknown;
+}
+
+/**
+ * Logs, instead of crashing on, a connection the server ends (restart, idle timeout,
+ * `pg_terminate_backend`). node-postgres listens for errors only on idle pooled clients; a
+ * client checked out between two statements of a transaction emits an `error` event that,
+ * unheard, kills the process (node-postgres docs, "Pooling": error handling). With a listener
+ * on every client, the next statement fails instead and the request gets 503 STORAGE_ERROR.
+ */
+function guardConnections(pool: EventedPool, label: string): void {
+  const log = (error: Error) => console.error(`${label} connection error:`, error.message);
+  pool.on("error", log);
+  pool.on("connect", (client) => {
+    client.on("error", log);
+  });
+}
+
 /** Opens a node-postgres pool on `url`. */
 export async function openPg(url: string, max: number): Promise<DatabaseHandle> {
   const pg = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const pool = new pg.default.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
-  pool.on("error", (error) => console.error("postgres pool error:", error.message));
+  guardConnections(pool, "postgres");
   const db = drizzle(pool, { schema }) as unknown as Db;
   return { db, driver: "pg", close: () => pool.end() };
 }
@@ -133,7 +157,7 @@ export async function openNeon(url: string, max: number, wsProxy?: string): Prom
     neon.neonConfig.pipelineConnect = false;
   }
   const pool = new neon.Pool({ connectionString: url, max });
-  pool.on("error", (error: Error) => console.error("neon pool error:", error.message));
+  guardConnections(pool, "neon");
   const db = drizzle(pool, { schema }) as unknown as Db;
   return { db, driver: "neon", close: () => pool.end() };
 }

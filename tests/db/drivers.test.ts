@@ -167,6 +167,26 @@ describe.each(availableBackends())("storage contract on %s", (backend) => {
     expect(row!.lastSuccessAt).not.toBeNull();
   });
 
+  it.skipIf(backend === "pglite")(
+    "survives the server ending a connection in the middle of a transaction, and keeps serving",
+    async () => {
+      const { db } = handle;
+      const rows = (result: unknown) => (result as { rows: Record<string, unknown>[] }).rows;
+      await expect(
+        db.transaction(async (tx) => {
+          const [own] = rows(await tx.execute(sql`select pg_backend_pid() as pid`));
+          // Another pooled connection ends this one (as a server restart or an idle timeout would)
+          // while the transaction is between statements: no query is waiting for the error.
+          await db.execute(sql`select pg_terminate_backend(${Number(own!.pid)})`);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await tx.execute(sql`select 1`);
+        }),
+      ).rejects.toThrow();
+      const [after] = rows(await db.execute(sql`select 41 + 1 as answer`));
+      expect(Number(after!.answer)).toBe(42);
+    },
+  );
+
   it("answers a round trip", async () => {
     const result = await handle.db.execute(sql`select 1 as one`);
     expect(JSON.stringify(result)).toContain("1");
