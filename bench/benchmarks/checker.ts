@@ -222,10 +222,12 @@ async function run(ctx: BenchContext): Promise<Section> {
     `Goal: checker time (wall − RPC) of one run over 10,000 tasks and 10,000 logs ≤ ${num(CHECKER_GOAL_MS)} ms — ` +
       `${verdicts.join("; ")}.`,
     "",
-    "- Matched logs are paid in batches of 1,000 through the state machine's batch path " +
+    "- Matched logs are paid in batches of `CHECKER_PAY_BATCH` (1,000) through the state machine's batch path " +
       "(`applyTransitionBatch`: one transaction per batch; the tasks locked `FOR UPDATE` in id order and " +
       "checked against the transition table; one `UPDATE … FROM jsonb_to_recordset(…)`; the `task.paid` events and " +
-      "the `matched` transfer rows written with one multi-row statement each). Unmatched logs are inserted the same way.",
+      "the `matched` transfer rows written with one multi-row statement each). Two batches run at once on separate " +
+      "connections on PostgreSQL; PGlite, one connection in the same thread, runs them one after another. " +
+      "Unmatched logs are inserted the same way.",
     "- The second run re-reads the re-scan window (`CHECKER_RESCAN_BLOCKS`) and finds every log already stored.",
   ].join("\n");
   return {
