@@ -8,7 +8,7 @@
  *   look up any account with `email` (and read its dashboard and invoices);
  * - neither: 401.
  */
-import { presentedJwt, verifyClientJwt } from "../auth/jwt.js";
+import { predatesPasswordChange, presentedJwt, verifyClientJwt } from "../auth/jwt.js";
 import { getInvoiceOrThrow, type InvoiceView } from "../billing/invoices.js";
 import type { ClientAccount } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
@@ -42,6 +42,12 @@ export async function getAccount(
     const session = await verifyClientJwt(jwt);
     const found = await findAccountById(session.accountId);
     if (!found) throw new ApiError("UNAUTHORIZED", "The account of this token no longer exists");
+    if (predatesPasswordChange(session, found)) {
+      throw new ApiError(
+        "UNAUTHORIZED",
+        "The password was changed after this token was issued; log in again",
+      );
+    }
     if (query.email && query.email.toLowerCase() !== found.email) {
       throw new ApiError("FORBIDDEN", "A client token reads only its own account", { field: "email" });
     }

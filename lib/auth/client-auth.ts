@@ -119,7 +119,13 @@ async function resetConfirm(token: string, password: string, now: Date): Promise
     const [row] = await tx.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
     await tx
       .update(clientAccounts)
-      .set({ passwordHash: hash, emailVerifiedAt: row?.emailVerifiedAt ?? now, updatedAt: now })
+      .set({
+        passwordHash: hash,
+        // Sessions opened with the old password end here (lib/auth/jwt.ts predatesPasswordChange).
+        passwordChangedAt: now,
+        emailVerifiedAt: row?.emailVerifiedAt ?? now,
+        updatedAt: now,
+      })
       .where(eq(clientAccounts.id, accountId));
   });
   return { ok: true, message: "Password changed; log in with the new password." };

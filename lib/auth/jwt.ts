@@ -20,6 +20,8 @@ export interface ClientSession {
   accountId: string;
   orgId: string;
   email: string;
+  /** `iat`: when the token was signed (whole seconds). */
+  issuedAt: Date;
   expiresAt: Date;
 }
 
@@ -59,13 +61,19 @@ export async function verifyClientJwt(token: string): Promise<ClientSession> {
       issuer: JWT_ISSUER,
       audience: JWT_AUDIENCE,
     });
-    if (typeof payload.sub !== "string" || typeof payload.org_id !== "string" || !payload.exp) {
+    if (
+      typeof payload.sub !== "string" ||
+      typeof payload.org_id !== "string" ||
+      !payload.exp ||
+      !payload.iat
+    ) {
       throw new ApiError("UNAUTHORIZED", "The client token lacks its claims; log in again");
     }
     return {
       accountId: payload.sub,
       orgId: payload.org_id,
       email: typeof payload.email === "string" ? payload.email : "",
+      issuedAt: new Date(payload.iat * 1000),
       expiresAt: new Date(payload.exp * 1000),
     };
   } catch (error) {
@@ -88,4 +96,17 @@ export function looksLikeJwt(value: string): boolean {
 export function presentedJwt(request: Request): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization")?.trim() ?? "");
   return match && looksLikeJwt(match[1]!) ? match[1] : undefined;
+}
+
+/**
+ * Whether a session signed at `session.issuedAt` predates the account's last password change
+ * (then it must be refused: a reset ends every session opened with the old password). JWT
+ * `iat` has whole seconds, so a token signed in the same second as the change still counts.
+ */
+export function predatesPasswordChange(
+  session: Pick<ClientSession, "issuedAt">,
+  account: { passwordChangedAt: Date | null },
+): boolean {
+  if (!account.passwordChangedAt) return false;
+  return session.issuedAt.getTime() < Math.floor(account.passwordChangedAt.getTime() / 1000) * 1000;
 }

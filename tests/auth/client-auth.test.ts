@@ -250,7 +250,14 @@ describe("e-mail verification and password reset", () => {
     expect(await db.select().from(emails).where(eq(emails.toAddress, "ghost@example.com"))).toHaveLength(0);
   });
 
-  it("resets the password with a single-use code; the old password and the spent code stop working", async () => {
+  it("resets the password with a single-use code; the old password, the spent code and older sessions stop working", async () => {
+    // A session opened a minute ago with the old password.
+    const { token: before } = await signClientJwt(
+      { id: accountId, orgId, email: "human@example.com" },
+      new Date(Date.now() - 60_000),
+    );
+    const oldSession = { authorization: `Bearer ${before}` };
+    expect((await readAccount(oldSession)).res.status).toBe(200);
     await auth("reset-request", { email: "human@example.com" });
     const token = await lastToken("human@example.com", "account-password-reset");
     const weak = await auth("reset-confirm", { token, password: "short" });
@@ -263,6 +270,12 @@ describe("e-mail verification and password reset", () => {
     expectEnvelope(old.body, old.res, 401, "UNAUTHORIZED");
     const fresh = await auth("login", { email: "human@example.com", password: "a brand new password" });
     expect(fresh.res.status).toBe(200);
+    // The reset ended the older session; the session opened with the new password works.
+    const ended = await readAccount(oldSession);
+    expect(expectEnvelope(ended.body, ended.res, 401, "UNAUTHORIZED").message).toContain(
+      "password was changed after this token was issued",
+    );
+    expect((await readAccount({ authorization: `Bearer ${fresh.body.token}` })).res.status).toBe(200);
   });
 
   it("refuses an expired reset code", async () => {

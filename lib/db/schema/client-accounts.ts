@@ -21,6 +21,8 @@ export const clientAccounts = pgTable(
     email: text("email").notNull().unique("client_accounts_email_uq"),
     /** Password hash (e.g. scrypt, with its parameters); null for accounts created with a key. */
     passwordHash: text("password_hash"),
+    /** Last password change (reset): client JWTs issued before it are refused. */
+    passwordChangedAt: timestamptz("password_changed_at"),
     companyName: text("company_name"),
     phone: text("phone"),
     addressLine1: text("address_line1"),

@@ -1,0 +1,1 @@
+ALTER TABLE "client_accounts" ADD COLUMN "password_changed_at" timestamp with time zone;
