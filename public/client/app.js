@@ -387,7 +387,8 @@ function resetView(params) {
     done: (_answer, form) => {
       form.elements.namedItem("password").value = "";
       announce(t("reset.done"));
-      go("#/login");
+      const email = params.get("email");
+      go(email ? `#/login?email=${encodeURIComponent(email)}` : "#/login");
     },
     explain: (e) => (e instanceof ApiError && e.status === 401 ? t("verify.bad") : null),
   });

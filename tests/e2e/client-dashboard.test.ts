@@ -54,6 +54,21 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     return code!;
   }
 
+  /** The dashboard link of the newest `template` e-mail to `to`, as a path on the test host. */
+  async function linkFromOutbox(to: string, template: string): Promise<string> {
+    const db = await getDb();
+    const [row] = await db
+      .select()
+      .from(emails)
+      .where(and(eq(emails.toAddress, to), eq(emails.template, template)))
+      .orderBy(desc(emails.createdAt))
+      .limit(1);
+    const link = row?.textBody.match(/https?:\/\/\S+\/client\/#\/\S+/)?.[0];
+    expect(link, `a dashboard link in the ${template} e-mail to ${to}`).toBeTruthy();
+    const url = new URL(link!);
+    return `${url.pathname}${url.hash}`;
+  }
+
   async function toast(page: Page) {
     return page.locator("#status").textContent();
   }
@@ -131,8 +146,10 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await expect
       .poll(() => page.getByRole("alert").textContent())
       .toBe("This code is not valid, has expired or was already used.");
+    // The e-mailed link opens the page with the code filled in.
     const verifyCode = await codeFromOutbox(email, "account-verify-email", "vfy_");
-    await page.getByLabel("Verification code").fill(verifyCode);
+    await page.goto(`${env.host.url}${await linkFromOutbox(email, "account-verify-email")}`);
+    await expect.poll(() => page.getByLabel("Verification code").inputValue()).toBe(verifyCode);
     await page.getByRole("button", { name: "Verify", exact: true }).click();
     await expect.poll(() => toast(page)).toBe("E-mail address verified.");
     await page.getByRole("heading", { level: 1, name: "Sign in to your account", exact: true }).waitFor();
@@ -295,14 +312,16 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await expect
       .poll(() => toast(page))
       .toBe("Si un compte existe pour ce courriel, un code de réinitialisation est en route.");
+    // Follow the e-mailed link: the code is filled in, only the new password is typed.
     const resetCode = await codeFromOutbox(email, "account-password-reset", "rst_");
-    await page.getByLabel("Code de réinitialisation (rst_…)").fill(resetCode);
+    await page.goto(`${env.host.url}${await linkFromOutbox(email, "account-password-reset")}`);
+    await expect.poll(() => page.getByLabel("Code de réinitialisation (rst_…)").inputValue()).toBe(resetCode);
     await page.getByLabel("Nouveau mot de passe").fill("second password");
     await page.getByRole("button", { name: "Enregistrer le mot de passe" }).click();
     await expect.poll(() => toast(page)).toBe("Mot de passe changé. Vous pouvez vous connecter.");
     await page.getByRole("heading", { level: 1, name: "Connexion à votre compte", exact: true }).waitFor();
-
-    await page.getByLabel("Courriel").fill(email);
+    // The sign-in form knows the e-mail from the link.
+    await expect.poll(() => page.getByLabel("Courriel").inputValue()).toBe(email);
     await page.getByLabel("Mot de passe").fill("second password");
     await page.getByRole("button", { name: "Se connecter", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Votre compte", exact: true }).waitFor();
