@@ -198,14 +198,17 @@ export async function payFromAccountIfFunded(
 
 /**
  * Refunds an account-paid task's charge to its account inside `tx` (cancellation
- * before dispatch: full refund, contract.md). Writes the ledger refund and a refund
- * invoice; returns the amount refunded, CAD, or null when the task had no charge.
+ * before dispatch: full refund, contract.md; after dispatch: the amount the operator
+ * settles, `maxCad`). Writes the ledger refund and a refund invoice; returns the amount
+ * refunded, CAD (what is left of the charge, capped by `maxCad`), or null when the task
+ * had no charge or nothing is left to refund.
  */
 export async function refundTaskToAccount(
   tx: Tx,
-  task: Task,
+  task: Pick<Task, "id">,
   reason: string,
   now = new Date(),
+  maxCad?: number,
 ): Promise<number | null> {
   const [charge] = await tx
     .select({ accountId: ledgerEntries.accountId, amount: ledgerEntries.amountCad })
@@ -217,7 +220,8 @@ export async function refundTaskToAccount(
     .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.amountCad}), 0)` })
     .from(ledgerEntries)
     .where(and(eq(ledgerEntries.taskId, task.id), eq(ledgerEntries.kind, "refund")));
-  const amountCents = -toCents(charge.amount) - toCents(Number(refunded?.sum ?? 0));
+  const leftCents = -toCents(charge.amount) - toCents(Number(refunded?.sum ?? 0));
+  const amountCents = maxCad === undefined ? leftCents : Math.min(leftCents, toCents(maxCad));
   if (amountCents <= 0) return null;
   const amount = fromCents(amountCents);
   const invoiceId = await createInvoice(

@@ -24,6 +24,7 @@ export const TEMPLATE_NAMES = [
   "payment-expired",
   "task-failed",
   "webhook-fallback",
+  "refund-settled",
 ] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
@@ -59,6 +60,10 @@ const FILES: Record<TemplateName, Record<Lang, URL>> = {
   "webhook-fallback": {
     fr: new URL("./templates/webhook-fallback.fr.txt", import.meta.url),
     en: new URL("./templates/webhook-fallback.en.txt", import.meta.url),
+  },
+  "refund-settled": {
+    fr: new URL("./templates/refund-settled.fr.txt", import.meta.url),
+    en: new URL("./templates/refund-settled.en.txt", import.meta.url),
   },
 };
 

@@ -31,6 +31,7 @@ import {
   listTasksOperation,
   recordPaymentOperation,
   reviewTaskOperation,
+  settleRefundOperation,
   submitTaskOperation,
 } from "../tasks/operations.js";
 import {
@@ -68,6 +69,7 @@ export function allOperations(): Operation[] {
     reviewTaskOperation,
     completeTaskOperation,
     recordPaymentOperation,
+    settleRefundOperation,
     listTasksOperation,
     listChainTransfersOperation,
     accountAdminOperation,

@@ -56,6 +56,42 @@ export const recordPaymentBodySchema = z
   .meta({ id: "TaskPaymentRequest" });
 export type RecordPaymentBody = z.output<typeof recordPaymentBodySchema>;
 
+export const settleRefundBodySchema = z
+  .strictObject({
+    task_id: taskId,
+    outcome: z.enum(["refunded", "denied"]).meta({
+      description:
+        "refunded: the money went back (USDC to the originating wallet, or to the prepaid account, which this call credits); " +
+        "denied: no refund under the cancellation policy (give the reason in note).",
+    }),
+    amount_cad: cad.optional().meta({
+      description:
+        "refunded: CAD refunded; default the amount requested at cancellation. At most the price paid.",
+    }),
+    tx_hash: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 0x-prefixed 32-byte hex hash" })
+      .optional()
+      .meta({ description: "refunded in USDC: the refund transaction." }),
+    note: z.string().trim().min(1).max(1000).optional().meta({
+      description: "To the requester (in the e-mail and the status); required when denied.",
+    }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.outcome === "denied" && !body.note) {
+      ctx.addIssue({ code: "custom", path: ["note"], message: "is required when the refund is denied" });
+    }
+    if (body.outcome === "denied" && (body.amount_cad !== undefined || body.tx_hash !== undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [body.amount_cad !== undefined ? "amount_cad" : "tx_hash"],
+        message: "only goes with outcome refunded",
+      });
+    }
+  })
+  .meta({ id: "TaskRefundRequest" });
+export type SettleRefundBody = z.output<typeof settleRefundBodySchema>;
+
 export const taskQuerySchema = z.object({ task_id: taskId });
 
 export const cancelTaskQuerySchema = z.object({

@@ -7,6 +7,7 @@ import {
   completeTaskBodySchema,
   recordPaymentBodySchema,
   reviewTaskBodySchema,
+  settleRefundBodySchema,
   taskListQuerySchema,
   taskQuerySchema,
 } from "./admin-schemas.js";
@@ -104,6 +105,23 @@ export const recordPaymentOperation = defineOperation({
   tags: ["Operator"],
   auth: "admin",
   body: recordPaymentBodySchema,
+  response: taskStatusSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+});
+
+export const settleRefundOperation = defineOperation({
+  id: "settleTaskRefund",
+  method: "POST",
+  path: "/api/task-refund",
+  summary: "Settle a refund request: refunded or denied (operator)",
+  description:
+    "For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account " +
+    "(ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. " +
+    "The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status.",
+  tags: ["Operator"],
+  auth: "admin",
+  body: settleRefundBodySchema,
   response: taskStatusSchema,
   idempotent: true,
   errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],

@@ -66,7 +66,11 @@ function recommendedAction(task: Task): string {
     case "cancelled":
       return task.refundStatus === "pending"
         ? "Cancelled; a refund request is with the operator."
-        : "Cancelled.";
+        : task.refundStatus === "refunded"
+          ? "Cancelled and refunded; see refund."
+          : task.refundStatus === "denied"
+            ? "Cancelled; no refund under the cancellation policy (see refund.note)."
+            : "Cancelled.";
   }
 }
 
@@ -139,6 +143,15 @@ export async function taskStatusView(
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
   };
+  if (task.refundStatus !== "none") {
+    view.refund = {
+      status: task.refundStatus,
+      amount_cad: task.refundAmountCad,
+      settled_at: task.refundSettledAt?.toISOString() ?? null,
+      tx_hash: task.refundTxHash,
+      note: task.refundNote,
+    };
+  }
   const usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
   if (SHOW_PAYMENT.includes(task.status) || (task.status === "cancelled" && task.paidAt)) {
     view.payment = {

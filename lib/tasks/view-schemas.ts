@@ -69,6 +69,16 @@ export const taskStatusSchema = z
     completed_at: dateTime.nullable().optional(),
     failure_reason: z.string().nullable().optional(),
     refund_status: z.enum(["none", "pending", "refunded", "denied"]),
+    refund: z
+      .object({
+        status: z.enum(["pending", "refunded", "denied"]),
+        amount_cad: z.number().nullable().meta({ description: "Requested (pending) or refunded, CAD." }),
+        settled_at: dateTime.nullable(),
+        tx_hash: z.string().nullable().meta({ description: "USDC refund transaction, when given." }),
+        note: z.string().nullable(),
+      })
+      .optional()
+      .meta({ description: "Present once a refund was requested (cancelled after payment)." }),
     history: z.array(z.object({ status: z.enum(TASK_STATUSES), event: z.string(), at: dateTime })),
     _polling: z.object({
       next_poll_seconds: z.number().int(),

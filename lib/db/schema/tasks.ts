@@ -125,8 +125,14 @@ export const tasks = pgTable(
     cancelReason: text("cancel_reason"),
     /** `pending` when cancelled after payment, until the operator refunds or denies. */
     refundStatus: text("refund_status").$type<RefundStatus>().notNull().default("none"),
-    /** Refund granted, CAD. */
+    /** Refund requested (pending) or granted (refunded), CAD. */
     refundAmountCad: cad("refund_amount_cad"),
+    /** When the operator settled the refund request (refunded or denied; POST /api/task-refund). */
+    refundSettledAt: timestamptz("refund_settled_at"),
+    /** Transaction of a USDC refund (0x hex), when the operator gives it. */
+    refundTxHash: text("refund_tx_hash"),
+    /** Operator's note to the requester (why denied, how refunded). */
+    refundNote: text("refund_note"),
 
     /** Optimistic-concurrency counter, incremented by every update. */
     version: integer("version").notNull().default(1),

@@ -1,0 +1,112 @@
+/**
+ * Settling a refund request (POST /api/task-refund, operator). A task cancelled after
+ * payment carries `refund_status: pending` (lib/tasks/cancel-task.ts; contract.md
+ * "Cancellation"); the operator then records what happened:
+ *
+ * - `refunded`: the money went back. A task paid from a prepaid account is credited to the
+ *   account here (ledger refund and refund invoice, lib/billing/charge-task.ts); a USDC or
+ *   out-of-band refund is sent by the operator, who records its transaction hash.
+ * - `denied`: no refund under the service's cancellation policy (spec "Services":
+ *   `cancellation_policy.after_dispatch`), with the reason for the requester.
+ *
+ * The task row (refund columns, version), the ledger rows and the requester's e-mail are
+ * written in one transaction. The task's status does not change (it stays `cancelled`), so
+ * no task event is emitted: the contract's event list has no refund event.
+ */
+import { eq, sql } from "drizzle-orm";
+import { refundTaskToAccount } from "../billing/charge-task.js";
+import { getDb } from "../db/client.js";
+import { emails, type Task, tasks } from "../db/schema/index.js";
+import { kickOutbox } from "../events/kick-outbox.js";
+import { ApiError } from "../http/errors.js";
+import { prefixedId } from "../ids.js";
+import { commonValues } from "../mail/compose-task-email.js";
+import { formatCad } from "../mail/format.js";
+import { renderTemplate } from "../mail/templates.js";
+import type { SettleRefundBody } from "./admin-schemas.js";
+
+/**
+ * Records the outcome of task `body.task_id`'s pending refund at `now`.
+ * @returns the updated task row.
+ * @throws ApiError NOT_FOUND (unknown task); CONFLICT (refund not pending, `current_refund_status`
+ *   in the error); VALIDATION_ERROR (amount above the price paid; `tx_hash` for an account-paid
+ *   task, whose refund is credited here; nothing left to credit to the account)
+ */
+export async function settleRefund(body: SettleRefundBody, now = new Date()): Promise<Task> {
+  const db = await getDb();
+  const settled = await db.transaction(async (tx) => {
+    const [task] = await tx.select().from(tasks).where(eq(tasks.id, body.task_id)).for("update");
+    if (!task) throw new ApiError("NOT_FOUND", `No task ${body.task_id}`, { field: "task_id" });
+    if (task.refundStatus !== "pending") {
+      throw new ApiError(
+        "CONFLICT",
+        `Task ${task.id} has no pending refund request (refund_status ${task.refundStatus})`,
+        { extra: { current_refund_status: task.refundStatus } },
+      );
+    }
+    const paid = task.priceCad ?? 0;
+    let amount: number | null = null;
+    if (body.outcome === "refunded") {
+      amount = body.amount_cad ?? task.refundAmountCad ?? paid;
+      if (amount > paid) {
+        throw new ApiError("VALIDATION_ERROR", `amount_cad is above the price paid (${paid} CAD)`, {
+          field: "amount_cad",
+        });
+      }
+      if (task.paymentMethod === "account") {
+        if (body.tx_hash) {
+          throw new ApiError(
+            "VALIDATION_ERROR",
+            "tx_hash: this task was paid from a prepaid account; the refund is credited to the account",
+            { field: "tx_hash" },
+          );
+        }
+        const credited = await refundTaskToAccount(tx, task, "cancelled task, refund settled", now, amount);
+        if (credited === null) {
+          throw new ApiError("VALIDATION_ERROR", "Nothing of this task's charge is left to refund", {
+            field: "amount_cad",
+          });
+        }
+        amount = credited;
+      }
+    }
+    const [updated] = await tx
+      .update(tasks)
+      .set({
+        refundStatus: body.outcome,
+        refundAmountCad: amount,
+        refundSettledAt: now,
+        refundTxHash: body.tx_hash?.toLowerCase() ?? null,
+        refundNote: body.note ?? null,
+        version: sql`${tasks.version} + 1`,
+        updatedAt: now,
+      })
+      .where(eq(tasks.id, task.id))
+      .returning();
+    if (!task.sandbox) {
+      const { subject, text } = renderTemplate("refund-settled", task.lang, {
+        ...commonValues(task),
+        refunded: body.outcome === "refunded",
+        denied: body.outcome === "denied",
+        amount_cad: amount === null ? null : formatCad(amount, task.lang),
+        to_account: body.outcome === "refunded" && task.paymentMethod === "account",
+        tx_hash: body.tx_hash?.toLowerCase() ?? null,
+        note: body.note ?? null,
+      });
+      await tx.insert(emails).values({
+        id: prefixedId("email"),
+        toAddress: task.requesterContact,
+        subject,
+        textBody: text,
+        template: "refund-settled",
+        lang: task.lang,
+        taskId: task.id,
+        dedupeKey: `refund-settled:${task.id}`,
+        nextAttemptAt: now,
+      });
+    }
+    return updated!;
+  });
+  kickOutbox(); // sends the e-mail (lib/events)
+  return settled;
+}
