@@ -553,7 +553,7 @@ async function taskView(id) {
       ],
       [t("task.execution_deadline"), deadline(task.execution_deadline, t("sla.execution"), executing)],
       [t("task.review_reason"), task.review_reason],
-      [t("task.refund"), task.refund_status !== "none" ? task.refund_status : null],
+      [t("task.refund"), task.refund ? refundSummary(task.refund) : null],
     ]),
   );
 
@@ -792,6 +792,18 @@ function money(form, name) {
   return v === undefined ? undefined : Number(v);
 }
 
+/** One line for the task's `refund`: status, amount, transaction, note. */
+function refundSummary(refund) {
+  return [
+    t(`refund.${refund.status}`),
+    refund.amount_cad === null ? null : formatCad(refund.amount_cad),
+    refund.tx_hash,
+    refund.note,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
 /** The forms allowed in the task's status (lib/tasks/transitions.ts). */
 function actionsSection(task) {
   const id = task.task_id;
@@ -951,6 +963,63 @@ function actionsSection(task) {
         endpoint: "/api/task-complete",
         done: "action.done.fail",
         build: (f) => ({ task_id: id, action: "fail", reason: value(f, "reason") }),
+      }),
+    );
+  }
+  if (task.refund_status === "pending") {
+    // Settle the refund request (POST /api/task-refund): refunded (amount, USDC transaction) or denied.
+    const account = task.payment?.method === "account";
+    forms.push(
+      actionForm({
+        title: t("action.refund"),
+        className: "refund",
+        fields: [
+          field(t("action.refund_amount"), "input", {
+            ...cad,
+            name: "amount_cad",
+            required: true,
+            max: String(task.payment?.amount_cad ?? 1000000),
+            value: String(task.refund?.amount_cad ?? task.payment?.amount_cad ?? ""),
+          }),
+          account
+            ? h("p", { class: "muted" }, t("action.refund_account"))
+            : field(t("action.refund_tx"), "input", {
+                name: "tx_hash",
+                pattern: "0x[0-9a-fA-F]{64}",
+                title: t("error.invalid_tx"),
+                autocapitalize: "off",
+                spellcheck: "false",
+              }),
+          field(t("action.refund_note"), "textarea", { name: "note", rows: "2", maxlength: "1000" }),
+        ],
+        submitLabel: t("action.refund_submit"),
+        endpoint: "/api/task-refund",
+        done: "action.done.refund",
+        build: (f) => ({
+          task_id: id,
+          outcome: "refunded",
+          amount_cad: money(f, "amount_cad"),
+          tx_hash: value(f, "tx_hash"),
+          note: value(f, "note"),
+        }),
+      }),
+      actionForm({
+        title: t("action.deny"),
+        className: "deny",
+        fields: [
+          field(t("action.deny_reason"), "textarea", {
+            name: "note",
+            rows: "2",
+            maxlength: "1000",
+            required: true,
+          }),
+        ],
+        submitLabel: t("action.deny_submit"),
+        submitClass: "danger",
+        confirm: t("action.deny_confirm"),
+        endpoint: "/api/task-refund",
+        done: "action.done.deny",
+        build: (f) => ({ task_id: id, outcome: "denied", note: value(f, "note") }),
       }),
     );
   }

@@ -278,6 +278,25 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await page.getByRole("link", { name: "Refunds", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Refund requests", exact: true }).waitFor();
     expect(await page.locator(".card-title a").allTextContents()).toEqual([refund]);
+    // Settle it on the task page: the amount requested is filled in; the USDC transaction is recorded.
+    await page.locator(".card-title a").first().click();
+    await page.getByRole("heading", { level: 1, name: `Task ${refund}`, exact: true }).waitFor();
+    const requested = (await api("GET", `/api/submit-task?task_id=${refund}`, env.admin)).body.refund;
+    expect(requested).toMatchObject({ status: "pending" });
+    expect(Number(await page.getByLabel("Amount refunded (CAD)").inputValue())).toBe(requested.amount_cad);
+    const refundTx = `0x${"cd".repeat(32)}`;
+    await page.getByLabel("USDC refund transaction (0x…, optional)").fill(refundTx);
+    await page.getByLabel("Note to the requester (optional)").fill("Refunded to the paying wallet.");
+    await page.getByRole("button", { name: "Mark refunded" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Refund recorded.");
+    expect((await api("GET", `/api/submit-task?task_id=${refund}`, env.admin)).body).toMatchObject({
+      refund_status: "refunded",
+      refund: { status: "refunded", amount_cad: requested.amount_cad, tx_hash: refundTx },
+    });
+    await expect.poll(() => page.locator("main").textContent()).toContain(`refunded · `);
+    expect(await page.getByRole("button", { name: "Mark refunded" }).count()).toBe(0);
+    await page.getByRole("link", { name: "Refunds", exact: true }).click();
+    await expect.poll(() => page.locator("main").textContent()).toContain("No refund request is pending.");
     await page.getByRole("link", { name: "Dead letters", exact: true }).click();
     await page.getByLabel("Webhook id").fill("wh_doesnotexist");
     await page.getByRole("button", { name: "Show dead letters" }).click();
