@@ -405,7 +405,9 @@ async function matchTransfers(
   const parts = chunks(candidates, batchSize);
   let next = 0;
   let failed = false;
-  await Promise.all(
+  // Every worker finishes its batch in flight before the first error is rethrown, so a run
+  // never reports while one of its transactions is still open.
+  const workers = await Promise.allSettled(
     Array.from({ length: Math.min(PAY_CONCURRENCY, parts.length) }, async () => {
       while (!failed && next < parts.length) {
         const part = parts[next++]!;
@@ -418,6 +420,8 @@ async function matchTransfers(
       }
     }),
   );
+  const failure = workers.find((w): w is PromiseRejectedResult => w.status === "rejected");
+  if (failure) throw failure.reason;
 
   // Late or unmatched, explained by the newest other task with the amount, if any.
   const unexplained = [...new Set(leftover.filter((l) => !l.task).map((l) => l.log.amount))];
