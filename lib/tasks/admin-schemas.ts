@@ -11,6 +11,8 @@ const taskId = z
   .min(1)
   .max(64)
   .meta({ description: "The task id.", examples: ["TASK-MI9X3K2A-0K5ZQ8W1RT"] });
+/** An EVM transaction hash. */
+const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 0x-prefixed 32-byte hex hash" });
 const cad = z.number().positive().max(1_000_000).multipleOf(0.01, { error: "must have at most 2 decimals" });
 
 export const reviewTaskBodySchema = z
@@ -46,10 +48,7 @@ export type CompleteTaskBody = z.output<typeof completeTaskBodySchema>;
 export const recordPaymentBodySchema = z
   .strictObject({
     task_id: taskId,
-    tx_hash: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 0x-prefixed 32-byte hex hash" })
-      .optional(),
+    tx_hash: txHash.optional(),
     network: z.string().trim().min(1).max(40).optional(),
     note: z.string().trim().max(1000).optional(),
   })
@@ -68,11 +67,7 @@ export const settleRefundBodySchema = z
       description:
         "refunded: CAD refunded; default the amount requested at cancellation. At most the price paid.",
     }),
-    tx_hash: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 0x-prefixed 32-byte hex hash" })
-      .optional()
-      .meta({ description: "refunded in USDC: the refund transaction." }),
+    tx_hash: txHash.optional().meta({ description: "refunded in USDC: the refund transaction." }),
     note: z.string().trim().min(1).max(1000).optional().meta({
       description: "To the requester (in the e-mail and the status); required when denied.",
     }),

@@ -792,6 +792,17 @@ function money(form, name) {
   return v === undefined ? undefined : Number(v);
 }
 
+/** An optional transaction-hash input named `tx_hash` (0x + 64 hex digits). */
+function txHashField(label) {
+  return field(label, "input", {
+    name: "tx_hash",
+    pattern: "0x[0-9a-fA-F]{64}",
+    title: t("error.invalid_tx"),
+    autocapitalize: "off",
+    spellcheck: "false",
+  });
+}
+
 /** One line for the task's `refund`: status, amount, transaction, note. */
 function refundSummary(refund) {
   return [
@@ -886,13 +897,7 @@ function actionsSection(task) {
                 { options: [["", t("app.none")], ...networks.map((n) => [n, n])] },
               )
             : field(t("action.payment_network"), "input", { name: "network", maxlength: "40" }),
-          field(t("action.payment_tx"), "input", {
-            name: "tx_hash",
-            pattern: "0x[0-9a-fA-F]{64}",
-            title: t("error.invalid_tx"),
-            autocapitalize: "off",
-            spellcheck: "false",
-          }),
+          txHashField(t("action.payment_tx")),
           field(t("action.payment_note"), "textarea", { name: "note", rows: "2", maxlength: "1000" }),
         ],
         submitLabel: t("action.payment_submit"),
@@ -983,13 +988,7 @@ function actionsSection(task) {
           }),
           account
             ? h("p", { class: "muted" }, t("action.refund_account"))
-            : field(t("action.refund_tx"), "input", {
-                name: "tx_hash",
-                pattern: "0x[0-9a-fA-F]{64}",
-                title: t("error.invalid_tx"),
-                autocapitalize: "off",
-                spellcheck: "false",
-              }),
+            : txHashField(t("action.refund_tx")),
           field(t("action.refund_note"), "textarea", { name: "note", rows: "2", maxlength: "1000" }),
         ],
         submitLabel: t("action.refund_submit"),
