@@ -147,16 +147,31 @@ export function composeTaskEmail(
     case "webhook-fallback":
       return null;
   }
-  const { subject, text } = renderTemplate(template, lang, values);
+  return taskEmailRow(task, template, values, `${template}:${event.id}`, attachments);
+}
+
+/**
+ * The `emails` row of template `name` rendered in the task's language with `values`, to
+ * the requester. `dedupeKey` makes a second queueing of the same message a no-op.
+ * @throws Error when the template file is missing or malformed (lib/mail/templates.ts)
+ */
+export function taskEmailRow(
+  task: Pick<Task, "id" | "lang" | "requesterContact">,
+  name: TemplateName,
+  values: TemplateValues,
+  dedupeKey: string,
+  attachments: EmailAttachmentRef[] | null = null,
+): NewEmail {
+  const { subject, text } = renderTemplate(name, task.lang, values);
   return {
     id: prefixedId("email"),
     toAddress: task.requesterContact,
     subject,
     textBody: text,
-    template,
-    lang,
+    template: name,
+    lang: task.lang,
     taskId: task.id,
-    dedupeKey: `${template}:${event.id}`,
+    dedupeKey,
     attachments,
   };
 }

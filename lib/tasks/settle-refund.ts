@@ -19,10 +19,8 @@ import { getDb } from "../db/client.js";
 import { emails, type Task, tasks } from "../db/schema/index.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { ApiError } from "../http/errors.js";
-import { prefixedId } from "../ids.js";
-import { commonValues } from "../mail/compose-task-email.js";
+import { commonValues, taskEmailRow } from "../mail/compose-task-email.js";
 import { formatCad } from "../mail/format.js";
-import { renderTemplate } from "../mail/templates.js";
 import type { SettleRefundBody } from "./admin-schemas.js";
 
 /**
@@ -84,7 +82,7 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
       .where(eq(tasks.id, task.id))
       .returning();
     if (!task.sandbox) {
-      const { subject, text } = renderTemplate("refund-settled", task.lang, {
+      const values = {
         ...commonValues(task),
         refunded: body.outcome === "refunded",
         denied: body.outcome === "denied",
@@ -92,16 +90,9 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
         to_account: body.outcome === "refunded" && task.paymentMethod === "account",
         tx_hash: body.tx_hash?.toLowerCase() ?? null,
         note: body.note ?? null,
-      });
+      };
       await tx.insert(emails).values({
-        id: prefixedId("email"),
-        toAddress: task.requesterContact,
-        subject,
-        textBody: text,
-        template: "refund-settled",
-        lang: task.lang,
-        taskId: task.id,
-        dedupeKey: `refund-settled:${task.id}`,
+        ...taskEmailRow(task, "refund-settled", values, `refund-settled:${task.id}`),
         nextAttemptAt: now,
       });
     }
