@@ -69,6 +69,16 @@ export function recordset(table: PgTable, rows: readonly Row[], alias: string): 
   return sql`jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as ${sql.identifier(alias)}(${definition})`;
 }
 
+/**
+ * `(select …::type from jsonb_array_elements_text($1::jsonb))` for `column in ${jsonList(…)}`:
+ * a list of any length as ONE jsonb parameter (thousands of bind parameters cost more than
+ * the query itself). `type` is the SQL type each element is cast to (e.g. `bigint`).
+ */
+export function jsonList(values: readonly (string | number | bigint)[], type = "text"): SQL {
+  const text = JSON.stringify(values.map(String));
+  return sql`(select (v)::${sql.raw(type)} from jsonb_array_elements_text(${text}::jsonb) as v)`;
+}
+
 /** Options of `bulkInsert`. */
 export interface BulkInsertOptions {
   /** `ON CONFLICT DO NOTHING`: rows that collide with a unique key are left out. */

@@ -22,7 +22,7 @@
  * unique key refuses a second row even to a concurrent run.
  */
 import { and, between, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
-import { bulkInsert } from "../db/bulk.js";
+import { bulkInsert, jsonList } from "../db/bulk.js";
 import { getDb } from "../db/client.js";
 import type { TaskStatus } from "../db/schema/enums.js";
 import { chainCursors, chainTransfers, type NewChainTransfer, tasks } from "../db/schema/index.js";
@@ -282,8 +282,6 @@ async function tasksByAmount(amounts: bigint[], open: boolean): Promise<Map<bigi
   const db = await getDb();
   const found = new Map<bigint, TaskRef>();
   for (const part of chunks(amounts, 10_000)) {
-    // One jsonb parameter for the whole list (thousands of bind parameters cost more than the query).
-    const list = JSON.stringify(part.map(String));
     const rows = await db
       .select({
         id: tasks.id,
@@ -295,7 +293,7 @@ async function tasksByAmount(amounts: bigint[], open: boolean): Promise<Map<bigi
       .where(
         and(
           eq(tasks.sandbox, false),
-          sql`${tasks.paymentUsdcMicro} in (select (jsonb_array_elements_text(${list}::jsonb))::bigint)`,
+          sql`${tasks.paymentUsdcMicro} in ${jsonList(part, "bigint")}`,
           open
             ? inArray(tasks.status, OPEN_PAYMENT_STATUSES)
             : notInArray(tasks.status, OPEN_PAYMENT_STATUSES),

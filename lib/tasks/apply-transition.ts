@@ -7,7 +7,7 @@
  * transaction with set-based statements (the payment checker).
  */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
-import { bulkInsert, recordset } from "../db/bulk.js";
+import { bulkInsert, jsonList, recordset } from "../db/bulk.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { TaskStatus } from "../db/schema/enums.js";
 import { type NewTaskEvent, type Task, taskEvents, tasks } from "../db/schema/index.js";
@@ -200,7 +200,7 @@ export async function applyTransitionBatch<E extends BatchEntry>(
     const locked = await tx
       .select(BATCH_COLUMNS)
       .from(tasks)
-      .where(sql`${tasks.id} in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`)
+      .where(sql`${tasks.id} in ${jsonList(ids)}`)
       .orderBy(tasks.id)
       .for("update");
     const byId = new Map(locked.map((t) => [t.id, t]));
