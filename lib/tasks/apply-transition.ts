@@ -36,10 +36,14 @@ export interface TransitionResult {
   from: TaskStatus;
 }
 
-/** Loads a task or throws 404. */
-export async function getTaskOrThrow(taskId: string, tx?: Tx): Promise<Task> {
+/**
+ * Loads a task, locked `FOR UPDATE` until `tx` ends when `lock` is set.
+ * @throws ApiError NOT_FOUND (unknown task)
+ */
+export async function getTaskOrThrow(taskId: string, tx?: Tx, lock = false): Promise<Task> {
   const db = tx ?? (await getDb());
-  const [task] = await db.select().from(tasks).where(eq(tasks.id, taskId));
+  const query = db.select().from(tasks).where(eq(tasks.id, taskId));
+  const [task] = lock ? await query.for("update") : await query;
   if (!task) throw new ApiError("NOT_FOUND", `No task ${taskId}`, { field: "task_id" });
   return task;
 }
@@ -100,8 +104,7 @@ export async function applyTransition(
   for (let attempt = 0; ; attempt++) {
     try {
       const result = await db.transaction(async (tx) => {
-        const [task] = await tx.select().from(tasks).where(eq(tasks.id, taskId)).for("update");
-        if (!task) throw new ApiError("NOT_FOUND", `No task ${taskId}`, { field: "task_id" });
+        const task = await getTaskOrThrow(taskId, tx, true);
         const transition = findTransition(action, task.status);
         if (!transition) throw conflict(action, task);
         const changes = (await options.changes?.(task, tx)) ?? {};

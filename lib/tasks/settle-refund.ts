@@ -22,6 +22,7 @@ import { ApiError } from "../http/errors.js";
 import { commonValues, taskEmailRow } from "../mail/compose-task-email.js";
 import { formatCad } from "../mail/format.js";
 import type { SettleRefundBody } from "./admin-schemas.js";
+import { getTaskOrThrow } from "./apply-transition.js";
 
 /**
  * Records the outcome of task `body.task_id`'s pending refund at `now`.
@@ -33,8 +34,7 @@ import type { SettleRefundBody } from "./admin-schemas.js";
 export async function settleRefund(body: SettleRefundBody, now = new Date()): Promise<Task> {
   const db = await getDb();
   const settled = await db.transaction(async (tx) => {
-    const [task] = await tx.select().from(tasks).where(eq(tasks.id, body.task_id)).for("update");
-    if (!task) throw new ApiError("NOT_FOUND", `No task ${body.task_id}`, { field: "task_id" });
+    const task = await getTaskOrThrow(body.task_id, tx, true);
     if (task.refundStatus !== "pending") {
       throw new ApiError(
         "CONFLICT",
