@@ -4,5 +4,5 @@ import { accountAdminOperation } from "../lib/accounts/operations.js";
 import { endpoint, route } from "../lib/http/handler.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  POST: endpoint(accountAdminOperation, ({ body, caller }) => accountAdmin(caller!, body)),
+  POST: endpoint(accountAdminOperation, ({ body, caller }) => accountAdmin(caller, body)),
 });

@@ -13,6 +13,6 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   POST: endpoint(createApiKeyOperation, ({ body, caller, ip }) =>
     createApiKey({ ...body, creator: caller, ip }),
   ),
-  GET: endpoint(listApiKeysOperation, ({ caller }) => listApiKeys(caller!)),
-  DELETE: endpoint(revokeApiKeyOperation, ({ body, caller }) => revokeApiKey(caller!, body.key_to_revoke)),
+  GET: endpoint(listApiKeysOperation, ({ caller }) => listApiKeys(caller)),
+  DELETE: endpoint(revokeApiKeyOperation, ({ body, caller }) => revokeApiKey(caller, body.key_to_revoke)),
 });

@@ -5,8 +5,8 @@ import { preAuthorize } from "../lib/billing/preauthorize.js";
 import { endpoint, route } from "../lib/http/handler.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  GET: endpoint(getBillingOperation, ({ caller, query }) => getBilling(caller!, query)),
+  GET: endpoint(getBillingOperation, ({ caller, query }) => getBilling(caller, query)),
   POST: endpoint(preAuthorizeOperation, ({ caller, body }) =>
-    preAuthorize(caller!, body.agent_id, body.max_cost_cad),
+    preAuthorize(caller, body.agent_id, body.max_cost_cad),
   ),
 });

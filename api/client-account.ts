@@ -8,7 +8,5 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   POST: endpoint(createClientAccountOperation, ({ body, caller, ip }) =>
     registerAccount({ body, caller, ip }),
   ),
-  GET: endpoint(getClientAccountOperation, ({ request, caller, query }) =>
-    getAccount(request, caller, query),
-  ),
+  GET: endpoint(getClientAccountOperation, (ctx) => getAccount(ctx, ctx.query)),
 });

@@ -1,15 +1,19 @@
 /** /api/mcp — the Model Context Protocol endpoint (stateless Streamable HTTP). */
+import { ApiError } from "../lib/http/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { presentedKey } from "../lib/keys/authenticate.js";
 import { handleMcpRequest } from "../lib/mcp/handle-request.js";
 import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../lib/mcp/operations.js";
 
-/** 405 with a JSON-RPC error, as the Streamable HTTP transport allows a stateless server. */
-function statelessMethodNotAllowed(reason: string): Response {
-  return Response.json(
-    { jsonrpc: "2.0", id: null, error: { code: -32000, message: `Method not allowed: ${reason}; use POST` } },
-    { status: 405, headers: { allow: "POST" } },
-  );
+/**
+ * 405 METHOD_NOT_ALLOWED (the error envelope, `Allow: POST`), as the Streamable HTTP
+ * transport allows a stateless server for GET and DELETE.
+ * @throws ApiError METHOD_NOT_ALLOWED, always
+ */
+function statelessMethodNotAllowed(reason: string): never {
+  throw new ApiError("METHOD_NOT_ALLOWED", `Method not allowed: ${reason}; use POST`, {
+    headers: { allow: "POST" },
+  });
 }
 
 const serve = endpoint(mcpPostOperation, ({ request, caller, ip, requestId, config }) => {

@@ -3,11 +3,12 @@
  * serves gets the 404 envelope instead of the platform's page. Rewrites apply only
  * when no file matches, so real endpoints are unaffected.
  */
+import { configurationRefusal } from "../lib/http/handler.js";
 import { newRequestId } from "../lib/http/request-id.js";
 import { routeNotFound } from "../lib/http/response.js";
 
 const notFound = async (request: Request): Promise<Response> =>
-  routeNotFound(new URL(request.url).pathname, newRequestId());
+  configurationRefusal() ?? routeNotFound(new URL(request.url).pathname, newRequestId());
 
 export {
   notFound as GET,

@@ -6,8 +6,7 @@ import { cancelTask } from "../lib/tasks/cancel-task.js";
 import { cancelTaskOperation, getTaskStatusOperation, submitTaskOperation } from "../lib/tasks/operations.js";
 import { readTaskStatus } from "../lib/tasks/read-task-status.js";
 import { submitTask } from "../lib/tasks/submit-task.js";
-import { NEXT_POLL_SECONDS, taskStatusView } from "../lib/tasks/task-view.js";
-import { isTerminal } from "../lib/tasks/transitions.js";
+import { retryAfterSeconds, taskStatusView } from "../lib/tasks/task-view.js";
 
 /** `X-Service-Mode`: absent, or `sandbox`. */
 function sandboxMode(request: Request): boolean {
@@ -25,9 +24,8 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   ),
   GET: endpoint(getTaskStatusOperation, async ({ query, caller }) => {
     const { task, view } = await readTaskStatus(query.task_id, caller);
-    const terminal = isTerminal(task.status);
-    const retryAfter = task.sandbox ? 1 : NEXT_POLL_SECONDS[task.status];
-    return json(view, 200, terminal ? {} : { "retry-after": String(retryAfter) });
+    const retryAfter = retryAfterSeconds(task);
+    return json(view, 200, retryAfter === null ? {} : { "retry-after": String(retryAfter) });
   }),
   DELETE: endpoint(cancelTaskOperation, async ({ query, body, caller }) => {
     const { task } = await cancelTask(

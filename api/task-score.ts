@@ -4,6 +4,6 @@ import { getScoreOperation, submitScoreOperation } from "../lib/scores/operation
 import { getScore, submitScore } from "../lib/scores/task-scores.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  POST: endpoint(submitScoreOperation, ({ caller, body }) => submitScore(caller!, body)),
+  POST: endpoint(submitScoreOperation, ({ caller, body }) => submitScore(caller, body)),
   GET: endpoint(getScoreOperation, ({ caller, query }) => getScore(caller, query)),
 });

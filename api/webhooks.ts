@@ -10,7 +10,7 @@ import {
 import { registerWebhook } from "../lib/webhooks/register-webhook.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  POST: endpoint(createWebhookOperation, ({ body, caller }) => registerWebhook(caller!, body)),
-  GET: endpoint(listWebhooksOperation, ({ caller }) => listWebhooks(caller!)),
-  DELETE: endpoint(deleteWebhookOperation, ({ body, caller }) => deleteWebhook(caller!, body.webhook_id)),
+  POST: endpoint(createWebhookOperation, ({ body, caller }) => registerWebhook(caller, body)),
+  GET: endpoint(listWebhooksOperation, ({ caller }) => listWebhooks(caller)),
+  DELETE: endpoint(deleteWebhookOperation, ({ body, caller }) => deleteWebhook(caller, body.webhook_id)),
 });

@@ -5,6 +5,7 @@
  * the same variables. A bad value throws a `ConfigError` naming the variable, so a
  * misconfigured deployment fails at its first request instead of misbehaving.
  */
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 const bool = (fallback: boolean) =>
@@ -51,6 +52,13 @@ export const configSchema = z.object({
   NEON_WS_PROXY: optionalString,
   /** Maximum connections of the node-postgres / Neon pool. */
   DATABASE_POOL_MAX: int(10, 1, 200),
+  /**
+   * Bound of every wait on a networked database (node-postgres or Neon), ms: one query, a new
+   * connection or a free pooled one. Past it the request gets 503 STORAGE_ERROR and the
+   * connection is discarded. The server cancels statements at 80 % of it and ends sessions
+   * idle in a transaction after twice it (lib/db/client.ts `boundedPoolOptions`).
+   */
+  DB_QUERY_TIMEOUT_MS: int(5000, 100, 30_000),
 
   /** Prefix of API keys (`<prefix>_<random>`), contract.md. */
   KEY_PREFIX: z
@@ -151,12 +159,24 @@ export const configSchema = z.object({
   CHECKER_PAY_BATCH: int(1000, 1, 10_000),
   /** Timeout of one JSON-RPC request of the checker, ms (no retries: the next run retries). */
   CHECKER_RPC_TIMEOUT_MS: int(10_000, 100, 60_000),
+  /**
+   * Hours during which a released USDC amount (its task paid, expired or cancelled) is given
+   * to no other task, so a late transfer meant for the old task can never pay a new one
+   * (0: reusable at once; the block-time rule still applies). Default 168 (7 days).
+   */
+  AMOUNT_REUSE_COOLDOWN_HOURS: int(168, 0, 24 * 366),
 
   /**
    * How long an instance reuses a verified API key without asking the database, ms (0: never).
    * A revocation takes effect at once on the instance that served it, on others within this time.
    */
   API_KEY_CACHE_TTL_MS: int(5_000, 0, 60_000),
+  /**
+   * Public reads (status, services, estimate...) sent with a key: past this many ms, or when
+   * storage fails, the key check is skipped and the request is served as anonymous with a
+   * `Warning` header (README "Authentication, scopes and limits").
+   */
+  KEY_CHECK_TIMEOUT_MS: int(2_000, 100, 30_000),
   /** Requests per minute per API key (spec Limits). */
   RATE_LIMIT_KEY_PER_MIN: int(60, 1),
   /** Requests per minute per IP without a key (spec Limits). */
@@ -165,6 +185,12 @@ export const configSchema = z.object({
   KEY_CREATIONS_PER_IP_PER_HOUR: int(3, 1),
   /** Login attempts per IP per hour (spec Limits). */
   LOGIN_ATTEMPTS_PER_IP_PER_HOUR: int(5, 1),
+  /** Login attempts per account e-mail per hour, from any IP (password guessing spread over many IPs). */
+  LOGIN_ATTEMPTS_PER_EMAIL_PER_HOUR: int(10, 1),
+  /** `reset-request` and `verify-email` calls per IP per hour (each action counted on its own). */
+  EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR: int(10, 1),
+  /** `reset-request` and `verify-email` calls per account e-mail per hour (each action on its own). */
+  EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR: int(5, 1),
   /** Upstash Redis REST endpoint; with the token it backs rate limits and idempotency. */
   UPSTASH_REDIS_REST_URL: optionalUrl,
   UPSTASH_REDIS_REST_TOKEN: optionalString,
@@ -205,8 +231,26 @@ export const configSchema = z.object({
     .default("30,300,1800")
     .transform((v) => v.split(",").map((x) => Number(x.trim())))
     .pipe(z.array(z.number().int().min(1).max(86_400)).min(1).max(10)),
-  /** Deliveries sent at once by one worker (a slow receiver holds one slot for at most WEBHOOK_TIMEOUT_MS). */
-  WEBHOOK_CONCURRENCY: int(16, 1, 256),
+  /**
+   * Deliveries in flight at once in one worker process (a slow receiver holds a slot for at
+   * most WEBHOOK_TIMEOUT_MS; a freed slot is refilled at once). Outgoing requests mostly wait
+   * on the network, so this is high enough that a hundred hanging receivers leave room.
+   */
+  WEBHOOK_CONCURRENCY: int(128, 1, 1024),
+  /**
+   * Deliveries in flight at once to one destination (scheme://host[:port]) across every
+   * worker: the fairness cap, so one customer's slow or dead receiver never takes the slots
+   * of another's.
+   */
+  WEBHOOK_DESTINATION_CONCURRENCY: int(4, 1, 64),
+  /**
+   * Circuit breaker: after this many consecutive failed attempts to one destination, its due
+   * deliveries are recorded as failed without a request for WEBHOOK_BREAKER_COOLDOWN_SECONDS
+   * (retry schedule and dead letters unchanged). 0 turns the breaker off.
+   */
+  WEBHOOK_BREAKER_FAILURES: int(5, 0, 1000),
+  /** Circuit breaker: how long a destination stays open after its failures, seconds. */
+  WEBHOOK_BREAKER_COOLDOWN_SECONDS: int(60, 1, 3600),
   /** Dead-letter retention, hours (spec Limits: 72). */
   DEAD_LETTER_RETENTION_HOURS: int(72, 1, 24 * 30),
   /**
@@ -218,6 +262,12 @@ export const configSchema = z.object({
     .enum(["true", "false", "1", "0", "yes", "no", ""])
     .optional()
     .transform((v) => (v === undefined || v === "" ? undefined : v === "true" || v === "1" || v === "yes")),
+  /**
+   * Task e-mails per rolling 24 h to one address that no client account has verified (such
+   * e-mails carry only the task id, status and a link); beyond it they are recorded as
+   * `suppressed` and not sent. Bounds what an anonymous submitter can make us send to a stranger.
+   */
+  UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY: int(5, 0, 1000),
   /** Resend API key; unset = the embedded outbox (messages stored in `emails` and logged, not sent). */
   RESEND_API_KEY: optionalString,
   /** Resend API base URL (tests point it at a loopback server). */
@@ -317,6 +367,129 @@ export function getConfig(): Config {
 /** Forgets the cached configuration (tests that change `process.env`). */
 export function resetConfig(): void {
   cached = undefined;
+}
+
+/** Whether `hostname` (a name or an IP literal, brackets allowed) designates this machine. */
+function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (h === "localhost" || h.endsWith(".localhost")) return true;
+  if (!ipaddr.isValid(h)) return false;
+  let address = ipaddr.parse(h);
+  if (address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
+    address = (address as ipaddr.IPv6).toIPv4Address();
+  }
+  return address.range() === "loopback";
+}
+
+/**
+ * Whether DATABASE_URL points at this machine: unset (embedded PGlite), a loopback host
+ * (`localhost`, 127.0.0.0/8, ::1) or a Unix socket (`postgres:///db?host=/run/postgresql`).
+ * An unparsable URL counts as remote.
+ */
+export function databaseIsLocal(databaseUrl: string | undefined): boolean {
+  if (!databaseUrl) return true;
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return false;
+  }
+  if (url.hostname === "") {
+    const socketHost = url.searchParams.get("host");
+    return !socketHost || socketHost.startsWith("/") || isLoopbackHost(socketHost);
+  }
+  return isLoopbackHost(url.hostname);
+}
+
+/**
+ * The production profile. It applies on Vercel (`VERCEL` set), with `NODE_ENV=production`, or
+ * with a DATABASE_URL whose host is not loopback; only a loopback/embedded development run gets
+ * the relaxed defaults (development JWT secret, fixed webhook key, unauthenticated cron,
+ * unchecked CAPTCHA, http/loopback callbacks).
+ */
+export interface ProductionProfile {
+  /** Whether the profile applies. */
+  active: boolean;
+  /** Why it applies, e.g. `VERCEL=1`, `NODE_ENV=production`, `DATABASE_URL host db.example.com is not loopback`. */
+  reasons: string[];
+  /** Variables the profile requires that are unset, in a fixed order. */
+  missing: string[];
+  /** Settings the profile refuses (`ALLOW_PRIVATE_CALLBACKS=true`). */
+  refused: string[];
+}
+
+const profiles = new WeakMap<Config, ProductionProfile>();
+
+/** Evaluates the production profile of `config` (see `ProductionProfile`); memoized per config. */
+export function productionProfile(config: Config = getConfig()): ProductionProfile {
+  let profile = profiles.get(config);
+  if (!profile) {
+    profile = evaluateProfile(config);
+    profiles.set(config, profile);
+  }
+  return profile;
+}
+
+function evaluateProfile(config: Config): ProductionProfile {
+  const reasons: string[] = [];
+  if (config.VERCEL) reasons.push(`VERCEL=${config.VERCEL}`);
+  if (config.NODE_ENV === "production") reasons.push("NODE_ENV=production");
+  if (!databaseIsLocal(config.DATABASE_URL)) {
+    let host = "(unparsable URL)";
+    try {
+      host = new URL(config.DATABASE_URL!).hostname || host;
+    } catch {
+      // keep the placeholder: the URL itself may hold a password
+    }
+    reasons.push(`DATABASE_URL host ${host} is not loopback`);
+  }
+  const active = reasons.length > 0;
+  const missing: string[] = [];
+  const refused: string[] = [];
+  if (active) {
+    if (!config.JWT_SECRET) missing.push("JWT_SECRET");
+    if (!config.WEBHOOK_SECRET_KEY) missing.push("WEBHOOK_SECRET_KEY");
+    if (!config.CRON_SECRET) missing.push("CRON_SECRET");
+    if (!config.TURNSTILE_SECRET_KEY) missing.push("TURNSTILE_SECRET_KEY");
+    // On Vercel each instance would keep its own in-process counters: limits need Upstash.
+    if (config.VERCEL && !config.UPSTASH_REDIS_REST_URL) missing.push("UPSTASH_REDIS_REST_URL");
+    if (config.VERCEL && !config.UPSTASH_REDIS_REST_TOKEN) missing.push("UPSTASH_REDIS_REST_TOKEN");
+    if (config.ALLOW_PRIVATE_CALLBACKS) refused.push("ALLOW_PRIVATE_CALLBACKS");
+  }
+  return { active, reasons, missing, refused };
+}
+
+/**
+ * Why the process must not serve, as one message naming every missing or refused variable, or
+ * undefined when it may (development run, or production profile fully configured).
+ */
+export function productionProblems(config: Config = getConfig()): string | undefined {
+  const profile = productionProfile(config);
+  if (profile.missing.length === 0 && profile.refused.length === 0) return undefined;
+  const parts: string[] = [];
+  if (profile.missing.length) parts.push(`missing ${profile.missing.join(", ")}`);
+  if (profile.refused.length) parts.push(`${profile.refused.map((v) => `${v}=true`).join(", ")} is refused`);
+  return `Refusing to serve: the production profile applies (${profile.reasons.join("; ")}) and ${parts.join("; ")}. Set them (see README, "Production profile").`;
+}
+
+/**
+ * The relaxed development defaults in effect (empty in the production profile), one line each,
+ * for `npm start` to print.
+ */
+export function relaxedSettings(config: Config = getConfig()): string[] {
+  if (productionProfile(config).active) return [];
+  const out: string[] = [];
+  if (!config.JWT_SECRET) out.push("JWT_SECRET unset: client JWTs use the public development secret");
+  if (!config.WEBHOOK_SECRET_KEY)
+    out.push("WEBHOOK_SECRET_KEY unset: webhook secrets use the fixed development key");
+  if (!config.CRON_SECRET) out.push("CRON_SECRET unset: /api/cron/* runs for any caller");
+  if (!config.TURNSTILE_SECRET_KEY)
+    out.push("TURNSTILE_SECRET_KEY unset: registration CAPTCHA tokens are not checked");
+  if (config.ALLOW_PRIVATE_CALLBACKS)
+    out.push("ALLOW_PRIVATE_CALLBACKS=true: http:// and loopback callbacks allowed");
+  if (!config.UPSTASH_REDIS_REST_URL)
+    out.push("UPSTASH_REDIS_REST_URL unset: rate limits are counted in this process");
+  return out;
 }
 
 /** Public origin for absolute links, without a trailing slash. */

@@ -20,6 +20,7 @@ import { getConfig } from "../lib/config.js";
 import { SOCKET_IP_HEADER } from "../lib/http/client-ip.js";
 import { newRequestId } from "../lib/http/request-id.js";
 import { completeBodyText, routeNotFound } from "../lib/http/response.js";
+import { describeError } from "../lib/log-error.js";
 
 type WebHandler = (request: Request) => Promise<Response>;
 
@@ -88,6 +89,16 @@ export function discoverRoutes(apiDir: string): ApiRoute[] {
   return routes.sort((a, b) => a.dynamic - b.dynamic);
 }
 
+/**
+ * Whether `candidate` (an absolute path) is `dir` itself or inside it. Compares path segments
+ * (path.relative), so a sibling such as `public-secret/` next to `public/` is outside, which a
+ * plain string-prefix test would miss.
+ */
+export function isInside(dir: string, candidate: string): boolean {
+  const rel = path.relative(dir, candidate);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
 function substitute(destination: string, params: Record<string, unknown>): string {
   return destination.replace(/:(\w+)\*?/g, (_, name: string) => {
     const v = params[name];
@@ -145,7 +156,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     const candidates = [rel, `${rel}.html`, path.posix.join(rel, "index.html")];
     for (const c of candidates) {
       const full = path.join(publicDir, c);
-      if (!full.startsWith(publicDir)) return undefined;
+      if (!isInside(publicDir, full)) return undefined;
       if (existsSync(full) && statSync(full).isFile()) return full;
     }
     return undefined;
@@ -278,7 +289,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       res.end();
     } catch (error) {
       if (clientGone) return;
-      console.error("local host error:", error);
+      console.error(`local host error: ${describeError(error)}`);
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { code: "INTERNAL", message: "local host error", details: [] } }));

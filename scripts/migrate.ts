@@ -9,7 +9,8 @@ import { MIGRATIONS_FOLDER, openDatabase, selectDriver } from "../lib/db/client.
 async function main(): Promise<void> {
   const config = getConfig();
   const driver = selectDriver(config);
-  const handle = await openDatabase(config); // PGlite migrates as it opens
+  // PGlite migrates as it opens. No query bound: a migration's statement may run long.
+  const handle = await openDatabase(config, { queryTimeoutMs: 0 });
   if (driver === "pg") {
     const { migrate } = await import("drizzle-orm/node-postgres/migrator");
     await migrate(handle.db as never, { migrationsFolder: MIGRATIONS_FOLDER });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "../lib/config.js";
+import {
+  ConfigError,
+  databaseIsLocal,
+  parseConfig,
+  productionProblems,
+  productionProfile,
+  relaxedSettings,
+} from "../lib/config.js";
 
 describe("config", () => {
   it("has the spec's limits as defaults", () => {
@@ -38,5 +45,72 @@ describe("config", () => {
     expect(c.ALLOW_PRIVATE_CALLBACKS).toBe(true);
     expect(c.TRANSPORT_SPEED_KMH).toBe(80);
     expect(c.PORT).toBe(0);
+  });
+
+  it.each([
+    [undefined, true],
+    ["postgres://postgres@127.0.0.1:5432/postgres", true],
+    ["postgres://u:p@localhost/db", true],
+    ["postgres://u:p@127.8.9.10/db", true],
+    ["postgres://u:p@[::1]:5432/db", true],
+    ["postgres:///db?host=/var/run/postgresql", true],
+    ["postgres://u:p@db.example.com/db", false],
+    ["postgres://u:p@10.0.0.5/db", false],
+    ["postgres://u:p@ep-x.us-east-2.aws.neon.tech/db", false],
+    ["not a url", false],
+  ])("DATABASE_URL %s is local: %s", (url, local) => {
+    expect(databaseIsLocal(url)).toBe(local);
+  });
+
+  it.each([
+    [{}, false, []],
+    [{ DATABASE_URL: "postgres://postgres@127.0.0.1/postgres" }, false, []],
+    [
+      { NODE_ENV: "production" },
+      true,
+      ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY"],
+    ],
+    [
+      { DATABASE_URL: "postgres://u:p@db.example.com/db" },
+      true,
+      ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY"],
+    ],
+    [
+      { VERCEL: "1" },
+      true,
+      [
+        "JWT_SECRET",
+        "WEBHOOK_SECRET_KEY",
+        "CRON_SECRET",
+        "TURNSTILE_SECRET_KEY",
+        "UPSTASH_REDIS_REST_URL",
+        "UPSTASH_REDIS_REST_TOKEN",
+      ],
+    ],
+  ])("production profile of %j: active %s, missing %j", (env, active, missing) => {
+    const profile = productionProfile(parseConfig(env as Record<string, string>));
+    expect(profile.active).toBe(active);
+    expect(profile.missing).toEqual(missing);
+  });
+
+  it("refuses ALLOW_PRIVATE_CALLBACKS in the production profile and names it", () => {
+    const config = parseConfig({
+      DATABASE_URL: "postgres://u:p@db.example.com/db",
+      JWT_SECRET: "x".repeat(32),
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString("base64"),
+      CRON_SECRET: "cron",
+      TURNSTILE_SECRET_KEY: "ts",
+      ALLOW_PRIVATE_CALLBACKS: "true",
+    });
+    expect(productionProfile(config).refused).toEqual(["ALLOW_PRIVATE_CALLBACKS"]);
+    expect(productionProblems(config)).toMatch(/ALLOW_PRIVATE_CALLBACKS=true is refused/);
+    expect(productionProblems(config)).not.toContain("u:p@");
+    expect(relaxedSettings(config)).toEqual([]);
+  });
+
+  it("lists the relaxed settings of a development run", () => {
+    expect(relaxedSettings(parseConfig({})).join("\n")).toMatch(
+      /JWT_SECRET unset[\s\S]*WEBHOOK_SECRET_KEY unset[\s\S]*CRON_SECRET unset[\s\S]*TURNSTILE_SECRET_KEY unset/,
+    );
   });
 });

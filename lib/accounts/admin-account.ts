@@ -4,7 +4,10 @@
  * with its invoice; nothing is edited in place.
  *
  * - `deposit` (`amount_cad` 0.01 to 1 000 000): credits a funded deposit and activates
- *   a `pending_deposit` account (a suspended one stays suspended). Send it with an
+ *   a `pending_deposit` account (a suspended one stays suspended). Refused (409 CONFLICT,
+ *   `reason: email_not_verified`) until the account's e-mail is verified: money never goes to an
+ *   account whose owner has not proved the address (an unverified account may be discarded when
+ *   the address's real owner registers). The same holds for `adjust`. Send it with an
  *   `Idempotency-Key`: a retried request is replayed, not credited twice.
  * - `adjust` (`amount_cad` signed, non-zero, `description` required): a correction; one
  *   that would make the available balance negative → 422.
@@ -15,13 +18,13 @@
 import { eq } from "drizzle-orm";
 import { accountBalance } from "../billing/balance.js";
 import { createInvoice } from "../billing/invoices.js";
-import { toCents } from "../billing/money.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { AccountStatus } from "../db/schema/enums.js";
 import { type ClientAccount, clientAccounts, ledgerEntries } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
+import { toCents } from "../money.js";
 import { type AccountView, accountView } from "./account-view.js";
 import { findAccountByEmail, findAccountById, lockAccount } from "./find-account.js";
 import type { AccountAdminBody } from "./schemas.js";
@@ -70,7 +73,8 @@ async function setStatus(tx: Tx, id: string, status: AccountStatus): Promise<Cli
 
 /**
  * Applies one admin action.
- * @throws ApiError MISSING_FIELD, VALIDATION_ERROR (amounts), NOT_FOUND, CONFLICT (activate without deposit)
+ * @throws ApiError MISSING_FIELD, VALIDATION_ERROR (amounts), NOT_FOUND, CONFLICT (activate without
+ *   deposit; deposit to an account whose e-mail is not verified)
  */
 export async function accountAdmin(
   caller: Caller,
@@ -86,6 +90,13 @@ export async function accountAdmin(
       case "deposit":
       case "adjust": {
         const amount = required(body.amount_cad, "amount_cad", body.action);
+        if (!account.emailVerifiedAt) {
+          throw new ApiError(
+            "CONFLICT",
+            "The account's e-mail is not verified yet; its owner must verify it before any deposit or adjustment",
+            { extra: { reason: "email_not_verified" } },
+          );
+        }
         if (body.action === "deposit" && amount < 0.01) {
           throw new ApiError("VALIDATION_ERROR", "amount_cad of a deposit must be at least 0.01", {
             field: "amount_cad",

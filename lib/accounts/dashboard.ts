@@ -1,7 +1,7 @@
 /**
  * The client dashboard data (`GET /api/client-account?include=dashboard`): the latest
  * transactions, tasks and invoices of an account (20 each, newest first). The account's
- * tasks are those submitted with a key whose contact is the account e-mail, or charged to it.
+ * tasks are those submitted with a key linked to the account, or charged to it.
  */
 import { desc, eq, inArray, or } from "drizzle-orm";
 import { getDb } from "../db/client.js";
@@ -41,7 +41,7 @@ export interface Dashboard {
 /** The dashboard of `account`. */
 export async function accountDashboard(account: ClientAccount): Promise<Dashboard> {
   const db = await getDb();
-  const keyIds = db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.contact, account.email));
+  const keyIds = db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.accountId, account.id));
   const [entries, taskRows, invoiceRows] = await Promise.all([
     db
       .select()

@@ -1,4 +1,4 @@
-/** Lookups of prepaid client accounts (by id, e-mail, or the contact of an API key). */
+/** Lookups of prepaid client accounts (by id, e-mail, or an API key linked to the account). */
 import { eq } from "drizzle-orm";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
@@ -22,17 +22,37 @@ export async function findAccountById(id: string, db?: Db | Tx): Promise<ClientA
 }
 
 /**
- * The account a task submitted with key `keyId` is billed to: the account whose e-mail is
- * that key's contact e-mail (README "Accounts, billing and client login"), or undefined.
+ * The account key `keyId` is linked to (`api_keys.account_id`, set only by the account's verified
+ * owner: lib/keys/account-keys.ts), or undefined. This is the account a task submitted with the key
+ * is billed to and the only account the key may read. The key's typed `contact` plays no part.
+ * Read from the database on every call (never from the per-instance key cache), so an unlink holds
+ * at once everywhere.
  */
 export async function findAccountForKey(keyId: string, db?: Db | Tx): Promise<ClientAccount | undefined> {
   const handle = db ?? (await getDb());
   const [row] = await handle
     .select({ account: clientAccounts })
     .from(apiKeys)
-    .innerJoin(clientAccounts, eq(clientAccounts.email, apiKeys.contact))
+    .innerJoin(clientAccounts, eq(clientAccounts.id, apiKeys.accountId))
     .where(eq(apiKeys.id, keyId));
   return row?.account;
+}
+
+/**
+ * The account key `keyId` is linked to.
+ * @throws ApiError NOT_FOUND (with a suggestion) when the key is linked to none
+ */
+export async function getAccountForKeyOrThrow(keyId: string, db?: Db | Tx): Promise<ClientAccount> {
+  const account = await findAccountForKey(keyId, db);
+  if (!account) {
+    throw new ApiError("NOT_FOUND", "This API key is not linked to a prepaid account", {
+      extra: {
+        suggestion:
+          "The account's owner links keys when signed in: the client dashboard (API keys) or POST /api/account-keys",
+      },
+    });
+  }
+  return account;
 }
 
 /**

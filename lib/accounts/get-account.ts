@@ -1,21 +1,23 @@
 /**
- * GET /api/client-account (spec "Client accounts"). Credentials, checked here because
- * the operation accepts either (auth "optional" in the wrapper):
+ * GET /api/client-account (spec "Client accounts"). Credentials, checked by the handler wrapper
+ * (auth mode "key_or_client"; at least one is present):
  *
- * - a client JWT (`Authorization: Bearer <jwt>` from POST /api/client-auth login): its
- *   own account; `include=dashboard` and `invoice_id` need it (or an admin key);
- * - an API key: the account of the key's contact e-mail (404 when none); admins may
- *   look up any account with `email` (and read its dashboard and invoices);
- * - neither: 401.
+ * - a client JWT (`Authorization: Bearer <jwt>` from POST /api/client-auth login), checked
+ *   against its server-side session (lib/auth/sessions.ts): its own account;
+ *   `include=dashboard` and `invoice_id` need it (or an admin key);
+ * - an API key: the account the key is **linked** to by the account's verified owner
+ *   (404 when none; the key's typed contact e-mail grants nothing); admins may look up any
+ *   account with `email` (and read its dashboard and invoices);
+ * - neither: 401 (raised by the wrapper).
  */
-import { predatesPasswordChange, presentedJwt, verifyClientJwt } from "../auth/jwt.js";
+import type { ClientPrincipal } from "../auth/sessions.js";
 import { getInvoiceOrThrow, type InvoiceView } from "../billing/invoices.js";
 import type { ClientAccount } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { type AccountView, accountView } from "./account-view.js";
 import { accountDashboard, type Dashboard } from "./dashboard.js";
-import { findAccountById, getAccountByEmailOrThrow } from "./find-account.js";
+import { getAccountByEmailOrThrow, getAccountForKeyOrThrow } from "./find-account.js";
 import type { GetAccountQuery } from "./schemas.js";
 
 /** The response. */
@@ -26,46 +28,42 @@ export interface AccountResponse {
 }
 
 /**
- * Resolves the credential of `request` and answers.
- * @throws ApiError UNAUTHORIZED (no credential, bad JWT, dashboard/invoice without a JWT),
- *   FORBIDDEN (`email` without admin), NOT_FOUND (no account, unknown invoice)
+ * Who reads: the verified client session (its JWT wins when a key is sent too), else the API key.
  */
-export async function getAccount(
-  request: Request,
-  caller: Caller | null,
-  query: GetAccountQuery,
-): Promise<AccountResponse> {
-  const jwt = presentedJwt(request);
+export type AccountReader =
+  | { client: ClientPrincipal; caller: Caller | null }
+  | { client: null; caller: Caller };
+
+/**
+ * Answers for `reader` (see the module comment).
+ * @throws ApiError UNAUTHORIZED (dashboard/invoice without a JWT or an admin key), FORBIDDEN (`email`
+ *   of another account without admin), NOT_FOUND (no linked account, unknown invoice)
+ */
+export async function getAccount(reader: AccountReader, query: GetAccountQuery): Promise<AccountResponse> {
+  const { client, caller } = reader;
   let account: ClientAccount;
   let privileged: boolean;
-  if (jwt) {
-    const session = await verifyClientJwt(jwt);
-    const found = await findAccountById(session.accountId);
-    if (!found) throw new ApiError("UNAUTHORIZED", "The account of this token no longer exists");
-    if (predatesPasswordChange(session, found)) {
-      throw new ApiError(
-        "UNAUTHORIZED",
-        "The password was changed after this token was issued; log in again",
-      );
-    }
+  if (client) {
+    const found = client.account;
     if (query.email && query.email.toLowerCase() !== found.email) {
       throw new ApiError("FORBIDDEN", "A client token reads only its own account", { field: "email" });
     }
     account = found;
     privileged = true;
-  } else if (caller) {
-    if (query.email && !caller.isAdmin && query.email.toLowerCase() !== caller.contact) {
-      throw new ApiError("FORBIDDEN", "Only an admin key may look up another account by email", {
-        field: "email",
-      });
-    }
-    account = await getAccountByEmailOrThrow(query.email ?? caller.contact);
-    privileged = caller.isAdmin;
   } else {
-    throw new ApiError(
-      "UNAUTHORIZED",
-      "Send an API key (x-api-key) or the client token (Authorization: Bearer <jwt> from POST /api/client-auth)",
-    );
+    if (caller.isAdmin) {
+      account = query.email
+        ? await getAccountByEmailOrThrow(query.email)
+        : await getAccountForKeyOrThrow(caller.keyId);
+    } else {
+      account = await getAccountForKeyOrThrow(caller.keyId);
+      if (query.email && query.email.toLowerCase() !== account.email) {
+        throw new ApiError("FORBIDDEN", "Only an admin key may look up another account by email", {
+          field: "email",
+        });
+      }
+    }
+    privileged = caller.isAdmin;
   }
   if ((query.include || query.invoice_id) && !privileged) {
     throw new ApiError(

@@ -14,11 +14,14 @@ export const createClientAccountOperation = defineOperation({
   path: "/api/client-account",
   summary: "Open a prepaid CAD account (with a key, or web registration with a CAPTCHA)",
   description:
-    "With an API key the account e-mail is the key's contact (another `email` → 403). Without a key: `email`, " +
-    "`password`, `phone`, `address_line1`, `city`, `postal_code`, `tos_accepted: true` and `cf_turnstile_token` " +
-    "(Cloudflare Turnstile, verified server-side) are required. 201 with status `pending_deposit`; the account " +
-    "becomes active when the operator records a deposit. An e-mail verification code is e-mailed. 409 when the " +
-    "e-mail already has an account.",
+    "With an API key the account e-mail is the key's contact (another `email` → 403); the key is NOT linked to the " +
+    "account and no `password` is accepted (422): the address's owner verifies it, sets a password with " +
+    "reset-request, signs in and links keys (POST /api/account-keys). Without a key: `email`, `password`, `phone`, " +
+    "`address_line1`, `city`, `postal_code`, `tos_accepted: true` and `cf_turnstile_token` (Cloudflare Turnstile, " +
+    "verified server-side) are required. 201 with status `pending_deposit`; an e-mail verification code is " +
+    "e-mailed; sign-in, deposits and key linking need the verified e-mail; the account becomes active when the " +
+    "operator records a deposit. 409 when the e-mail's account is verified; an unverified account of that e-mail " +
+    "is discarded and replaced. Verification e-mails per address are rate limited (429).",
   tags: ["Accounts"],
   auth: "optional",
   body: createAccountBodySchema,
@@ -32,6 +35,7 @@ export const createClientAccountOperation = defineOperation({
     "FORBIDDEN",
     "CONFLICT",
     "UPSTREAM_UNAVAILABLE",
+    "RATE_LIMITED",
   ],
 });
 
@@ -41,11 +45,12 @@ export const getClientAccountOperation = defineOperation({
   path: "/api/client-account",
   summary: "Read a prepaid account, its dashboard or one invoice",
   description:
-    "Credential: an API key (the account of its contact e-mail; admins may pass `email`) or the client JWT as " +
+    "Credential: an API key (the account it is linked to by the account's owner — never by its contact e-mail; " +
+    "404 when unlinked; admins may pass `email`) or the client JWT as " +
     "`Authorization: Bearer <jwt>` (from POST /api/client-auth?action=login). `include=dashboard` (latest " +
     "transactions, tasks and invoices) and `invoice_id` need the JWT or an admin key. 401 without a credential.",
   tags: ["Accounts"],
-  auth: "optional",
+  auth: "key_or_client",
   query: getAccountQuerySchema,
   response: accountResponseSchema,
   errors: ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "VALIDATION_ERROR"],
@@ -57,7 +62,8 @@ export const accountAdminOperation = defineOperation({
   path: "/api/account-admin",
   summary: "Operator: record a deposit or adjustment, suspend/activate an account, set its discount",
   description:
-    "`deposit` (0.01 to 1 000 000 CAD; activates a pending account; send an Idempotency-Key so a retry is not " +
+    "`deposit` (0.01 to 1 000 000 CAD; activates a pending account; 409 while the account's e-mail is not verified; " +
+    "send an Idempotency-Key so a retry is not " +
     "credited twice), `adjust` (signed correction with `description`; never below zero available), `suspend`, " +
     "`activate` (suspended → active; 409 before any deposit), `set_discount` (0-100 %). Target by `email` or `account_id`.",
   tags: ["Operator"],

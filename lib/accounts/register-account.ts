@@ -2,24 +2,32 @@
  * Account creation (POST /api/client-account; spec "Client accounts").
  *
  * - With an API key: the account e-mail is the key's contact e-mail; another `email`
- *   in the body → 403 FORBIDDEN (spec "Authentication" 8). Password optional (without
- *   one, the client sets it later with `reset-request`).
+ *   in the body → 403 FORBIDDEN (spec "Authentication" 8). The key's contact was typed, not
+ *   verified, so the key gets nothing from it: the account is **not** linked to the key (its owner
+ *   links keys once signed in), no `password` is accepted (422: the owner sets one with
+ *   `reset-request`, whose code goes to the address), and the verification e-mail names the key
+ *   and says that verifying does not link it.
  * - Without a key (web registration): `email`, `password`, `phone`, `address_line1`,
  *   `city`, `postal_code`, `tos_accepted: true` and a Cloudflare Turnstile token checked
  *   server-side are required.
  * - New accounts start `pending_deposit`; an e-mail-verification token is e-mailed.
- *   An e-mail that already has an account → 409 CONFLICT.
+ *   An e-mail whose account is verified → 409 CONFLICT. An account whose e-mail was never
+ *   verified blocks nobody: it holds no money (deposits need a verified e-mail) and no linked key,
+ *   so a new registration for its address discards it (its codes, sessions and profile) and starts
+ *   over; whoever then proves the address by verifying it owns the account.
  */
+import { and, eq, isNull } from "drizzle-orm";
 
 import { queueVerificationEmail } from "../auth/account-emails.js";
 import { issueToken } from "../auth/one-time-tokens.js";
 import { hashPassword } from "../auth/passwords.js";
 import { verifyTurnstile } from "../auth/turnstile.js";
-import { getDb } from "../db/client.js";
-import { clientAccounts } from "../db/schema/index.js";
+import { getDb, type Tx } from "../db/client.js";
+import { apiKeys, clientAccounts, emails, invoices, ledgerEntries } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
+import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { type AccountView, accountView } from "./account-view.js";
 import { findAccountByEmail } from "./find-account.js";
 import type { CreateAccountBody } from "./schemas.js";
@@ -52,8 +60,11 @@ const isUniqueViolation = (error: unknown): boolean => {
 
 /**
  * Creates an account for `caller` (a key) or a web registrant (`caller` null).
- * @throws ApiError FORBIDDEN (key with another e-mail), MISSING_FIELD, VALIDATION_ERROR
- *   (tos_accepted false, CAPTCHA refused), UPSTREAM_UNAVAILABLE (CAPTCHA service down), CONFLICT
+ * Verification e-mails per address are limited (EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR, shared with
+ * `verify-email` attempts on that address).
+ * @throws ApiError RATE_LIMITED, FORBIDDEN (key with another e-mail), MISSING_FIELD, VALIDATION_ERROR
+ *   (tos_accepted false, CAPTCHA refused, password with a key), UPSTREAM_UNAVAILABLE (CAPTCHA
+ *   service down), CONFLICT (the e-mail's account is verified)
  */
 export async function registerAccount(input: {
   body: CreateAccountBody;
@@ -70,6 +81,14 @@ export async function registerAccount(input: {
         "FORBIDDEN",
         `With an API key the account e-mail is the key's contact (${caller.contact}); register another e-mail without a key`,
         { field: "email" },
+      );
+    }
+    if (body.password !== undefined) {
+      throw new ApiError(
+        "VALIDATION_ERROR",
+        "With an API key no password is set: the account's owner sets it with POST /api/client-auth?action=reset-request " +
+          "(the code goes to the account's e-mail)",
+        { field: "password" },
       );
     }
     email = caller.contact;
@@ -105,12 +124,26 @@ export async function registerAccount(input: {
       });
     }
   }
+  // Each registration e-mails a verification code to the address: limited per address, so that
+  // re-registering over an unverified account cannot flood someone's mailbox.
+  await enforceLimits([
+    {
+      policy: "verify_email",
+      identifier: emailIdentifier(email),
+      what: "verification e-mails and attempts per e-mail per hour",
+    },
+  ]);
   // After the CAPTCHA, so that bots cannot probe which e-mails have accounts.
-  if (await findAccountByEmail(email)) throw conflict(email);
+  const existing = await findAccountByEmail(email);
+  if (existing?.emailVerifiedAt) throw conflict(email);
   const passwordHash = body.password ? await hashPassword(body.password) : null;
   const db = await getDb();
+  const openedWithKey = caller
+    ? (await db.select({ hint: apiKeys.keyHint }).from(apiKeys).where(eq(apiKeys.id, caller.keyId)))[0]
+    : undefined;
   try {
     const account = await db.transaction(async (tx) => {
+      if (existing) await discardUnverified(tx, existing.id, email);
       const [row] = await tx
         .insert(clientAccounts)
         .values({
@@ -135,7 +168,7 @@ export async function registerAccount(input: {
         })
         .returning();
       const { token, expiresAt } = await issueToken(tx, row!.id, "verify_email", now);
-      await queueVerificationEmail(tx, row!, token, expiresAt);
+      await queueVerificationEmail(tx, row!, token, expiresAt, openedWithKey);
       return row!;
     });
     return {
@@ -143,13 +176,42 @@ export async function registerAccount(input: {
       message:
         "Account created with status pending_deposit. It becomes active once the operator records your first " +
         "deposit (arranged with the operator). A verification code was e-mailed to " +
-        `${email}.${passwordHash ? "" : " Set a password for the dashboard with POST /api/client-auth?action=reset-request."}`,
+        `${email}; the account can be used (sign-in, deposits, linking API keys) once the address is verified.` +
+        `${passwordHash ? "" : " Set a password for the dashboard with POST /api/client-auth?action=reset-request."}` +
+        `${caller ? " This API key is not linked to the account: the owner links keys once signed in." : ""}`,
       email_verification_sent: true,
     };
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(email);
     throw error;
   }
+}
+
+/**
+ * Deletes the unverified account `accountId` (a squat or an abandoned registration) inside `tx`: its
+ * one-time codes and sessions go with it (cascade) and its unsent e-mails are dropped. Refused
+ * (409) when, against the rules, it verified meanwhile or holds ledger entries or invoices.
+ */
+async function discardUnverified(tx: Tx, accountId: string, email: string): Promise<void> {
+  const [locked] = await tx
+    .select({ id: clientAccounts.id })
+    .from(clientAccounts)
+    .where(and(eq(clientAccounts.id, accountId), isNull(clientAccounts.emailVerifiedAt)))
+    .for("update");
+  if (!locked) throw conflict(email);
+  const [money] = await tx
+    .select({ id: ledgerEntries.id })
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.accountId, accountId))
+    .limit(1);
+  const [bill] = await tx
+    .select({ id: invoices.id })
+    .from(invoices)
+    .where(eq(invoices.accountId, accountId))
+    .limit(1);
+  if (money || bill) throw conflict(email);
+  await tx.delete(emails).where(and(eq(emails.accountId, accountId), eq(emails.status, "queued")));
+  await tx.delete(clientAccounts).where(eq(clientAccounts.id, accountId));
 }
 
 function conflict(email: string): ApiError {

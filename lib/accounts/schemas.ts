@@ -50,7 +50,9 @@ export const createAccountBodySchema = z
     email: email.optional().meta({
       description: "Required without a key. With a key it must be the key's contact e-mail (the default).",
     }),
-    password: passwordSchema.optional().meta({ description: "Web registration (required without a key)." }),
+    password: passwordSchema
+      .optional()
+      .meta({ description: "Web registration (required without a key); refused with a key (422)." }),
     company_name: text(200).optional(),
     phone: z
       .string()
@@ -132,6 +134,10 @@ export const accountResponseSchema = z
   .object({
     account: accountSchema,
     message: z.string().optional(),
+    email_verification_sent: z
+      .boolean()
+      .optional()
+      .meta({ description: "Creation only: true once the verification code is queued for e-mail." }),
     dashboard: z.record(z.string(), z.unknown()).optional(),
     invoice: z.record(z.string(), z.unknown()).optional(),
   })

@@ -27,6 +27,7 @@ import { getTableColumns, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { type DatabaseHandle, getDatabase, selectDriver } from "../db/client.js";
 import { activityLog } from "../db/schema/index.js";
+import { describeError } from "../log-error.js";
 import { checkVolumeAlerts } from "./volume-alert.js";
 
 export type ActivityEntry = typeof activityLog.$inferInsert;
@@ -136,8 +137,7 @@ async function writeBatch(batch: ActivityEntry[]): Promise<void> {
       if (!fastPathWarned) {
         fastPathWarned = true;
         console.warn(
-          "activity log: batch statement failed, retrying as INSERT (warned once):",
-          fastError instanceof Error ? fastError.message : fastError,
+          `activity log: batch statement failed, retrying as INSERT (warned once): ${describeError(fastError)}`,
         );
       }
       try {
@@ -150,12 +150,12 @@ async function writeBatch(batch: ActivityEntry[]): Promise<void> {
   try {
     await checkVolumeAlerts(batch);
   } catch (error) {
-    console.error("activity log: volume check failed:", error instanceof Error ? error.message : error);
+    console.error(`activity log: volume check failed: ${describeError(error)}`);
   }
 }
 
 function report(rows: number, error: unknown): void {
-  console.error(`activity log: ${rows} entries not written:`, error instanceof Error ? error.message : error);
+  console.error(`activity log: ${rows} entries not written: ${describeError(error)}`);
 }
 
 /** The value of column `property` of `entry` (undefined → null). */

@@ -22,6 +22,7 @@ import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
 import { getDb } from "../db/client.js";
 import { activityLog, apiKeys, clientAccounts, ledgerEntries, tasks } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
+import { roundCad } from "../money.js";
 import type { AnalyticsQuery } from "./schemas.js";
 
 function period(query: AnalyticsQuery, defaultDays: number): { from: Date; to: Date } {
@@ -41,7 +42,8 @@ function orgIdOf(query: AnalyticsQuery): string {
   return query.org_id;
 }
 
-const round2 = (n: number | string | null) => Math.round(Number(n ?? 0) * 100) / 100;
+/** A CAD sum (SQL numeric, as text or number) rounded to the cent by lib/money.ts's rule. */
+const round2 = (n: number | string | null) => roundCad(Number(n ?? 0));
 
 /** Runs the analytics `query.action`; `export` with format csv returns a `Response`. */
 export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
@@ -155,6 +157,22 @@ async function org(query: AnalyticsQuery) {
   };
 }
 
+/** First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * Neutralizes CSV formula injection (OWASP "CSV Injection"): a cell that starts with `=`, `+`,
+ * `-`, `@`, a tab or a carriage return gets a leading `'`, so Excel, LibreOffice and Google Sheets
+ * show it as text instead of evaluating it. Other strings are returned unchanged. Used as
+ * csv-stringify's `cast.string` hook, so every string cell of every export goes through it
+ * (quoting alone does not help: a quoted `"=1+1"` is still a formula once parsed).
+ * @param value one cell's text
+ * @returns the text to write (csv-stringify still quotes it when it holds separators or quotes)
+ */
+export function neutralizeFormula(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
 /** Columns of the CSV exports, in order. */
 export const EXPORT_COLUMNS = {
   activity: [
@@ -256,8 +274,7 @@ async function exportOrg(query: AnalyticsQuery): Promise<unknown> {
   const csv = stringify(records, {
     header: true,
     columns: [...EXPORT_COLUMNS[query.dataset]],
-    quoted_match: /^[=+\-@\t\r]/, // quote cells a spreadsheet could read as formulas
-    cast: { boolean: (v) => String(v) },
+    cast: { boolean: (v) => String(v), string: neutralizeFormula },
   });
   const safeOrg = orgId.replace(/[^A-Za-z0-9_.-]/g, "_");
   return new Response(csv, {

@@ -16,5 +16,7 @@ export const analyticsOperation = defineOperation({
   auth: "admin",
   query: analyticsQuerySchema,
   response: analyticsResponseSchema,
+  // export answers text/csv unless format=json; every other action JSON.
+  contentType: ["application/json", "text/csv"],
   errors: ["MISSING_FIELD", "VALIDATION_ERROR"],
 });

@@ -2,18 +2,19 @@
  * E-mails of client accounts, written to the `emails` outbox (the mail worker sends
  * queued rows): e-mail verification and password reset, in the account's language.
  * Each carries its one-time token, a link to the dashboard page that redeems it, and the
- * API call that does the same.
+ * API call that does the same. The code is in the row only until the message is sent: the mail
+ * worker then blanks it (lib/mail/send-queued-emails.ts `redactOneTimeCodes`), and the database
+ * keeps only the code's SHA-256 (`auth_tokens`).
  */
 import { getConfig, publicBaseUrl } from "../config.js";
 import type { Tx } from "../db/client.js";
 import type { Lang } from "../db/schema/enums.js";
 import { emails } from "../db/schema/index.js";
-import { prefixedId } from "../ids.js";
+import { prefixedId, sha256Hex } from "../ids.js";
 
 interface Recipient {
   id: string;
   email: string;
-  contactName: string;
   lang: Lang;
 }
 
@@ -26,18 +27,48 @@ export function dashboardCodeLink(page: "verify" | "reset", token: string, email
   return `${publicBaseUrl()}/client/#/${page}?${query.toString()}`;
 }
 
-/** Queues the e-mail-verification message carrying `token` (valid until `expiresAt`). */
-export async function queueVerificationEmail(tx: Tx, account: Recipient, token: string, expiresAt: Date) {
+/** Dedupe key of a code's message: names the code by a hash prefix, never by its characters. */
+function codeDedupeKey(kind: string, token: string, accountId: string): string {
+  return `${kind}:${sha256Hex(token).slice(0, 16)}:${accountId}`;
+}
+
+/**
+ * Queues the e-mail-verification message carrying `token` (valid until `expiresAt`). When the account
+ * was opened with an API key (`openedWithKey`: the key's last 4 characters), the message names that
+ * key and says that verifying does not link it, so a stranger's key never gains access to the account
+ * through a click on this link. The address is not verified yet, so the message carries no text a
+ * requester typed (no contact name, no key name): only our own words, the code and the link (README
+ * "Security model").
+ */
+export async function queueVerificationEmail(
+  tx: Tx,
+  account: Recipient,
+  token: string,
+  expiresAt: Date,
+  openedWithKey?: { hint: string },
+) {
   const base = publicBaseUrl();
   const link = dashboardCodeLink("verify", token, account.email);
   const fr = account.lang === "fr";
+  const keyNote = openedWithKey
+    ? fr
+      ? `Ce compte a été ouvert par un programme avec une clé d'API qui se termine par « …${openedWithKey.hint} ». ` +
+        `Confirmer l'adresse ne relie PAS cette clé au compte : elle ne peut ni lire le compte ni y facturer. ` +
+        `Si cette clé est la vôtre, reliez-la vous-même une fois connecté (tableau de bord, « Clés d'API »).\n\n`
+      : `This account was opened by a program with an API key ending in "…${openedWithKey.hint}". ` +
+        `Confirming the address does NOT link that key to the account: it can neither read the account nor bill it. ` +
+        `If the key is yours, link it yourself once signed in (dashboard, "API keys").\n\n`
+    : "";
+  const notYou = fr
+    ? `Si vous n'avez pas demandé ce compte, ignorez ce message : sans confirmation, il n'est pas utilisable.\n\n`
+    : `If you did not ask for this account, ignore this message: unconfirmed, it cannot be used.\n\n`;
   const textBody = fr
-    ? `Bonjour ${account.contactName},\n\nConfirmez votre adresse courriel en ouvrant ce lien (valide jusqu'au ${expiresAt.toISOString()}) :\n\n${link}\n\n` +
+    ? `Bonjour,\n\n${keyNote}Confirmez votre adresse courriel en ouvrant ce lien (valide jusqu'au ${expiresAt.toISOString()}) :\n\n${link}\n\n` +
       `ou avec ce code :\n\n${token}\n\n` +
-      `Programmes : envoyez-le à ${base}/api/client-auth?action=verify-email : {"token": "${token}"}\n\n${getConfig().OPERATOR_NAME}`
-    : `Hello ${account.contactName},\n\nConfirm your e-mail address by opening this link (valid until ${expiresAt.toISOString()}):\n\n${link}\n\n` +
+      `Programmes : envoyez-le à ${base}/api/client-auth?action=verify-email : {"token": "${token}"}\n\n${notYou}${getConfig().OPERATOR_NAME}`
+    : `Hello,\n\n${keyNote}Confirm your e-mail address by opening this link (valid until ${expiresAt.toISOString()}):\n\n${link}\n\n` +
       `or with this code:\n\n${token}\n\n` +
-      `Programs: send it to ${base}/api/client-auth?action=verify-email as {"token": "${token}"}\n\n${getConfig().OPERATOR_NAME}`;
+      `Programs: send it to ${base}/api/client-auth?action=verify-email as {"token": "${token}"}\n\n${notYou}${getConfig().OPERATOR_NAME}`;
   await tx.insert(emails).values({
     id: prefixedId("em"),
     toAddress: account.email,
@@ -46,21 +77,24 @@ export async function queueVerificationEmail(tx: Tx, account: Recipient, token: 
     template: "account-verify-email",
     lang: account.lang,
     accountId: account.id,
-    dedupeKey: `verify-email:${token.slice(-12)}:${account.id}`,
+    dedupeKey: codeDedupeKey("verify-email", token, account.id),
   });
 }
 
-/** Queues the password-reset message carrying `token` (valid until `expiresAt`). */
+/**
+ * Queues the password-reset message carrying `token` (valid until `expiresAt`). Like the verification
+ * message, it carries no text a requester typed (the account's profile may be a squatter's).
+ */
 export async function queueResetEmail(tx: Tx, account: Recipient, token: string, expiresAt: Date) {
   const base = publicBaseUrl();
   const link = dashboardCodeLink("reset", token, account.email);
   const fr = account.lang === "fr";
   const textBody = fr
-    ? `Bonjour ${account.contactName},\n\nUne réinitialisation du mot de passe a été demandée. Choisissez le nouveau mot de passe en ouvrant ce lien (valide jusqu'au ${expiresAt.toISOString()}) :\n\n${link}\n\n` +
+    ? `Bonjour,\n\nUne réinitialisation du mot de passe a été demandée. Choisissez le nouveau mot de passe en ouvrant ce lien (valide jusqu'au ${expiresAt.toISOString()}) :\n\n${link}\n\n` +
       `ou avec ce code :\n\n${token}\n\n` +
       `Programmes : envoyez-le avec le nouveau mot de passe à ${base}/api/client-auth?action=reset-confirm : {"token": "${token}", "password": "..."}\n\n` +
       `Si vous n'avez rien demandé, ignorez ce message.\n\n${getConfig().OPERATOR_NAME}`
-    : `Hello ${account.contactName},\n\nA password reset was requested. Choose the new password by opening this link (valid until ${expiresAt.toISOString()}):\n\n${link}\n\n` +
+    : `Hello,\n\nA password reset was requested. Choose the new password by opening this link (valid until ${expiresAt.toISOString()}):\n\n${link}\n\n` +
       `or with this code:\n\n${token}\n\n` +
       `Programs: send it with the new password to ${base}/api/client-auth?action=reset-confirm as {"token": "${token}", "password": "..."}\n\n` +
       `If you did not ask for this, ignore this message.\n\n${getConfig().OPERATOR_NAME}`;
@@ -72,6 +106,6 @@ export async function queueResetEmail(tx: Tx, account: Recipient, token: string,
     template: "account-password-reset",
     lang: account.lang,
     accountId: account.id,
-    dedupeKey: `reset-password:${token.slice(-12)}:${account.id}`,
+    dedupeKey: codeDedupeKey("reset-password", token, account.id),
   });
 }

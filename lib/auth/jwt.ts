@@ -1,10 +1,11 @@
 /**
  * Client-dashboard session tokens (spec "Authentication" 7): JWTs signed HS256 with
- * JWT_SECRET (jose), valid 24 hours, carrying the account id (`sub`) and `org_id`.
+ * JWT_SECRET (jose), valid 24 hours, carrying the account id (`sub`), `org_id` and the
+ * session id (`jti`, a `client_sessions` row that logout revokes; lib/auth/sessions.ts).
  * Presented as `Authorization: Bearer <jwt>` (README "Accounts, billing and client login").
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
-import { ConfigError, getConfig } from "../config.js";
+import { ConfigError, getConfig, productionProfile } from "../config.js";
 import { ApiError } from "../http/errors.js";
 
 /** Lifetime of a client JWT, seconds (spec "Limits": 24 hours). */
@@ -17,6 +18,8 @@ export const DEV_JWT_SECRET = "development-only-jwt-secret-do-not-use-in-product
 
 /** Claims of a verified client JWT. */
 export interface ClientSession {
+  /** `jti`: the `client_sessions` row of this login. */
+  sessionId: string;
   accountId: string;
   orgId: string;
   email: string;
@@ -27,14 +30,19 @@ export interface ClientSession {
 
 function secret(): Uint8Array {
   const config = getConfig();
-  const value = config.JWT_SECRET ?? (config.NODE_ENV === "production" ? undefined : DEV_JWT_SECRET);
-  if (!value) throw new ConfigError("JWT_SECRET: required in production (client login and dashboard)");
+  const value = config.JWT_SECRET ?? (productionProfile(config).active ? undefined : DEV_JWT_SECRET);
+  if (!value)
+    throw new ConfigError("JWT_SECRET: required in the production profile (client login and dashboard)");
   return new TextEncoder().encode(value);
 }
 
-/** Signs a 24 h JWT for an account; returns it with its expiry. */
+/**
+ * Signs a 24 h JWT for an account and session `sessionId` (its `jti`); returns it with its expiry.
+ * The session row itself is written by lib/auth/sessions.ts `openSession`.
+ */
 export async function signClientJwt(
   account: { id: string; orgId: string; email: string },
+  sessionId: string,
   now = new Date(),
 ): Promise<{ token: string; expiresAt: Date }> {
   const iat = Math.floor(now.getTime() / 1000);
@@ -42,6 +50,7 @@ export async function signClientJwt(
   const token = await new SignJWT({ org_id: account.orgId, email: account.email })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(account.id)
+    .setJti(sessionId)
     .setIssuer(JWT_ISSUER)
     .setAudience(JWT_AUDIENCE)
     .setIssuedAt(iat)
@@ -64,12 +73,14 @@ export async function verifyClientJwt(token: string): Promise<ClientSession> {
     if (
       typeof payload.sub !== "string" ||
       typeof payload.org_id !== "string" ||
+      typeof payload.jti !== "string" ||
       !payload.exp ||
       !payload.iat
     ) {
       throw new ApiError("UNAUTHORIZED", "The client token lacks its claims; log in again");
     }
     return {
+      sessionId: payload.jti,
       accountId: payload.sub,
       orgId: payload.org_id,
       email: typeof payload.email === "string" ? payload.email : "",

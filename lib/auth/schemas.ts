@@ -2,14 +2,20 @@
 import { z } from "zod";
 
 /** The actions, `login` by default. */
-export const CLIENT_AUTH_ACTIONS = ["login", "verify-email", "reset-request", "reset-confirm"] as const;
+export const CLIENT_AUTH_ACTIONS = [
+  "login",
+  "logout",
+  "verify-email",
+  "reset-request",
+  "reset-confirm",
+] as const;
 export type ClientAuthAction = (typeof CLIENT_AUTH_ACTIONS)[number];
 
 export const clientAuthQuerySchema = z.object({
-  action: z
-    .enum(CLIENT_AUTH_ACTIONS)
-    .default("login")
-    .meta({ description: "login (default) · verify-email · reset-request · reset-confirm." }),
+  action: z.enum(CLIENT_AUTH_ACTIONS).default("login").meta({
+    description:
+      "login (default) · logout (Authorization: Bearer <jwt>; revokes that session) · verify-email · reset-request · reset-confirm.",
+  }),
 });
 
 /**

@@ -4,10 +4,10 @@
  * form-encoded POST of `secret`, `response` and `remoteip`, answered with JSON
  * `{ "success": boolean, "error-codes": string[], … }`.
  *
- * TURNSTILE_SECRET_KEY unset: outside production any non-empty token passes (local
- * development); in production web registration is refused (503).
+ * TURNSTILE_SECRET_KEY unset: in a loopback/embedded development run any non-empty token passes;
+ * in the production profile (lib/config.ts) web registration is refused (503).
  */
-import { getConfig } from "../config.js";
+import { getConfig, productionProfile } from "../config.js";
 import { ApiError } from "../http/errors.js";
 
 /** Outcome of one check: `skipped` when no secret is configured outside production. */
@@ -21,7 +21,7 @@ export type TurnstileResult = { ok: true; skipped: boolean } | { ok: false; erro
 export async function verifyTurnstile(token: string, ip: string | undefined): Promise<TurnstileResult> {
   const config = getConfig();
   if (!config.TURNSTILE_SECRET_KEY) {
-    if (config.NODE_ENV === "production") {
+    if (productionProfile(config).active) {
       throw new ApiError(
         "UPSTREAM_UNAVAILABLE",
         "Web registration is not available: CAPTCHA not configured",

@@ -13,7 +13,7 @@ import { getConfig } from "../config.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import type { AccountStatus } from "../db/schema/enums.js";
 import { ledgerEntries, preauthorizations } from "../db/schema/index.js";
-import { fromCents, toCents } from "./money.js";
+import { fromCents, toCents } from "../money.js";
 
 /** Spending levels, from best to worst. */
 export const SPENDING_LEVELS = ["ok", "warning", "alert", "blocked"] as const;

@@ -7,9 +7,11 @@
  * - When: right after an operator approves the task (`approve`, not a counter-offer).
  *   The account must be `active` with `available_balance_cad` (balance − live holds)
  *   covering the price after `discount_percent`.
- * - How: one transaction takes the `pay` transition of the task, locks the account row,
- *   re-checks the funds, writes the ledger charge and its invoice, and emits
- *   `billing.low_balance` when the charge lowers the spending level. Two approvals
+ * - How: inside the approval's own transaction (lib/tasks/review-task.ts), a savepoint
+ *   takes the `pay` transition of the task, locks the account row, re-checks the funds,
+ *   writes the ledger charge and its invoice, and emits `billing.low_balance` when the
+ *   charge lowers the spending level. The approval, the charge and all their events
+ *   commit together or not at all. Two approvals
  *   racing for the last dollars serialize on the account lock: the second sees the
  *   first's charge, and its task stays `accepted_pending_payment` (USDC), with a
  *   `billing.payment_required` event. A task is charged at most once (unique index).
@@ -18,15 +20,15 @@
  */
 import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { findAccountForKey, lockAccount } from "../accounts/find-account.js";
-import { getDb, type Tx } from "../db/client.js";
+import type { Tx } from "../db/client.js";
 import { ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
+import { applyDiscount, fromCents, toCents } from "../money.js";
 import { applyTransition, type TransitionResult } from "../tasks/apply-transition.js";
 import { executionDeadline } from "../tasks/deadlines.js";
 import { accountBalance, isWorse, spendingLevel } from "./balance.js";
 import { emitBillingEvent } from "./events.js";
 import { createInvoice } from "./invoices.js";
-import { applyDiscount, fromCents, toCents } from "./money.js";
 
 /** Thrown inside the pay transaction when the funds are short; rolls it back. */
 class InsufficientFunds extends Error {
@@ -136,61 +138,67 @@ async function chargeInTx(tx: Tx, accountId: string, task: Task, now: Date): Pro
 }
 
 /**
- * After an approval: pays the task from its requester's prepaid account when the
- * account is active and funded; otherwise leaves it awaiting USDC payment. Returns the
- * latest transition (the `pay` one when charged). A shortfall found under the lock
- * emits `billing.payment_required`.
+ * After an approval, inside its transaction `tx`: pays the task from the prepaid account
+ * that `findAccountForKey` gives for its submitting key, when that account is active and
+ * funded; otherwise leaves it awaiting USDC payment. The charge runs in a savepoint: a
+ * shortfall found under the account lock undoes it alone and writes
+ * `billing.payment_required` in `tx` instead. The caller commits `tx` (and kicks the outbox).
+ * @returns the latest transition: the `pay` one when charged, else `approved`.
+ * @throws the database's errors (the caller's transaction then rolls back as a whole).
  */
 export async function payFromAccountIfFunded(
   approved: TransitionResult,
+  tx: Tx,
   now = new Date(),
 ): Promise<TransitionResult> {
   const task = approved.task;
   if (task.sandbox || task.status !== "accepted_pending_payment" || !task.apiKeyId) return approved;
-  const account = await findAccountForKey(task.apiKeyId);
+  const account = await findAccountForKey(task.apiKeyId, tx);
   if (account?.status !== "active") return approved;
   let charge: ChargeResult | undefined;
   try {
-    return await applyTransition(task.id, "pay", {
-      changes: async (locked, tx) => {
-        charge = await chargeInTx(tx, account.id, locked, now);
-        return {
-          paidAt: now,
-          paymentMethod: "account",
-          accountId: account.id,
-          paymentNetwork: null,
-          paymentTxHash: null,
-          executionDeadline: executionDeadline(now, locked.urgency),
-          priceCad: locked.counterOfferAmount ?? locked.priceCad,
-        };
+    return await applyTransition(
+      task.id,
+      "pay",
+      {
+        changes: async (locked, tx) => {
+          charge = await chargeInTx(tx, account.id, locked, now);
+          return {
+            paidAt: now,
+            paymentMethod: "account",
+            accountId: account.id,
+            paymentNetwork: null,
+            paymentTxHash: null,
+            executionDeadline: executionDeadline(now, locked.urgency),
+            priceCad: locked.counterOfferAmount ?? locked.priceCad,
+          };
+        },
+        payload: (t) => ({
+          method: "account",
+          account_id: account.id,
+          amount_charged_cad: charge?.amountCad,
+          invoice_id: charge?.invoiceId,
+          execution_deadline: t.executionDeadline.toISOString(),
+        }),
       },
-      payload: (t) => ({
-        method: "account",
-        account_id: account.id,
-        amount_charged_cad: charge?.amountCad,
-        invoice_id: charge?.invoiceId,
-        execution_deadline: t.executionDeadline.toISOString(),
-      }),
-    });
+      tx,
+    );
   } catch (error) {
     if (!(error instanceof InsufficientFunds)) throw error;
-    const db = await getDb();
-    await db.transaction((tx) =>
-      emitBillingEvent(
-        tx,
-        "billing.payment_required",
-        { accountId: account.id, apiKeyId: task.apiKeyId },
-        {
-          agent_id: account.email,
-          reason: "insufficient_funds",
-          task_id: task.id,
-          required_cad: error.requiredCad,
-          available_balance_cad: error.availableCad,
-          spending_level: spendingLevel(account.status, error.availableCad),
-          suggestion: "Pay the task in USDC (see its payment details) or ask the operator for a deposit",
-        },
-        now,
-      ),
+    await emitBillingEvent(
+      tx,
+      "billing.payment_required",
+      { accountId: account.id, apiKeyId: task.apiKeyId },
+      {
+        agent_id: account.email,
+        reason: "insufficient_funds",
+        task_id: task.id,
+        required_cad: error.requiredCad,
+        available_balance_cad: error.availableCad,
+        spending_level: spendingLevel(account.status, error.availableCad),
+        suggestion: "Pay the task in USDC (see its payment details) or ask the operator for a deposit",
+      },
+      now,
     );
     return approved;
   }

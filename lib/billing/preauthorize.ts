@@ -13,9 +13,9 @@ import { preauthorizations } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
+import { fromCents, toCents } from "../money.js";
 import { accountBalance, isWorse, type SpendingLevel, spendingLevel } from "./balance.js";
 import { emitBillingEvent } from "./events.js";
-import { fromCents, toCents } from "./money.js";
 import { resolveBillingAccount } from "./resolve-agent.js";
 
 /** Validity of a pre-authorization, seconds (spec "Limits": 5 minutes). */

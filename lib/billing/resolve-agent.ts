@@ -1,55 +1,70 @@
 /**
  * `agent_id` of the billing operations (spec "Billing"): an e-mail (the account's) or
- * the name of an API key (whose contact e-mail is the account's). A caller sees only
- * its own account (its key's contact e-mail, or the name of an active key registered
- * to that contact); an admin sees any.
+ * the name of an API key linked to the account. A non-admin caller sees only the account its
+ * own key is **linked** to by the account's verified owner (lib/keys/account-keys.ts): `agent_id`
+ * must be that account's e-mail or the name of an active key linked to the same account. The
+ * caller's typed contact e-mail grants nothing. An admin sees any account.
  */
-import { and, eq, isNull } from "drizzle-orm";
-import { getAccountByEmailOrThrow } from "../accounts/find-account.js";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { findAccountForKey, getAccountByEmailOrThrow } from "../accounts/find-account.js";
 import { getDb } from "../db/client.js";
-import { apiKeys, type ClientAccount } from "../db/schema/index.js";
+import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import type { Caller } from "../keys/authenticate.js";
 
 /**
  * The account `agentId` names, as seen by `caller`.
- * @throws ApiError FORBIDDEN (another client's account), NOT_FOUND (no such account or key
- *   name), VALIDATION_ERROR (a key name shared by several contacts: use the e-mail)
+ * @throws ApiError FORBIDDEN (not the caller's linked account, or the caller's key is linked to
+ *   none), NOT_FOUND (admin: no such account or key name), VALIDATION_ERROR (admin: a key name
+ *   linked to several accounts: use the e-mail)
  */
 export async function resolveBillingAccount(caller: Caller, agentId: string): Promise<ClientAccount> {
   const id = agentId.trim();
-  if (id.includes("@")) {
-    const email = id.toLowerCase();
-    if (!caller.isAdmin && email !== caller.contact) throw forbidden();
-    return getAccountByEmailOrThrow(email);
+  if (!caller.isAdmin) {
+    const own = await findAccountForKey(caller.keyId);
+    if (!own) throw forbidden();
+    if (id.includes("@")) {
+      if (id.toLowerCase() !== own.email) throw forbidden();
+      return own;
+    }
+    const db = await getDb();
+    const [named] = await db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.name, id), isNull(apiKeys.revokedAt), eq(apiKeys.accountId, own.id)))
+      .limit(1);
+    if (!named) throw forbidden();
+    return own;
   }
+  if (id.includes("@")) return getAccountByEmailOrThrow(id.toLowerCase());
   const db = await getDb();
   const rows = await db
-    .selectDistinct({ contact: apiKeys.contact })
+    .selectDistinct({ account: clientAccounts })
     .from(apiKeys)
-    .where(
-      and(
-        eq(apiKeys.name, id),
-        isNull(apiKeys.revokedAt),
-        ...(caller.isAdmin ? [] : [eq(apiKeys.contact, caller.contact)]),
-      ),
-    );
+    .innerJoin(clientAccounts, eq(clientAccounts.id, apiKeys.accountId))
+    .where(and(eq(apiKeys.name, id), isNull(apiKeys.revokedAt), isNotNull(apiKeys.accountId)));
   if (rows.length === 0) {
-    if (!caller.isAdmin) throw forbidden();
-    throw new ApiError("NOT_FOUND", `No active API key named ${id}`, { field: "agent_id" });
-  }
-  if (rows.length > 1) {
-    throw new ApiError("VALIDATION_ERROR", `Several clients have a key named ${id}; use the account e-mail`, {
+    throw new ApiError("NOT_FOUND", `No active API key named ${id} is linked to an account`, {
       field: "agent_id",
     });
   }
-  return getAccountByEmailOrThrow(rows[0]!.contact);
+  if (rows.length > 1) {
+    throw new ApiError(
+      "VALIDATION_ERROR",
+      `Keys named ${id} are linked to several accounts; use the account e-mail`,
+      {
+        field: "agent_id",
+      },
+    );
+  }
+  return rows[0]!.account;
 }
 
 function forbidden(): ApiError {
   return new ApiError(
     "FORBIDDEN",
-    "agent_id must be your own account: your key's contact e-mail or the name of one of your keys",
+    "agent_id must be the account your key is linked to: its e-mail or the name of a key linked to it " +
+      "(the account's owner links keys when signed in: the client dashboard or POST /api/account-keys)",
     { field: "agent_id" },
   );
 }

@@ -2,7 +2,8 @@
 import { DateTime } from "luxon";
 import { z } from "zod";
 import { SERVICE_TYPES } from "../db/schema/enums.js";
-import { queryNumber } from "../pricing/schemas.js";
+import { queryNumber } from "../http/query.js";
+import { roundCad } from "../money.js";
 
 /** Default and maximum page size of `transactions`. */
 export const TRANSACTIONS_DEFAULT_LIMIT = 50;
@@ -17,26 +18,88 @@ export const isoDate = z
   .refine((v) => DateTime.fromISO(v).isValid, { error: "is not a valid calendar date" })
   .meta({ examples: ["2025-01-31"] });
 
+/** Longest `agent_id` (spec "Billing": "agent_id (string, max 254)"). */
+export const AGENT_ID_MAX = 254;
+
+/**
+ * The spec's 400 for an invalid value (spec "Billing": "400 missing/invalid `action` or
+ * `agent_id`"), where the general rule would give 422: an issue carrying
+ * `params.code: "INVALID_FORMAT"` is reported by lib/http/validation.ts as 400 INVALID_FORMAT.
+ * Listed in docs/spec-precedence.md.
+ */
+const SPEC_400 = { code: "INVALID_FORMAT" } as const;
+
+/**
+ * A string that must be one of `values`: absent or empty → 400 MISSING_FIELD; any other string →
+ * 400 INVALID_FORMAT (spec); output: the value, typed as one of `values`.
+ */
+function billingAction<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .string()
+    .min(1)
+    .check((ctx) => {
+      if (!(values as readonly string[]).includes(ctx.value)) {
+        ctx.issues.push({
+          code: "invalid_value",
+          values: [...values],
+          input: ctx.value,
+          message: `must be ${values.map((v) => `"${v}"`).join(" or ")}`,
+          params: SPEC_400,
+        });
+      }
+    })
+    .meta({ enum: [...values] }) // the check above is invisible to JSON Schema
+    .pipe(z.enum(values));
+}
+
 const agentId = z
   .string()
   .trim()
   .min(1)
-  .max(254)
+  .check((ctx) => {
+    if (ctx.value.length > AGENT_ID_MAX) {
+      ctx.issues.push({
+        code: "custom",
+        input: ctx.value,
+        message: `must be at most ${AGENT_ID_MAX} characters`,
+        params: SPEC_400,
+      });
+    }
+  })
   .meta({
-    description: "The account's e-mail, or the name of one of its API keys.",
+    description: `The account's e-mail, or the name of one of its API keys (at most ${AGENT_ID_MAX} characters; longer: 400 INVALID_FORMAT).`,
     examples: ["ops@example.com"],
   });
 
-/** A CAD amount of a request: positive, at most 1 000 000, at most 2 decimals. */
-export const cadAmount = (min = 0.01) =>
-  z.number().min(min).max(1_000_000).multipleOf(0.01, { error: "must have at most 2 decimals" });
+/** Bounds of `max_cost_cad` (spec "Limits": min 0.01; the service's cap of one amount, 1 000 000 CAD). */
+export const MAX_COST_MIN_CAD = 0.01;
+export const MAX_COST_MAX_CAD = 1_000_000;
+
+/**
+ * `max_cost_cad` of a pre-authorization: a number from 0.01 to 1 000 000 with at most 2 decimals.
+ * Any other number is 400 INVALID_FORMAT: the spec lists 400 (and no 422) for a bad
+ * pre-authorization request (docs/spec-precedence.md). Not a number: 400 INVALID_FORMAT too.
+ */
+const maxCostCad = z
+  .number()
+  .check((ctx) => {
+    const v = ctx.value;
+    const problem =
+      v < MAX_COST_MIN_CAD || v > MAX_COST_MAX_CAD
+        ? `must be from ${MAX_COST_MIN_CAD} to ${MAX_COST_MAX_CAD} CAD`
+        : roundCad(v) !== v
+          ? "must have at most 2 decimals"
+          : undefined;
+    if (problem) ctx.issues.push({ code: "custom", input: v, message: problem, params: SPEC_400 });
+  })
+  // the check above is invisible to JSON Schema
+  .meta({ minimum: MAX_COST_MIN_CAD, maximum: MAX_COST_MAX_CAD, multipleOf: 0.01 });
 
 export const billingQuerySchema = z.object({
-  // string first, so that an absent action is 400 MISSING_FIELD (a bare enum reports 422).
-  action: z
-    .string()
-    .pipe(z.enum(["balance", "transactions"]))
-    .meta({ description: "`balance` or `transactions`." }),
+  // string first, so that an absent action is 400 MISSING_FIELD; another value is 400 INVALID_FORMAT.
+  action: billingAction(["balance", "transactions"]).meta({
+    description: "`balance` or `transactions` (another value: 400 INVALID_FORMAT).",
+  }),
   agent_id: agentId,
   date_from: isoDate
     .optional()
@@ -63,9 +126,11 @@ export type BillingQuery = z.output<typeof billingQuerySchema>;
 
 export const preAuthorizeBodySchema = z
   .strictObject({
-    action: z.literal("pre_authorize"),
+    action: billingAction(["pre_authorize"]).meta({
+      description: "`pre_authorize` (another value: 400 INVALID_FORMAT).",
+    }),
     agent_id: agentId,
-    max_cost_cad: cadAmount().meta({
+    max_cost_cad: maxCostCad.meta({
       description: "Amount to hold, CAD (0.01 to 1 000 000).",
       examples: [250],
     }),

@@ -117,3 +117,14 @@ export async function bulkInsert(
   );
   return options.returning?.length ? ((result as unknown as { rows: Row[] }).rows ?? []) : [];
 }
+
+/**
+ * `items` cut into consecutive slices of at most `size` (the last one shorter), in order: keeps
+ * each statement's parameter list or transaction under a bound.
+ * @param size slice length, >= 1
+ */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

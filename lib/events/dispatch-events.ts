@@ -15,7 +15,7 @@
  * higher one.
  */
 import { and, asc, inArray, isNull } from "drizzle-orm";
-import { getDb } from "../db/client.js";
+import { getDb, type Tx } from "../db/client.js";
 import { TASK_EVENT_TYPES } from "../db/schema/enums.js";
 import {
   clientAccounts,
@@ -25,12 +25,14 @@ import {
   type NewEmail,
   proofFiles,
   type Task,
+  type TaskEvent,
   taskEvents,
   tasks,
   webhooks,
 } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
 import { composeTaskEmail, type ProofFileSummary } from "../mail/compose-task-email.js";
+import { applyUnverifiedRecipientRule } from "../mail/unverified-recipients.js";
 import { callbackBody, webhookBody } from "../webhooks/payloads.js";
 
 /** Counts of one dispatch run. */
@@ -42,108 +44,169 @@ export interface DispatchResult {
 
 const isTaskEvent = (type: string) => (TASK_EVENT_TYPES as readonly string[]).includes(type);
 
+/** An active webhook, as the dispatcher matches it to events. */
+interface Hook {
+  id: string;
+  apiKeyId: string;
+  url: string;
+  events: string[];
+}
+
+/** What the events of one run refer to, read in the dispatch transaction. */
+interface DispatchContext {
+  taskById: Map<string, Task>;
+  /** Proof files of the tasks whose `task.completed` is in the run. */
+  filesByTask: Map<string, ProofFileSummary[]>;
+  /** The API key whose webhooks receive an event (its own, else its account's). */
+  keyOf(event: TaskEvent): string | undefined;
+  hooks: Hook[];
+}
+
+/** Claims at most `limit` undispatched events, oldest first, skipping those another run holds. */
+function claimEvents(tx: Tx, limit: number): Promise<TaskEvent[]> {
+  return tx
+    .select()
+    .from(taskEvents)
+    .where(isNull(taskEvents.dispatchedAt))
+    .orderBy(asc(taskEvents.seq))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+}
+
+/** The tasks of `events`, by id. */
+async function tasksOf(tx: Tx, events: TaskEvent[]): Promise<Map<string, Task>> {
+  const taskIds = [...new Set(events.flatMap((e) => (e.taskId ? [e.taskId] : [])))];
+  const rows = taskIds.length ? await tx.select().from(tasks).where(inArray(tasks.id, taskIds)) : [];
+  return new Map(rows.map((t) => [t.id, t]));
+}
+
+/** The proof files (no content) of the tasks completed by `events`, in upload order, by task id. */
+async function completedProofFiles(tx: Tx, events: TaskEvent[]): Promise<Map<string, ProofFileSummary[]>> {
+  const completedIds = events.filter((e) => e.type === "task.completed" && e.taskId).map((e) => e.taskId!);
+  const rows = completedIds.length
+    ? await tx
+        .select({
+          id: proofFiles.id,
+          taskId: proofFiles.taskId,
+          filename: proofFiles.filename,
+          mimeType: proofFiles.mimeType,
+          sizeBytes: proofFiles.sizeBytes,
+        })
+        .from(proofFiles)
+        .where(inArray(proofFiles.taskId, completedIds))
+        .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id))
+    : [];
+  const filesByTask = new Map<string, ProofFileSummary[]>();
+  for (const f of rows) filesByTask.set(f.taskId, [...(filesByTask.get(f.taskId) ?? []), f]);
+  return filesByTask;
+}
+
 /**
- * Dispatches at most `limit` (default 200) undispatched events, oldest first.
- * Call repeatedly until `events` is 0 to drain.
+ * The key each event goes to: its own `api_key_id`, else (billing events that name only an
+ * account) the key that registered the account.
+ */
+async function eventKeys(tx: Tx, events: TaskEvent[]): Promise<(event: TaskEvent) => string | undefined> {
+  const accountIds = [...new Set(events.flatMap((e) => (!e.apiKeyId && e.accountId ? [e.accountId] : [])))];
+  const accountKey = new Map<string, string>();
+  if (accountIds.length) {
+    const rows = await tx
+      .select({ id: clientAccounts.id, apiKeyId: clientAccounts.apiKeyId })
+      .from(clientAccounts)
+      .where(inArray(clientAccounts.id, accountIds));
+    for (const r of rows) if (r.apiKeyId) accountKey.set(r.id, r.apiKeyId);
+  }
+  return (e) => e.apiKeyId ?? (e.accountId ? accountKey.get(e.accountId) : undefined);
+}
+
+/** The active (not deleted) webhooks of keys `keyIds`. */
+function activeWebhooks(tx: Tx, keyIds: string[]): Promise<Hook[]> {
+  if (keyIds.length === 0) return Promise.resolve([]);
+  return tx
+    .select({ id: webhooks.id, apiKeyId: webhooks.apiKeyId, url: webhooks.url, events: webhooks.events })
+    .from(webhooks)
+    .where(and(inArray(webhooks.apiKeyId, keyIds), isNull(webhooks.deletedAt)));
+}
+
+/** Reads what `events` refer to: tasks, proof files, receiving keys and their webhooks. */
+async function loadContext(tx: Tx, events: TaskEvent[]): Promise<DispatchContext> {
+  const taskById = await tasksOf(tx, events);
+  const filesByTask = await completedProofFiles(tx, events);
+  const keyOf = await eventKeys(tx, events);
+  const hooks = await activeWebhooks(tx, [...new Set(events.flatMap((e) => keyOf(e) ?? []))]);
+  return { taskById, filesByTask, keyOf, hooks };
+}
+
+/**
+ * The work rows of `events` (see the module comment), due at `now`: webhook deliveries,
+ * `task.completed` callbacks and the requester's e-mails. Reads and writes nothing.
+ */
+function workOf(
+  events: TaskEvent[],
+  ctx: DispatchContext,
+  now: Date,
+): { deliveries: NewDelivery[]; emails: NewEmail[] } {
+  const newDeliveries: NewDelivery[] = [];
+  const newEmails: NewEmail[] = [];
+  for (const event of events) {
+    const task = event.taskId ? ctx.taskById.get(event.taskId) : undefined;
+    const keyId = ctx.keyOf(event);
+    for (const hook of ctx.hooks) {
+      if (hook.apiKeyId !== keyId || !hook.events.includes(event.type)) continue;
+      newDeliveries.push({
+        id: prefixedId("dlv"),
+        eventId: event.id,
+        webhookId: hook.id,
+        kind: "webhook",
+        url: hook.url,
+        taskId: event.taskId,
+        event: event.type,
+        payload: webhookBody(event),
+        nextAttemptAt: now,
+      });
+    }
+    if (!task || !isTaskEvent(event.type)) continue;
+    const files = ctx.filesByTask.get(task.id) ?? [];
+    if (event.type === "task.completed" && task.callbackUrl) {
+      newDeliveries.push({
+        id: prefixedId("dlv"),
+        eventId: event.id,
+        webhookId: null,
+        kind: "callback",
+        url: task.callbackUrl,
+        taskId: task.id,
+        event: event.type,
+        payload: callbackBody(event, task, files.length),
+        nextAttemptAt: now,
+      });
+    }
+    const email = composeTaskEmail(event, task, files);
+    if (email) newEmails.push({ ...email, nextAttemptAt: now });
+  }
+  return { deliveries: newDeliveries, emails: newEmails };
+}
+
+/**
+ * Dispatches at most `limit` (default 200) undispatched events, oldest first: claims them,
+ * reads what they refer to, writes their deliveries and e-mails (e-mails to unverified
+ * addresses guarded by lib/mail/unverified-recipients.ts) and marks them dispatched, all in
+ * one transaction. Call repeatedly until `events` is 0 to drain.
+ * @param options.now the time the work rows are first due (default: now)
+ * @returns counts of events dispatched and of deliveries and e-mails created
+ * @throws the database's errors (nothing is written then)
  */
 export async function dispatchEvents(options: { limit?: number; now?: Date } = {}): Promise<DispatchResult> {
   const db = await getDb();
   const now = options.now ?? new Date();
   return db.transaction(async (tx) => {
-    const events = await tx
-      .select()
-      .from(taskEvents)
-      .where(isNull(taskEvents.dispatchedAt))
-      .orderBy(asc(taskEvents.seq))
-      .limit(options.limit ?? 200)
-      .for("update", { skipLocked: true });
+    const events = await claimEvents(tx, options.limit ?? 200);
     if (events.length === 0) return { events: 0, deliveries: 0, emails: 0 };
-
-    const taskIds = [...new Set(events.flatMap((e) => (e.taskId ? [e.taskId] : [])))];
-    const taskRows = taskIds.length ? await tx.select().from(tasks).where(inArray(tasks.id, taskIds)) : [];
-    const taskById = new Map<string, Task>(taskRows.map((t) => [t.id, t]));
-
-    const completedIds = events.filter((e) => e.type === "task.completed" && e.taskId).map((e) => e.taskId!);
-    const fileRows = completedIds.length
-      ? await tx
-          .select({
-            id: proofFiles.id,
-            taskId: proofFiles.taskId,
-            filename: proofFiles.filename,
-            mimeType: proofFiles.mimeType,
-            sizeBytes: proofFiles.sizeBytes,
-          })
-          .from(proofFiles)
-          .where(inArray(proofFiles.taskId, completedIds))
-          .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id))
-      : [];
-    const filesByTask = new Map<string, ProofFileSummary[]>();
-    for (const f of fileRows) filesByTask.set(f.taskId, [...(filesByTask.get(f.taskId) ?? []), f]);
-
-    // Billing events may name only an account: its registering key receives them.
-    const accountIds = [...new Set(events.flatMap((e) => (!e.apiKeyId && e.accountId ? [e.accountId] : [])))];
-    const accountKey = new Map<string, string>();
-    if (accountIds.length) {
-      const rows = await tx
-        .select({ id: clientAccounts.id, apiKeyId: clientAccounts.apiKeyId })
-        .from(clientAccounts)
-        .where(inArray(clientAccounts.id, accountIds));
-      for (const r of rows) if (r.apiKeyId) accountKey.set(r.id, r.apiKeyId);
+    const ctx = await loadContext(tx, events);
+    const work = workOf(events, ctx, now);
+    if (work.deliveries.length) await tx.insert(deliveries).values(work.deliveries).onConflictDoNothing();
+    if (work.emails.length) {
+      const guarded = await applyUnverifiedRecipientRule(tx, work.emails, (id) => ctx.taskById.get(id));
+      await tx.insert(emails).values(guarded).onConflictDoNothing();
     }
-    const keyOf = (e: (typeof events)[number]) =>
-      e.apiKeyId ?? (e.accountId ? accountKey.get(e.accountId) : undefined);
-    const keyIds = [...new Set(events.flatMap((e) => keyOf(e) ?? []))];
-    const hooks = keyIds.length
-      ? await tx
-          .select({
-            id: webhooks.id,
-            apiKeyId: webhooks.apiKeyId,
-            url: webhooks.url,
-            events: webhooks.events,
-          })
-          .from(webhooks)
-          .where(and(inArray(webhooks.apiKeyId, keyIds), isNull(webhooks.deletedAt)))
-      : [];
-
-    const newDeliveries: NewDelivery[] = [];
-    const newEmails: NewEmail[] = [];
-    for (const event of events) {
-      const task = event.taskId ? taskById.get(event.taskId) : undefined;
-      const keyId = keyOf(event);
-      for (const hook of hooks) {
-        if (hook.apiKeyId !== keyId || !hook.events.includes(event.type)) continue;
-        newDeliveries.push({
-          id: prefixedId("dlv"),
-          eventId: event.id,
-          webhookId: hook.id,
-          kind: "webhook",
-          url: hook.url,
-          taskId: event.taskId,
-          event: event.type,
-          payload: webhookBody(event),
-          nextAttemptAt: now,
-        });
-      }
-      if (!task || !isTaskEvent(event.type)) continue;
-      const files = filesByTask.get(task.id) ?? [];
-      if (event.type === "task.completed" && task.callbackUrl) {
-        newDeliveries.push({
-          id: prefixedId("dlv"),
-          eventId: event.id,
-          webhookId: null,
-          kind: "callback",
-          url: task.callbackUrl,
-          taskId: task.id,
-          event: event.type,
-          payload: callbackBody(event, task, files.length),
-          nextAttemptAt: now,
-        });
-      }
-      const email = composeTaskEmail(event, task, files);
-      if (email) newEmails.push({ ...email, nextAttemptAt: now });
-    }
-    if (newDeliveries.length) await tx.insert(deliveries).values(newDeliveries).onConflictDoNothing();
-    if (newEmails.length) await tx.insert(emails).values(newEmails).onConflictDoNothing();
     await tx
       .update(taskEvents)
       .set({ dispatchedAt: now })
@@ -153,6 +216,6 @@ export async function dispatchEvents(options: { limit?: number; now?: Date } = {
           events.map((e) => e.id),
         ),
       );
-    return { events: events.length, deliveries: newDeliveries.length, emails: newEmails.length };
+    return { events: events.length, deliveries: work.deliveries.length, emails: work.emails.length };
   });
 }

@@ -10,9 +10,31 @@
  */
 import { waitUntil } from "@vercel/functions";
 import { getConfig } from "../config.js";
+import { afterCommit, ambientTransaction } from "../db/ambient.js";
+import { describeError } from "../log-error.js";
 
 let running: Promise<void> | undefined;
 let again = false;
+let wake: (() => void) | undefined;
+let kicked: Promise<void> | undefined;
+
+/**
+ * Resolves at the next kick (a commit wrote events): a running outbox pass that is waiting
+ * on attempts in flight dispatches them at once instead of after its current wait.
+ */
+export function outboxKicked(): Promise<void> {
+  kicked ??= new Promise<void>((resolve) => {
+    wake = resolve;
+  });
+  return kicked;
+}
+
+function signalKick(): void {
+  const resolve = wake;
+  wake = undefined;
+  kicked = undefined;
+  resolve?.();
+}
 
 /** Budget of one background pass, ms (Vercel functions here may run 60 s). */
 const KICK_BUDGET_MS = 25_000;
@@ -22,8 +44,17 @@ function enabled(): boolean {
   return config.OUTBOX_KICK ?? config.NODE_ENV !== "test";
 }
 
-/** Starts (or re-arms) a background outbox pass; never throws, never blocks. */
+/**
+ * Starts (or re-arms) a background outbox pass; never throws, never blocks. Inside an
+ * ambient transaction, deferred until it commits (dropped if it rolls back).
+ */
 export function kickOutbox(): void {
+  // Inside a request's transaction (lib/db/ambient.ts) the events are not committed yet, and a
+  // pass started here would run on that transaction: kick once it has committed.
+  if (ambientTransaction()) {
+    afterCommit(kickOutbox);
+    return;
+  }
   let on: boolean;
   try {
     on = enabled();
@@ -33,6 +64,7 @@ export function kickOutbox(): void {
   if (!on) return;
   if (running) {
     again = true;
+    signalKick();
     waitUntil(running);
     return;
   }
@@ -46,7 +78,7 @@ export function kickOutbox(): void {
         if (!again) return;
       }
     } catch (error) {
-      console.error("[outbox] background pass failed (the cron retries):", error);
+      console.error(`[outbox] background pass failed (the cron retries): ${describeError(error)}`);
     } finally {
       running = undefined;
     }

@@ -3,13 +3,24 @@
  * and e-mails, send due deliveries, send queued e-mails, and (cron only) purge expired
  * dead letters. Run right after a commit by `kickOutbox` and every minute by
  * `api/cron/deliver-webhooks.ts`.
+ *
+ * Deliveries go through one `DeliveryPump` for the whole pass: the pass never waits for a
+ * batch of attempts to end before dispatching new events. While attempts are in flight it
+ * wakes when one ends (its slot is refilled), when `kickOutbox` signals a new commit, or
+ * every `TICK_MS`, and dispatches and claims again; so a healthy receiver's event is sent
+ * while another receiver's requests hang (issue 20 item 4).
  */
 import { and, eq, inArray, lt } from "drizzle-orm";
+import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { deliveries } from "../db/schema/index.js";
 import { sendQueuedEmails } from "../mail/send-queued-emails.js";
-import { deliverDue } from "../webhooks/deliver.js";
+import { DeliveryPump } from "../webhooks/deliver.js";
 import { dispatchEvents } from "./dispatch-events.js";
+import { outboxKicked } from "./kick-outbox.js";
+
+/** Longest sleep of a pass while attempts are in flight and nothing else happens, ms. */
+const TICK_MS = 250;
 
 /** Delivered and cancelled deliveries are kept this long for support, then purged, days. */
 export const DELIVERED_RETENTION_DAYS = 7;
@@ -48,20 +59,40 @@ export async function processOutbox(
     emails_failed: 0,
     purged: 0,
   };
-  for (;;) {
-    const d = await dispatchEvents();
-    r.dispatched_events += d.events;
-    r.deliveries_created += d.deliveries;
-    r.emails_queued += d.emails;
-    const w = await deliverDue();
-    r.delivered += w.delivered;
-    r.retrying += w.retrying;
-    r.dead += w.dead;
-    r.cancelled += w.cancelled;
-    const m = await sendQueuedEmails();
-    r.emails_sent += m.sent;
-    r.emails_failed += m.failed;
-    if ((d.events === 0 && w.claimed === 0 && m.sent + m.failed === 0) || Date.now() > deadline) break;
+  const pump = new DeliveryPump(getConfig());
+  try {
+    for (;;) {
+      const d = await dispatchEvents();
+      r.dispatched_events += d.events;
+      r.deliveries_created += d.deliveries;
+      r.emails_queued += d.emails;
+      // Nothing in flight before this claim: if it claims nothing, nothing is due.
+      const quietBefore = pump.busy === 0;
+      const started = await pump.fill();
+      const m = await sendQueuedEmails();
+      r.emails_sent += m.sent;
+      r.emails_failed += m.failed;
+      if (Date.now() > deadline) break;
+      const idle = d.events === 0 && started === 0 && m.sent + m.failed === 0;
+      if (idle && quietBefore) break;
+      if (idle) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          pump.next(),
+          outboxKicked(),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, TICK_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+    }
+  } finally {
+    await pump.drain();
+    r.delivered += pump.result.delivered;
+    r.retrying += pump.result.retrying;
+    r.dead += pump.result.dead;
+    r.cancelled += pump.result.cancelled;
   }
   if (options.purge) r.purged = await purgeDeliveries();
   return r;

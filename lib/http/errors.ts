@@ -4,6 +4,7 @@
  * Envelope (contract.md "Error body"):
  * `{ "error": { "code", "message", "field"?, "details": [] }, "request_id": "req_…" }`.
  */
+import type { DomainError, DomainErrorCode } from "../errors.js";
 
 /** Error code → HTTP status. Spec "Errors" table plus contract.md's additions. */
 export const ERROR_STATUS = {
@@ -27,6 +28,11 @@ export const ERROR_STATUS = {
   EXCHANGE_RATE_UNAVAILABLE: 503,
   /** A third-party service we depend on (e.g. Cloudflare Turnstile) did not answer; retry later. */
   UPSTREAM_UNAVAILABLE: 503,
+  /**
+   * The deployment is not configured to serve: the production profile lacks a required variable
+   * (JWT_SECRET, WEBHOOK_SECRET_KEY, …) or a variable has a bad value; the message names them.
+   */
+  CONFIGURATION_ERROR: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -95,4 +101,28 @@ export function errorBody(error: ApiError, requestId: string): ErrorBody {
     },
     request_id: requestId,
   };
+}
+
+/** Every domain code is an HTTP error code (checked by the compiler). */
+const DOMAIN_CODES_ARE_HTTP_CODES: Record<DomainErrorCode, ErrorCode> = {
+  NOT_FOUND: "NOT_FOUND",
+  CONFLICT: "CONFLICT",
+  FORBIDDEN: "FORBIDDEN",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  PAYMENT_REQUIRED: "PAYMENT_REQUIRED",
+  VALIDATION_ERROR: "VALIDATION_ERROR",
+  LOCATION_NOT_FOUND: "LOCATION_NOT_FOUND",
+  OUT_OF_SERVICE_ZONE: "OUT_OF_SERVICE_ZONE",
+};
+
+/**
+ * The HTTP form of a domain error (lib/errors.ts): the same code, its status from `ERROR_STATUS`,
+ * its field and extra members; used by the handler wrapper and the MCP tools.
+ */
+export function fromDomainError(error: DomainError): ApiError {
+  return new ApiError(DOMAIN_CODES_ARE_HTTP_CODES[error.code], error.message, {
+    ...(error.field === undefined ? {} : { field: error.field }),
+    extra: error.extra,
+    cause: error,
+  });
 }

@@ -1,12 +1,19 @@
 /**
  * Recognises infrastructure failures (database or cache unreachable, connection
- * dropped, pool exhausted) anywhere in an error's `cause` chain, so the wrapper can
+ * dropped, pool exhausted, a query past DB_QUERY_TIMEOUT_MS or the server's
+ * statement_timeout, a transaction aborted by a deadlock) anywhere in an error's `cause`
+ * chain, so the wrapper can
  * answer 503 STORAGE_ERROR instead of 500 (spec "Errors").
  */
 
 const NET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
-// SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator intervention).
-const SQLSTATE = /^(08|53|57P)/;
+// SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator
+// intervention), 57014 (query_canceled: statement_timeout), 25P03
+// (idle_in_transaction_session_timeout): the database did not answer in time; and
+// 40001/40P01 (serialization failure, deadlock detected: the transaction was rolled back and
+// a retry succeeds; more likely now that a keyed request's writes share one transaction,
+// lib/http/idempotency.ts).
+const SQLSTATE = /^(08|53|57P|57014$|25P03$|40001$|40P01$)/;
 
 /** Marks an error raised by a storage layer on purpose. */
 export class StorageError extends Error {
@@ -22,7 +29,7 @@ export function isStorageFailure(error: unknown): boolean {
     if (typeof e.code === "string" && (NET_CODES.has(e.code) || SQLSTATE.test(e.code))) return true;
     if (
       typeof e.message === "string" &&
-      /PGlite is closed|Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+      /PGlite is closed|Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout|Client was closed and is not queryable/i.test(
         e.message,
       )
     ) {

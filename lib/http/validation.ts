@@ -88,9 +88,57 @@ export function validationError(error: z.ZodError, input: unknown, prefix = ""):
   return new ApiError(first.code, first.message, { field: first.field || undefined, details });
 }
 
-/** Parses `input` with `schema` or throws the mapped `ApiError`. */
+/**
+ * Parses `input` with `schema` or throws the mapped `ApiError`; a string holding U+0000 anywhere
+ * in `input` is 400 INVALID_FORMAT first (`rejectNulBytes`).
+ */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix = ""): z.output<S> {
+  rejectNulBytes(input, prefix);
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(result.error, input, prefix);
   return result.data;
+}
+
+/**
+ * The path (`a.b.0`) of the first string in `input` — a value or an object key, at any depth —
+ * that contains U+0000, or undefined. Walks iteratively, so deeply nested JSON cannot overflow
+ * the stack.
+ */
+export function findNulByte(input: unknown): string | undefined {
+  const stack: { value: unknown; path: string }[] = [{ value: input, path: "" }];
+  const join = (base: string, key: string) => (base ? `${base}.${key}` : key);
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return path;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i], path: join(path, String(i)) });
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes("\u0000")) return join(path, key.replaceAll("\u0000", "\\u0000"));
+        stack.push({ value: item, path: join(path, key) });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses any string holding U+0000 (NUL), anywhere in `input`: PostgreSQL cannot store it in
+ * text, and no field of this API has a use for it. Applied once for every endpoint by the handler
+ * wrapper (query, path parameters, JSON body, header values), by `parseOrThrow` and by the MCP
+ * tool wrapper.
+ * @param input a query object, JSON body, tool arguments or a single string
+ * @param prefix field name to report when `input` is itself the string (e.g. a header name)
+ * @throws ApiError 400 INVALID_FORMAT whose `field` names the offending value (never its content)
+ */
+export function rejectNulBytes(input: unknown, prefix = ""): void {
+  const at = findNulByte(input);
+  if (at === undefined) return;
+  const field = [prefix, at].filter(Boolean).join(".") || "value";
+  throw new ApiError("INVALID_FORMAT", `${field} contains a NUL character (U+0000), which is not allowed`, {
+    field,
+    details: [{ field, code: "INVALID_FORMAT", message: `${field} contains a NUL character (U+0000)` }],
+  });
 }

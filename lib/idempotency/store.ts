@@ -1,23 +1,31 @@
 /**
- * Storage of `Idempotency-Key` records (contract.md "Idempotency"): the database by
- * default, Upstash Redis when configured. A record is claimed atomically by the first
- * request (insert-if-absent), then completed with the response, or released when the
- * request failed with a 5xx so that a retry runs again. Records live 24 h; an
- * `in_progress` claim whose lease ran out (a crashed request) may be taken over.
+ * Storage of `Idempotency-Key` records, table `idempotency_keys` (docs/reliability.md,
+ * "Idempotency"). A record exists only once its request finished: it is written by
+ * `saveRecord` inside the very transaction that holds the request's effects, so a record
+ * without its effect, or an effect without its record, never commits. While a request runs,
+ * its key is held by a transaction-scoped advisory lock (`tryLockKey`), which PostgreSQL
+ * releases when the transaction ends for any reason — commit, rollback, or a client that
+ * died — so a failed request never blocks its key.
+ *
+ * The records always live in the database, also when Upstash Redis is configured (Redis keeps
+ * the rate-limit counters): Redis cannot commit together with the effect. Records are kept
+ * 24 h (spec); expired ones are ignored, overwritten, and purged by `purgeExpiredRecords`.
+ * Bodies are stored encrypted (lib/idempotency/seal.ts).
  */
-
-import type { Redis } from "@upstash/redis";
-import { and, eq, lt, or } from "drizzle-orm";
-import { getConfig } from "../config.js";
-import { getDb } from "../db/client.js";
+import { and, eq, gt, lt, ne, or, sql } from "drizzle-orm";
+import type { Db } from "../db/client.js";
 import { idempotencyKeys } from "../db/schema/index.js";
-import { StorageError } from "../http/storage-failure.js";
-import { getUpstashRedis } from "../ratelimit/limiter.js";
+import { ApiError } from "../http/errors.js";
+import { openBody, sealBody } from "./seal.js";
 
 /** Retention of a record, seconds (spec: keys expire after 24 hours). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-/** Lease of an in-progress claim, seconds. */
-export const IDEMPOTENCY_LEASE_SECONDS = 60;
+
+/**
+ * On PostgreSQL servers, a request's transaction that sits idle this long (a client that
+ * vanished behind a partition) is ended by the server, which frees its key and row locks.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** A stored response. */
 export interface StoredResponse {
@@ -26,160 +34,114 @@ export interface StoredResponse {
   body: string;
 }
 
-/** Result of a claim attempt. */
-export type ClaimResult =
-  | { kind: "claimed" }
-  | { kind: "replay"; response: StoredResponse }
-  | { kind: "in_progress" }
-  | { kind: "mismatch" };
-
-/** The store interface. */
-export interface IdempotencyStore {
-  claim(scope: string, key: string, requestHash: string, endpoint: string): Promise<ClaimResult>;
-  complete(scope: string, key: string, response: StoredResponse): Promise<void>;
-  release(scope: string, key: string): Promise<void>;
+/** A finished request's record: its request fingerprint and response. */
+export interface IdempotencyRecord {
+  requestHash: string;
+  response: StoredResponse;
 }
 
-/** Database store (table `idempotency_keys`). */
-export class DbIdempotencyStore implements IdempotencyStore {
-  async claim(scope: string, key: string, requestHash: string, endpoint: string): Promise<ClaimResult> {
-    const db = await getDb();
-    const now = new Date();
-    const lockedUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_SECONDS * 1000);
-    const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000);
-    // Insert, or take over an expired record or a crashed claim, in one statement.
-    const claimed = await db
-      .insert(idempotencyKeys)
-      .values({ scope, key, requestHash, endpoint, state: "in_progress", lockedUntil, expiresAt })
-      .onConflictDoUpdate({
-        target: [idempotencyKeys.scope, idempotencyKeys.key],
-        set: {
-          requestHash,
-          endpoint,
-          state: "in_progress",
-          lockedUntil,
-          expiresAt,
-          createdAt: now,
-          responseStatus: null,
-          responseHeaders: null,
-          responseBody: null,
-        },
-        setWhere: or(
-          lt(idempotencyKeys.expiresAt, now),
-          and(
-            eq(idempotencyKeys.state, "in_progress"),
-            lt(idempotencyKeys.lockedUntil, now),
-            eq(idempotencyKeys.requestHash, requestHash),
-          ),
-        ),
-      })
-      .returning({ key: idempotencyKeys.key });
-    if (claimed.length > 0) return { kind: "claimed" };
-    const [row] = await db
-      .select()
-      .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
-    if (!row) return this.claim(scope, key, requestHash, endpoint); // released meanwhile
-    if (row.requestHash !== requestHash) return { kind: "mismatch" };
-    if (row.state !== "completed") return { kind: "in_progress" };
-    return {
-      kind: "replay",
-      response: {
-        status: row.responseStatus!,
-        headers: row.responseHeaders ?? {},
-        body: row.responseBody ?? "",
-      },
-    };
+/**
+ * The finished, unexpired record of (`scope`, `key`), body decrypted, or undefined.
+ * @throws ApiError CONFLICT when the body no longer decrypts (WEBHOOK_SECRET_KEY changed); the database's error.
+ */
+export async function findRecord(
+  db: Db,
+  scope: string,
+  key: string,
+  now = new Date(),
+): Promise<IdempotencyRecord | undefined> {
+  const [row] = await db
+    .select({
+      requestHash: idempotencyKeys.requestHash,
+      status: idempotencyKeys.responseStatus,
+      headers: idempotencyKeys.responseHeaders,
+      body: idempotencyKeys.responseBody,
+    })
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.scope, scope),
+        eq(idempotencyKeys.key, key),
+        eq(idempotencyKeys.state, "completed"),
+        gt(idempotencyKeys.expiresAt, now),
+      ),
+    );
+  if (!row || row.status === null) return undefined;
+  let body: string;
+  try {
+    body = openBody(row.body ?? "", scope, key);
+  } catch {
+    // WEBHOOK_SECRET_KEY changed since: refuse rather than run the request a second time.
+    throw new ApiError(
+      "CONFLICT",
+      "The answer stored for this Idempotency-Key can no longer be read; send the request with a new key",
+      { field: "Idempotency-Key" },
+    );
   }
-
-  async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
-    const db = await getDb();
-    await db
-      .update(idempotencyKeys)
-      .set({
-        state: "completed",
-        responseStatus: response.status,
-        responseHeaders: response.headers,
-        responseBody: response.body,
-        lockedUntil: null,
-      })
-      .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
-  }
-
-  async release(scope: string, key: string): Promise<void> {
-    const db = await getDb();
-    await db
-      .delete(idempotencyKeys)
-      .where(
-        and(
-          eq(idempotencyKeys.scope, scope),
-          eq(idempotencyKeys.key, key),
-          eq(idempotencyKeys.state, "in_progress"),
-        ),
-      );
-  }
-
-  /** Deletes expired records; returns how many. */
-  async purgeExpired(now = new Date()): Promise<number> {
-    const db = await getDb();
-    const rows = await db
-      .delete(idempotencyKeys)
-      .where(lt(idempotencyKeys.expiresAt, now))
-      .returning({ k: idempotencyKeys.key });
-    return rows.length;
-  }
+  return { requestHash: row.requestHash, response: { status: row.status, headers: row.headers ?? {}, body } };
 }
 
-interface RedisRecord {
-  h: string;
-  s: "in_progress" | "completed";
-  r?: StoredResponse;
+/**
+ * Takes the transaction-scoped advisory lock of (`scope`, `key`) without waiting; on a
+ * PostgreSQL server (`bounded`), also bounds the transaction's idle time
+ * (IDLE_IN_TRANSACTION_TIMEOUT_MS). The lock is a 64-bit hash of the pair.
+ * @returns false when another transaction holds it (a request with this key is running).
+ */
+export async function tryLockKey(tx: Db, scope: string, key: string, bounded: boolean): Promise<boolean> {
+  const lock = sql`pg_try_advisory_xact_lock(hashtextextended(${`idempotency\n${scope}\n${key}`}, 0))`;
+  const query = bounded
+    ? sql`select ${lock} as locked, set_config('idle_in_transaction_session_timeout', ${String(IDLE_IN_TRANSACTION_TIMEOUT_MS)}, true) as idle`
+    : sql`select ${lock} as locked`;
+  const result = (await tx.execute(query)) as unknown as { rows: { locked: boolean }[] };
+  return result.rows[0]?.locked === true;
 }
 
-/** Upstash Redis store: `SET NX EX` claims, records expire by TTL. */
-export class RedisIdempotencyStore implements IdempotencyStore {
-  constructor(private readonly redis: Redis) {}
-
-  private k(scope: string, key: string): string {
-    return `ptes:idem:${scope}:${key}`;
-  }
-
-  private async run<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      throw new StorageError("idempotency storage failed", { cause: error });
-    }
-  }
-
-  async claim(scope: string, key: string, requestHash: string): Promise<ClaimResult> {
-    const id = this.k(scope, key);
-    const record: RedisRecord = { h: requestHash, s: "in_progress" };
-    const ok = await this.run(() => this.redis.set(id, record, { nx: true, ex: IDEMPOTENCY_LEASE_SECONDS }));
-    if (ok === "OK") return { kind: "claimed" };
-    const existing = await this.run(() => this.redis.get<RedisRecord>(id));
-    if (!existing) return this.claim(scope, key, requestHash);
-    if (existing.h !== requestHash) return { kind: "mismatch" };
-    if (existing.s !== "completed" || !existing.r) return { kind: "in_progress" };
-    return { kind: "replay", response: existing.r };
-  }
-
-  async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
-    const id = this.k(scope, key);
-    const existing = await this.run(() => this.redis.get<RedisRecord>(id));
-    const record: RedisRecord = { h: existing?.h ?? "", s: "completed", r: response };
-    await this.run(() => this.redis.set(id, record, { ex: IDEMPOTENCY_TTL_SECONDS }));
-  }
-
-  async release(scope: string, key: string): Promise<void> {
-    await this.run(() => this.redis.del(this.k(scope, key)));
-  }
+/**
+ * Writes the finished record of (`scope`, `key`) with `response` (body encrypted), replacing
+ * an expired record or one left `in_progress` by an earlier version of the service.
+ * @throws Error when a live finished record exists (the caller holds the key's lock, so this
+ *   does not happen); the database's error.
+ */
+export async function saveRecord(
+  tx: Db,
+  record: { scope: string; key: string; requestHash: string; endpoint: string; response: StoredResponse },
+  now = new Date(),
+): Promise<void> {
+  const { scope, key, requestHash, endpoint, response } = record;
+  const values = {
+    requestHash,
+    endpoint,
+    state: "completed" as const,
+    responseStatus: response.status,
+    responseHeaders: response.headers,
+    responseBody: sealBody(response.body, scope, key),
+    lockedUntil: null,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
+  };
+  const written = await tx
+    .insert(idempotencyKeys)
+    .values({ scope, key, ...values })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.scope, idempotencyKeys.key],
+      set: values,
+      setWhere: or(lt(idempotencyKeys.expiresAt, now), ne(idempotencyKeys.state, "completed")),
+    })
+    .returning({ key: idempotencyKeys.key });
+  if (written.length === 0) throw new Error(`idempotency record ${scope}/${key} already exists`);
 }
 
-/** The configured store. */
-export function getIdempotencyStore(): IdempotencyStore {
-  const redis = getUpstashRedis(getConfig());
-  return redis ? new RedisIdempotencyStore(redis) : dbStore;
+/**
+ * Deletes records expired before `now`, at most `limit` per call (the oldest first).
+ * @returns how many were deleted.
+ */
+export async function purgeExpiredRecords(db: Db, now = new Date(), limit = 5000): Promise<number> {
+  const result = (await db.execute(sql`
+    with gone as (
+      delete from ${idempotencyKeys} where ctid in (
+        select ctid from ${idempotencyKeys} where ${idempotencyKeys.expiresAt} < ${now.toISOString()}::timestamptz
+        order by ${idempotencyKeys.expiresAt} limit ${limit}
+      ) returning 1
+    ) select count(*)::int as n from gone`)) as unknown as { rows: { n: number }[] };
+  return Number(result.rows[0]?.n ?? 0);
 }
-
-const dbStore = new DbIdempotencyStore();

@@ -13,9 +13,10 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
+import { OPEN_PAYMENT_STATUSES } from "../db/schema/enums.js";
 import { tasks } from "../db/schema/index.js";
 import { networkConfigs } from "../payments/networks.js";
-import { type NetworkScanResult, OPEN_PAYMENT_STATUSES, scanNetwork } from "../payments/scan-network.js";
+import { type NetworkScanResult, scanNetwork } from "../payments/scan-network.js";
 import { JobError, type JobResult, runJob } from "./run-job.js";
 
 /** Runs the checker once. Never throws for a network failure: it is recorded (ok=false). */
@@ -26,7 +27,7 @@ export function checkPayments(): Promise<JobResult> {
     const [row] = await db
       .select({ n: sql<number>`count(*)`.mapWith(Number) })
       .from(tasks)
-      .where(and(eq(tasks.sandbox, false), inArray(tasks.status, OPEN_PAYMENT_STATUSES)));
+      .where(and(eq(tasks.sandbox, false), inArray(tasks.status, [...OPEN_PAYMENT_STATUSES])));
     const limits = {
       blockRange: config.CHECKER_BLOCK_RANGE,
       maxBlocksPerRun: config.CHECKER_MAX_BLOCKS_PER_RUN,

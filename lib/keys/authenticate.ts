@@ -13,7 +13,8 @@
  */
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { getConfig } from "../config.js";
-import { getDb } from "../db/client.js";
+import { afterCommit } from "../db/ambient.js";
+import { getDb, getRootDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
 import { apiKeys } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
@@ -41,7 +42,8 @@ export function presentedKey(request: Request): string | undefined {
   const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
   const value = match ? match[1]!.trim() : authorization.trim();
   // A client JWT (three dot-separated base64url parts; keys never contain a dot) is not a
-  // key: operations that accept it read it themselves (lib/auth/jwt.ts presentedJwt).
+  // key: the handler wrapper reads it for the auth modes `client` and `key_or_client`
+  // (lib/http/auth.ts, through lib/auth/jwt.ts presentedJwt).
   return match && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(value) ? undefined : value;
 }
 
@@ -79,8 +81,15 @@ function keyCache(db: object): Map<string, CachedKey> {
  * up again (called on revocation).
  */
 export async function forgetCachedKey(keyHash: string): Promise<void> {
-  forgetEpoch++;
-  keyCaches.get(await getDb())?.delete(keyHash);
+  const db = await getRootDb();
+  const forget = () => {
+    forgetEpoch++;
+    keyCaches.get(db)?.delete(keyHash);
+  };
+  forget();
+  // Inside a request's transaction the revocation is not visible yet: a lookup made before
+  // COMMIT would remember the key again, so forget it once more after COMMIT.
+  afterCommit(forget);
 }
 
 function copyCaller(caller: Caller): Caller {
@@ -113,7 +122,7 @@ export async function authenticateKey(key: string): Promise<Caller> {
   const db = await getDb();
   const keyHash = sha256Hex(key);
   const ttl = config.API_KEY_CACHE_TTL_MS;
-  const cache = keyCache(db);
+  const cache = keyCache(await getRootDb());
   const cached = cache.get(keyHash);
   const now = Date.now();
   if (cached && ttl > 0 && now < cached.expiresAt) {

@@ -18,6 +18,11 @@ export interface CreateApiKeyInput {
   /** Bypasses the admin check: the host-side admin command. */
   trusted?: boolean;
   ip?: string;
+  /**
+   * The prepaid account the key bills and reads. Only lib/keys/account-keys.ts sets it, for the
+   * account's signed-in, verified owner; POST /api/api-keys never does.
+   */
+  accountId?: string;
 }
 
 /** The creation response (contract.md): the full key appears only here. */
@@ -26,7 +31,10 @@ export interface CreatedApiKey {
   key_id: string;
   name: string;
   contact: string;
+  /** The prepaid account the key is linked to, or null (a plain USDC-paying key). */
+  account_id: string | null;
   scopes: Scope[];
+  key_hint: string;
   created_at: string;
 }
 
@@ -52,6 +60,7 @@ export async function createApiKey(input: CreateApiKeyInput): Promise<CreatedApi
       scopes,
       createdByKeyId: input.creator?.keyId ?? null,
       createdIp: input.ip ?? null,
+      accountId: input.accountId ?? null,
     })
     .returning();
   return {
@@ -59,7 +68,9 @@ export async function createApiKey(input: CreateApiKeyInput): Promise<CreatedApi
     key_id: row!.id,
     name: row!.name,
     contact: row!.contact,
+    account_id: row!.accountId,
     scopes: row!.scopes,
+    key_hint: row!.keyHint,
     created_at: row!.createdAt.toISOString(),
   };
 }

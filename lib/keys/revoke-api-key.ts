@@ -1,6 +1,7 @@
 /**
- * Revokes a key permanently (DELETE /api/api-keys). A key may revoke keys of its own
- * contact (itself included); an admin any key. A key the caller may not see is
+ * Revokes a key permanently (DELETE /api/api-keys). A key may revoke the keys it sees
+ * (itself, the keys it created, the keys linked to its own account: lib/keys/visibility.ts); an
+ * admin any key. A key the caller may not see is
  * reported as 404, like an unknown one, so keys cannot be probed. The key is forgotten by this
  * instance's cache of verified keys (lib/keys/authenticate.ts), so it is refused here at once.
  */
@@ -10,6 +11,7 @@ import { apiKeys } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import { sha256Hex } from "../ids.js";
 import { type Caller, forgetCachedKey } from "./authenticate.js";
+import { visibleKeysCondition } from "./visibility.js";
 
 /**
  * @throws ApiError NOT_FOUND for an unknown, already revoked or foreign key.
@@ -19,7 +21,7 @@ export async function revokeApiKey(
   keyToRevoke: string,
 ): Promise<{ revoked: true; key_id: string; revoked_at: string }> {
   const db = await getDb();
-  const visible = caller.isAdmin ? undefined : eq(apiKeys.contact, caller.contact);
+  const visible = await visibleKeysCondition(caller);
   const keyHash = sha256Hex(keyToRevoke.trim());
   const [row] = await db
     .update(apiKeys)

@@ -20,7 +20,9 @@ export const createApiKeyBodySchema = z
       .max(254)
       .transform((v) => v.toLowerCase())
       .meta({
-        description: "Contact e-mail of the key's owner; keys sharing it see each other.",
+        description:
+          "Contact e-mail of the key's owner (for its notifications). Not verified: it grants no access to a " +
+          "prepaid account; the account's owner links keys (client dashboard or POST /api/account-keys).",
         examples: ["ops@example.com"],
       }),
     scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length).optional().meta({
@@ -39,7 +41,12 @@ export const apiKeyCreatedSchema = z
     key_id: z.string(),
     name: z.string(),
     contact: z.string(),
+    account_id: z.string().nullable().meta({
+      description:
+        "The prepaid account the key bills and reads; null for keys made here (link them from the account).",
+    }),
     scopes: z.array(z.enum(SCOPES)),
+    key_hint: z.string().meta({ description: "Last 4 characters of the key." }),
     created_at: dateTime,
   })
   .meta({ id: "ApiKeyCreated" });
@@ -49,6 +56,10 @@ export const apiKeyItemSchema = z
     key_id: z.string(),
     name: z.string(),
     contact: z.string(),
+    account_id: z
+      .string()
+      .nullable()
+      .meta({ description: "The prepaid account the key is linked to (bills and reads), or null." }),
     scopes: z.array(z.enum(SCOPES)),
     key_hint: z.string().meta({ description: "Last 4 characters of the key." }),
     created_at: dateTime,
@@ -67,3 +78,43 @@ export const apiKeyRevokedSchema = z.object({
   key_id: z.string(),
   revoked_at: dateTime,
 });
+
+/** Scopes a client may give a key of its account (never `admin`). */
+const CLIENT_SCOPES = ["audit_only", "task_create", "task_cancel", "billing_read"] as const;
+
+export const accountKeysBodySchema = z
+  .strictObject({
+    action: z.enum(["create", "link", "unlink"]).meta({
+      description:
+        "create {name, scopes?}: a new key linked to the account (shown once). link {api_key}: link an existing key " +
+        "by pasting it in full (or send it as x-api-key with this request and omit api_key). unlink {key_id}.",
+    }),
+    name: z.string().trim().min(1).max(100).optional().meta({ description: "create: label of the new key." }),
+    scopes: z.array(z.enum(CLIENT_SCOPES)).min(1).max(CLIENT_SCOPES.length).optional().meta({
+      description: "create: scopes (default `audit_only`, `task_create`, `billing_read`; never `admin`).",
+    }),
+    api_key: z.string().trim().min(1).max(200).optional().meta({
+      description: "link: the full key (`svc_…`), proof that you hold it. A key id or name is not enough.",
+    }),
+    key_id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: "unlink: the key_id of a linked key." }),
+  })
+  .meta({ id: "AccountKeysRequest" });
+export type AccountKeysBody = z.output<typeof accountKeysBodySchema>;
+
+export const accountKeysListSchema = z
+  .object({ account_id: z.string(), keys: z.array(apiKeyItemSchema), count: z.number().int() })
+  .meta({ id: "AccountKeysList" });
+
+export const accountKeysResultSchema = z
+  .union([
+    apiKeyCreatedSchema.extend({ action: z.literal("create") }),
+    z.object({ action: z.literal("link"), linked: z.literal(true), key: apiKeyItemSchema }),
+    z.object({ action: z.literal("unlink"), unlinked: z.literal(true), key_id: z.string() }),
+  ])
+  .meta({ id: "AccountKeysResult" });

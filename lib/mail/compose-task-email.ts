@@ -20,7 +20,7 @@ import { getConfig } from "../config.js";
 import { OPEN_PAYMENT_STATUSES, type TaskEventType } from "../db/schema/enums.js";
 import type { EmailAttachmentRef, NewEmail, Task, TaskEvent } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
-import { formatUsdc } from "../payments/amount.js";
+import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
 import { taskLinks } from "../tasks/task-view.js";
 import { formatBytes, formatCad, formatDateTime } from "./format.js";

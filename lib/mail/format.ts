@@ -1,5 +1,6 @@
 /** Formatting of amounts and times in client-facing e-mail, per language (fr-CA, en-CA; Montreal time). */
 import type { Lang } from "../db/schema/enums.js";
+import { roundCad } from "../money.js";
 
 /** Time zone of the service (Terrebonne, QC). */
 export const SERVICE_TIME_ZONE = "America/Toronto";
@@ -8,7 +9,10 @@ export const SERVICE_TIME_ZONE = "America/Toronto";
 const cadFormats = new Map<Lang, Intl.NumberFormat>();
 const dateTimeFormats = new Map<Lang, Intl.DateTimeFormat>();
 
-/** A CAD amount, e.g. `379,67 $` (fr) or `$379.67` (en), always with cents. */
+/**
+ * A CAD amount, e.g. `379,67 $` (fr) or `$379.67` (en), always with cents, rounded to the cent
+ * by the service's rule (lib/money.ts: half away from zero on the decimal value).
+ */
 export function formatCad(amount: number | null | undefined, lang: Lang): string {
   if (amount === null || amount === undefined) return "—";
   let format = cadFormats.get(lang);
@@ -20,7 +24,7 @@ export function formatCad(amount: number | null | undefined, lang: Lang): string
     });
     cadFormats.set(lang, format);
   }
-  return `${format.format(amount)} CAD`;
+  return `${format.format(roundCad(amount))} CAD`;
 }
 
 /** A date-time in Montreal time, e.g. `15 mars 2026, 14 h 30 (heure de Montréal)`. */

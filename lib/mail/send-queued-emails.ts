@@ -6,7 +6,10 @@
  *   after a crash never sends twice; proof files are attached (read from `proof_files`).
  * - Without it: the embedded outbox. The row (subject, text, attachment list) is the
  *   message; it is marked sent with provider `outbox` and one line is logged, so a
- *   developer reads mail in the `emails` table or the log.
+ *   developer reads mail in the `emails` table or the log. Outside production the log line of
+ *   a message carrying a one-time code also holds its text (the row loses the code, below).
+ * - Once a message is sent, the one-time codes in it (`vfy_…`, `rst_…`) are blanked in the row
+ *   (`redactOneTimeCodes`): the database keeps only their SHA-256 (`auth_tokens`).
  *
  * Rows are claimed with a lease (`locked_until`, 60 s) so concurrent workers never send
  * one twice; a failed send is retried after 1, 5, 30 and 120 minutes, then marked `failed`.
@@ -24,6 +27,14 @@ export const EMAIL_RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200];
 
 /** Lease of one claimed message, seconds. */
 const LEASE_SECONDS = 60;
+
+/** A one-time code of lib/auth/one-time-tokens.ts (e-mail verification, password reset). */
+const ONE_TIME_CODE = /\b(vfy|rst)_[A-Za-z0-9]{40}\b/g;
+
+/** `text` with every one-time code replaced by `vfy_[removed after sending]` (or `rst_…`). */
+export function redactOneTimeCodes(text: string): string {
+  return text.replace(ONE_TIME_CODE, "$1_[removed after sending]");
+}
 
 /** Outcome of one send. */
 type SendResult =
@@ -74,9 +85,15 @@ async function attachmentsOf(
 async function sendOne(email: Email, config: Config): Promise<SendResult> {
   if (!config.RESEND_API_KEY) {
     const files = (email.attachments ?? []).map((a) => a.filename).join(", ");
+    // The row loses its one-time code once sent: outside production the log is the mailbox.
+    const codeText =
+      config.NODE_ENV !== "production" && redactOneTimeCodes(email.textBody) !== email.textBody
+        ? `\n${email.textBody}`
+        : "";
     console.log(
       `[mail] outbox ${email.id} to=${email.toAddress} subject=${JSON.stringify(email.subject)}` +
-        (files ? ` attachments=${files}` : ""),
+        (files ? ` attachments=${files}` : "") +
+        codeText,
     );
     return { ok: true, provider: "outbox", messageId: null };
   }
@@ -169,6 +186,8 @@ export async function sendQueuedEmails(options: { limit?: number; now?: Date } =
               sentAt: new Date(),
               lockedUntil: null,
               error: null,
+              textBody: redactOneTimeCodes(email.textBody),
+              htmlBody: email.htmlBody === null ? null : redactOneTimeCodes(email.htmlBody),
             })
             .where(eq(emails.id, email.id));
         const deliveryId = email.dedupeKey?.startsWith("webhook-fallback:")
@@ -194,6 +213,13 @@ export async function sendQueuedEmails(options: { limit?: number; now?: Date } =
           .update(emails)
           .set({
             status: giveUp ? "failed" : "queued",
+            // A message given up keeps no code either.
+            ...(giveUp
+              ? {
+                  textBody: redactOneTimeCodes(email.textBody),
+                  htmlBody: email.htmlBody === null ? null : redactOneTimeCodes(email.htmlBody),
+                }
+              : {}),
             attempts,
             error: result.error.slice(0, 1000),
             lockedUntil: null,

@@ -25,6 +25,7 @@ export const TEMPLATE_NAMES = [
   "task-failed",
   "webhook-fallback",
   "refund-settled",
+  "task-notice",
 ] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
@@ -64,6 +65,10 @@ const FILES: Record<TemplateName, Record<Lang, URL>> = {
   "refund-settled": {
     fr: new URL("./templates/refund-settled.fr.txt", import.meta.url),
     en: new URL("./templates/refund-settled.en.txt", import.meta.url),
+  },
+  "task-notice": {
+    fr: new URL("./templates/task-notice.fr.txt", import.meta.url),
+    en: new URL("./templates/task-notice.en.txt", import.meta.url),
   },
 };
 

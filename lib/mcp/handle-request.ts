@@ -11,7 +11,10 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { type Config, publicBaseUrl } from "../config.js";
+import { type Config, productionProfile, publicBaseUrl } from "../config.js";
+import { ApiError } from "../http/errors.js";
+import { chargeFailedAuthentication } from "../http/handler.js";
+import { rejectNulBytes } from "../http/validation.js";
 import { API_VERSION } from "../openapi/document.js";
 import { type ToolContext, toolError } from "./tool-kit.js";
 import { TOOLS } from "./tools.js";
@@ -28,7 +31,7 @@ function list(value: string | undefined): string[] {
 /** Host and Origin check; returns a 403 response or undefined. */
 export function checkHostAndOrigin(request: Request, config: Config): Response | undefined {
   const base = new URL(publicBaseUrl(config));
-  const dev = config.NODE_ENV !== "production";
+  const dev = !productionProfile(config).active;
   const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
   const hostname = host.replace(/:\d+$/, "");
   const allowedHosts = new Set([
@@ -90,8 +93,17 @@ export function createMcpServer(ctx: ToolContext): McpServer {
       },
       async (args: Record<string, unknown>) => {
         try {
+          rejectNulBytes(args);
           return await tool.run(args, ctx);
         } catch (error) {
+          if (error instanceof ApiError && error.code === "UNAUTHORIZED") {
+            // A failed key costs the IP like any failed authentication (lib/http/handler.ts).
+            try {
+              await chargeFailedAuthentication(ctx.ip);
+            } catch (limited) {
+              return toolError(limited, ctx.requestId);
+            }
+          }
           return toolError(error, ctx.requestId);
         }
       },

@@ -2,9 +2,19 @@
 import { z } from "zod";
 import { defineOperation } from "../http/operation.js";
 
-const jsonRpc = z
-  .record(z.string(), z.unknown())
-  .meta({ description: "JSON-RPC 2.0 message (MCP 2025-03-26)" });
+const jsonRpc = z.record(z.string(), z.unknown()).meta({
+  description: "JSON-RPC 2.0 message (MCP 2025-03-26)",
+  examples: [{ jsonrpc: "2.0", id: 1, method: "tools/list" }],
+});
+
+/** A JSON-RPC 2.0 error response, the body of the transport's own refusals. */
+const jsonRpcError = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.number(), z.null()]),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+  })
+  .meta({ id: "JsonRpcError" });
 
 export const mcpPostOperation = defineOperation({
   id: "mcp",
@@ -15,10 +25,21 @@ export const mcpPostOperation = defineOperation({
     "Methods: initialize, tools/list, tools/call, ping, notifications/initialized. Tools: list_services, get_estimate, " +
     "submit_task, check_task_status, score_task, get_capabilities, register_api_key, register_webhook, get_reputation, " +
     "check_balance, pre_authorize_cost. Keys: x-api-key header, Bearer, or the api_key tool argument. " +
-    "Failures: JSON-RPC error objects (protocol) or isError tool results carrying the HTTP API's error codes.",
+    "Failures: JSON-RPC error objects (protocol) or isError tool results carrying the HTTP API's error codes. " +
+    "Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).",
   tags: ["MCP"],
   auth: "delegated",
+  documentedBody: z.union([jsonRpc, z.array(jsonRpc).meta({ description: "A batch (revision 2025-03-26)" })]),
   response: jsonRpc,
+  // The MCP transport answers these itself, with a JSON-RPC error body (not the error envelope).
+  responses: {
+    202: { description: "Accepted: the body held only notifications or responses (no body)." },
+    400: { description: "Not JSON, or not a valid JSON-RPC message (-32700, -32600).", schema: jsonRpcError },
+    403: { description: "Host or Origin not allowed (DNS-rebinding protection).", schema: jsonRpcError },
+    406: { description: "Accept lacks application/json or text/event-stream.", schema: jsonRpcError },
+    413: { description: "Body over MAX_BODY_BYTES.", schema: jsonRpcError },
+    415: { description: "Content-Type is not application/json.", schema: jsonRpcError },
+  },
 });
 
 export const mcpGetOperation = defineOperation({
@@ -26,8 +47,10 @@ export const mcpGetOperation = defineOperation({
   method: "GET",
   path: "/api/mcp",
   summary: "No server-initiated stream on this stateless server (405, as the transport specification allows)",
+  description: "Always 405 METHOD_NOT_ALLOWED with `Allow: POST`.",
   tags: ["MCP"],
   auth: "delegated",
+  successStatus: null,
 });
 
 export const mcpDeleteOperation = defineOperation({
@@ -35,6 +58,8 @@ export const mcpDeleteOperation = defineOperation({
   method: "DELETE",
   path: "/api/mcp",
   summary: "No sessions to end on this stateless server (405)",
+  description: "Always 405 METHOD_NOT_ALLOWED with `Allow: POST`.",
   tags: ["MCP"],
   auth: "delegated",
+  successStatus: null,
 });

@@ -7,9 +7,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Scope } from "../db/schema/enums.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
+import { ApiError, fromDomainError } from "../http/errors.js";
 import { isStorageFailure } from "../http/storage-failure.js";
 import { authenticateKey, type Caller, hasScope } from "../keys/authenticate.js";
+import { describeError } from "../log-error.js";
 
 /** Per-request context of the tools. */
 export interface ToolContext {
@@ -75,10 +77,11 @@ export function toolResult(value: Record<string, unknown>, note?: string): CallT
 export function toolError(error: unknown, requestId: string): CallToolResult {
   let apiError: ApiError;
   if (error instanceof ApiError) apiError = error;
+  else if (error instanceof DomainError) apiError = fromDomainError(error);
   else if (isStorageFailure(error))
     apiError = new ApiError("STORAGE_ERROR", "Storage is temporarily unavailable; retry shortly");
   else {
-    console.error(`[${requestId}] MCP tool error:`, error);
+    console.error(`[${requestId}] MCP tool error: ${describeError(error)}`);
     apiError = new ApiError("INTERNAL", "Internal error; the request id identifies it in our logs");
   }
   const body = {

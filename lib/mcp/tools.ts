@@ -11,17 +11,17 @@ import { z } from "zod";
 import { getBilling } from "../billing/get-billing.js";
 import { preAuthorize } from "../billing/preauthorize.js";
 import { billingQuerySchema, preAuthorizeBodySchema } from "../billing/schemas.js";
-import { getService, listServices } from "../catalog/services.js";
+import { findServices } from "../catalog/find-services.js";
 import { getConfig } from "../config.js";
 import type { Scope } from "../db/schema/enums.js";
 import { ApiError } from "../http/errors.js";
 import { parseOrThrow } from "../http/validation.js";
-import type { Caller } from "../keys/authenticate.js";
+import { type Caller, hasScope } from "../keys/authenticate.js";
 import { createApiKey } from "../keys/create-api-key.js";
 import { createApiKeyBodySchema } from "../keys/schemas.js";
 import { getEstimate } from "../pricing/get-estimate.js";
 import { estimateFields } from "../pricing/schemas.js";
-import { getLimiter, rateLimitHeaders } from "../ratelimit/limiter.js";
+import { getLimiter, rateLimitHeaders, rateLimitSubject } from "../ratelimit/limiter.js";
 import { scoreQuerySchema, submitScoreBodySchema } from "../scores/schemas.js";
 import { getScore, submitScore } from "../scores/task-scores.js";
 import { buildCapabilities } from "../system/capabilities.js";
@@ -86,14 +86,8 @@ export const TOOLS: ToolDefinition[] = [
     },
     annotations: { ...readOnly, title: "List services" },
     async run(args) {
-      const options = { includeContract: args.include_contract !== false };
-      if (args.id) {
-        const one = getService(String(args.id), options);
-        if (!one) throw new ApiError("NOT_FOUND", `No service ${String(args.id)}`, { field: "id" });
-        return toolResult({ services: [one], count: 1 });
-      }
-      const services = listServices(options);
-      return toolResult({ services, count: services.length });
+      const id = args.id === undefined ? undefined : String(args.id);
+      return toolResult(findServices({ id, includeContract: args.include_contract !== false }));
     },
   },
   {
@@ -133,7 +127,7 @@ export const TOOLS: ToolDefinition[] = [
         unknown
       >;
       const caller = await resolveCaller(ctx, api_key);
-      if (caller && !caller.isAdmin && !caller.scopes.includes("task_create")) {
+      if (caller && !hasScope(caller, "task_create")) {
         throw new ApiError("FORBIDDEN", "submit_task requires the task_create scope");
       }
       const body = parseOrThrow(taskSubmissionSchema, rest);
@@ -194,7 +188,8 @@ export const TOOLS: ToolDefinition[] = [
     title: "Register an API key",
     description:
       "Create an API key (shown once) for `name` and a `contact` e-mail; default scopes audit_only and task_create. " +
-      "Send it as the x-api-key header or the api_key argument of other tools. Limited to 3 keys per IP per hour.",
+      "Send it as the x-api-key header or the api_key argument of other tools. Limited to 3 keys per IP per hour. " +
+      "The contact is not verified: the key pays in USDC until a prepaid account's owner links it to the account.",
     input: { name: createApiKeyBodySchema.shape.name, contact: createApiKeyBodySchema.shape.contact },
     annotations: writeTool("Register an API key"),
     async run(args, ctx) {
@@ -205,7 +200,8 @@ export const TOOLS: ToolDefinition[] = [
         }),
         args,
       );
-      const limit = await getLimiter("key_creation").limit(ctx.ip);
+      // Counted under the same subject as POST /api/api-keys (an IPv6 client for its whole /64).
+      const limit = await getLimiter("key_creation").limit(rateLimitSubject(ctx.ip));
       if (!limit.success) {
         throw new ApiError("RATE_LIMITED", `Rate limit exceeded: ${limit.limit} API keys per IP per hour`, {
           extra: { retry_after_seconds: Number(rateLimitHeaders(limit)["retry-after"]) },
@@ -247,8 +243,9 @@ export const TOOLS: ToolDefinition[] = [
     name: "check_balance",
     title: "Check a prepaid balance",
     description:
-      "Available prepaid balance in CAD and spending level (ok, warning, alert, blocked) of your account " +
-      "(agent_id: its e-mail or your key's name); action=transactions lists ledger entries. Needs scope billing_read.",
+      "Available prepaid balance in CAD and spending level (ok, warning, alert, blocked) of the account your key is " +
+      "linked to by its owner (agent_id: its e-mail or the name of a linked key); action=transactions lists ledger " +
+      "entries. Needs scope billing_read.",
     input: {
       ...billingQuerySchema.shape,
       action: z.enum(["balance", "transactions"]).default("balance"),

@@ -32,6 +32,12 @@ export interface OutboundUrlOptions {
   allowPrivate?: boolean;
   /** Host resolver (tests); default `defaultLookup`. */
   lookup?: LookupFn;
+  /**
+   * Code of a URL that breaks a rule (not absolute, not https, credentials, unresolvable, private
+   * address); default 422 `VALIDATION_ERROR` (the general rule, e.g. `callback_url`). Webhook
+   * registration passes 400 `INVALID_FORMAT`: the spec names "400 invalid URL" there.
+   */
+  invalidCode?: "VALIDATION_ERROR" | "INVALID_FORMAT";
 }
 
 function invalid(code: ErrorCode, field: string, message: string, cause?: unknown): ApiError {
@@ -63,8 +69,8 @@ async function resolveAll(lookup: LookupFn, host: string): Promise<readonly Look
  * parser normalizes, are checked directly; names are resolved).
  *
  * Store the returned URL's `href` (normalized), not `raw`.
- * @throws ApiError FIELD_TOO_LONG (422) over 2048 characters; VALIDATION_ERROR (422) for
- *   anything else, naming `field`.
+ * @throws ApiError FIELD_TOO_LONG (422) over 2048 characters; `opts.invalidCode` (default
+ *   VALIDATION_ERROR, 422) for anything else, naming `field`.
  */
 export async function checkOutboundUrl(
   raw: string,
@@ -72,6 +78,7 @@ export async function checkOutboundUrl(
   opts: OutboundUrlOptions = {},
 ): Promise<URL> {
   const allowPrivate = opts.allowPrivate ?? getConfig().ALLOW_PRIVATE_CALLBACKS;
+  const code = opts.invalidCode ?? "VALIDATION_ERROR";
   if (raw.length > MAX_OUTBOUND_URL_LENGTH && Array.from(raw).length > MAX_OUTBOUND_URL_LENGTH) {
     throw invalid("FIELD_TOO_LONG", field, `${field} exceeds ${MAX_OUTBOUND_URL_LENGTH} characters`);
   }
@@ -79,13 +86,13 @@ export async function checkOutboundUrl(
   try {
     url = new URL(raw);
   } catch (cause) {
-    throw invalid("VALIDATION_ERROR", field, `${field} must be an absolute URL`, cause);
+    throw invalid(code, field, `${field} must be an absolute URL`, cause);
   }
   if (!(url.protocol === "https:" || (allowPrivate && url.protocol === "http:"))) {
-    throw invalid("VALIDATION_ERROR", field, `${field} must be an https:// URL`);
+    throw invalid(code, field, `${field} must be an https:// URL`);
   }
   if (url.username !== "" || url.password !== "") {
-    throw invalid("VALIDATION_ERROR", field, `${field} must not contain a user name or password`);
+    throw invalid(code, field, `${field} must not contain a user name or password`);
   }
   const host = bareHostname(url);
   let addresses: readonly string[];
@@ -95,14 +102,14 @@ export async function checkOutboundUrl(
     try {
       addresses = (await resolveAll(opts.lookup ?? defaultLookup, host)).map((a) => a.address);
     } catch (cause) {
-      throw invalid("VALIDATION_ERROR", field, `${field} host ${host} could not be resolved`, cause);
+      throw invalid(code, field, `${field} host ${host} could not be resolved`, cause);
     }
     if (addresses.length === 0) {
-      throw invalid("VALIDATION_ERROR", field, `${field} host ${host} could not be resolved`);
+      throw invalid(code, field, `${field} host ${host} could not be resolved`);
     }
   }
   if (addresses.some((a) => forbiddenReason(a, { allowPrivate }) !== undefined)) {
-    throw invalid("VALIDATION_ERROR", field, `${field} resolves to a private or reserved address`);
+    throw invalid(code, field, `${field} resolves to a private or reserved address`);
   }
   return url;
 }

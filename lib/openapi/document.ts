@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { publicBaseUrl } from "../config.js";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../http/errors.js";
-import type { Operation } from "../http/operation.js";
+import { isPublicRead, type Operation } from "../http/operation.js";
 import { allOperations } from "./operations.js";
 
 type Json = Record<string, unknown>;
@@ -14,21 +14,28 @@ type Json = Record<string, unknown>;
 /** OpenAPI `info.version` and the platform version (contract.md "Versioning"). */
 export const API_VERSION = "4.0.0";
 
-const GENERIC_ERRORS: ErrorCode[] = ["INTERNAL", "STORAGE_ERROR", "RATE_LIMITED"];
+/** Errors any operation may answer: NUL characters (400), limits, storage, configuration. */
+const GENERIC_ERRORS: ErrorCode[] = [
+  "INVALID_FORMAT",
+  "INTERNAL",
+  "STORAGE_ERROR",
+  "CONFIGURATION_ERROR",
+  "RATE_LIMITED",
+];
 
 const STATUS_TEXT: Record<number, string> = {
-  400: "Bad request (MISSING_FIELD, INVALID_FORMAT)",
-  401: "Missing or invalid API key (UNAUTHORIZED)",
-  402: "Insufficient funds (PAYMENT_REQUIRED)",
-  403: "Credential lacks the required scope or ownership (FORBIDDEN)",
-  404: "Not found (NOT_FOUND)",
-  405: "Method not allowed (METHOD_NOT_ALLOWED)",
-  409: "Conflict (CONFLICT)",
-  413: "Body too large (PAYLOAD_TOO_LARGE)",
+  400: "Bad request: a required value is absent, or a value is unparsable or of the wrong type",
+  401: "Missing or invalid credential",
+  402: "Insufficient funds",
+  403: "The credential lacks the required scope or ownership",
+  404: "Not found",
+  405: "Method not allowed on this path; `Allow` lists the methods it serves",
+  409: "Conflict",
+  413: "Body too large",
   422: "Validation failed",
   429: "Rate limited (RATE_LIMITED); see Retry-After",
   500: "Internal error (INTERNAL)",
-  503: "Storage unavailable (STORAGE_ERROR); see Retry-After",
+  503: "Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After",
 };
 
 /** Moves `$defs` into `components` and rewrites their `$ref`s. */
@@ -70,7 +77,8 @@ function parameters(op: Operation, components: Json): Json[] {
       description:
         "1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response " +
         "with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while " +
-        "the first request runs → 409 CONFLICT.",
+        "the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx " +
+        "(whose writes are rolled back) or a 409, retry with the same key and body.",
       schema: { type: "string", maxLength: 128 },
     });
   }
@@ -84,24 +92,134 @@ function parameters(op: Operation, components: Json): Json[] {
       schema: { type: "string" },
     });
   }
+  for (const h of op.documentedHeaders ?? []) {
+    out.push({
+      name: h.name,
+      in: "header",
+      required: h.required,
+      description: h.description,
+      schema: {
+        type: "string",
+        ...(h.enum ? { enum: h.enum } : {}),
+        ...(h.example ? { examples: [h.example] } : {}),
+      },
+    });
+  }
   if (!op.query) return out;
-  const output = toSchema(op.query, "output", components);
-  // A parameter is required when its schema refuses an absent value (preprocessed
-  // query numbers hide that from the JSON Schema of either side).
-  const shape = op.query instanceof z.ZodObject ? (op.query.shape as Record<string, z.ZodType>) : {};
-  const required = new Set(Object.keys(shape).filter((k) => !shape[k]!.safeParse(undefined).success));
-  const props = (output.properties ?? {}) as Record<string, Json>;
-  for (const [name, schema] of Object.entries(props)) {
-    const { description, ...rest } = schema;
+  const { output, input, required } = querySchemas(op.query, components);
+  for (const [name, outSchema] of Object.entries(output)) {
+    // The output side types numbers and lists; where it is unrepresentable (a transform),
+    // the input side (the string the client sends) is documented instead.
+    const chosen = isEmptySchema(outSchema) ? (input[name] ?? outSchema) : outSchema;
+    const { description, ...rest } = chosen;
     out.push({
       name,
       in: "query",
       required: required.has(name),
       ...(description ? { description } : {}),
+      // Lists are sent comma-separated (`status=a,b`), i.e. form style without explode.
+      ...(rest.type === "array" ? { style: "form", explode: false } : {}),
       schema: rest,
     });
   }
   return out;
+}
+
+/** True for a schema that says nothing about the value (`{}` plus annotations). */
+function isEmptySchema(schema: Json): boolean {
+  return Object.keys(schema).every((k) => k === "description" || k === "default" || k === "examples");
+}
+
+/**
+ * The query's properties as JSON Schemas (output and input side) and the names of the
+ * required ones. A parameter is required when its schema refuses an absent value
+ * (preprocessed query numbers hide that from the JSON Schema of either side).
+ */
+function querySchemas(
+  query: z.ZodType,
+  components: Json,
+): { output: Record<string, Json>; input: Record<string, Json>; required: Set<string> } {
+  const output = (toSchema(query, "output", components).properties ?? {}) as Record<string, Json>;
+  const input = (toSchema(query, "input", components).properties ?? {}) as Record<string, Json>;
+  const shape = query instanceof z.ZodObject ? (query.shape as Record<string, z.ZodType>) : {};
+  const required = new Set(Object.keys(shape).filter((k) => !shape[k]!.safeParse(undefined).success));
+  return { output, input, required };
+}
+
+/** Keywords whose breach lib/http/validation.ts reports as 422 VALIDATION_ERROR. */
+const RULE_KEYWORDS = [
+  "enum",
+  "const",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "pattern",
+  "format",
+  "minItems",
+] as const;
+
+/**
+ * Adds to `codes` the validation error codes a value of `schema` can draw, by the mapping of
+ * lib/http/validation.ts (README "Conventions of the API"): a required member or a non-empty
+ * string → MISSING_FIELD (absent, empty or blank); a non-string type → INVALID_FORMAT
+ * (unparsable or of the wrong type); maxLength/maxItems → FIELD_TOO_LONG; any other rule
+ * (enum, range, pattern, format, unknown member) → VALIDATION_ERROR. Rules that JSON Schema
+ * cannot show (refinements) are declared by the operation's `errors`.
+ */
+function addValidationCodes(schema: unknown, components: Json, codes: Set<ErrorCode>, depth = 0): void {
+  if (!schema || typeof schema !== "object" || depth > 32) return;
+  if (Array.isArray(schema)) {
+    for (const s of schema) addValidationCodes(s, components, codes, depth + 1);
+    return;
+  }
+  const node = schema as Json;
+  if (typeof node.$ref === "string") {
+    const name = node.$ref.replace("#/components/schemas/", "");
+    addValidationCodes(components[name], components, codes, depth + 1);
+  }
+  if (Array.isArray(node.required) && node.required.length > 0) codes.add("MISSING_FIELD");
+  if (typeof node.minLength === "number" && node.minLength >= 1) codes.add("MISSING_FIELD");
+  if (typeof node.minLength === "number" && node.minLength > 1) codes.add("VALIDATION_ERROR");
+  if (node.maxLength !== undefined || node.maxItems !== undefined) codes.add("FIELD_TOO_LONG");
+  if (RULE_KEYWORDS.some((k) => node[k] !== undefined) || node.additionalProperties === false) {
+    codes.add("VALIDATION_ERROR");
+  }
+  const types = Array.isArray(node.type) ? node.type : node.type ? [node.type] : [];
+  if (types.some((t: string) => t !== "string")) codes.add("INVALID_FORMAT");
+  for (const key of ["items", "prefixItems", "anyOf", "oneOf", "allOf", "not"]) {
+    addValidationCodes(node[key], components, codes, depth + 1);
+  }
+  for (const key of ["properties", "patternProperties"]) {
+    if (node[key] && typeof node[key] === "object") {
+      for (const s of Object.values(node[key] as Json)) addValidationCodes(s, components, codes, depth + 1);
+    }
+  }
+  if (node.additionalProperties && typeof node.additionalProperties === "object") {
+    addValidationCodes(node.additionalProperties, components, codes, depth + 1);
+  }
+}
+
+/** The validation error codes the query and body schemas of `op` can draw. */
+function validationCodes(op: Operation, components: Json): Set<ErrorCode> {
+  const codes = new Set<ErrorCode>();
+  if (op.query) {
+    const { output, input, required } = querySchemas(op.query, components);
+    if (required.size > 0) codes.add("MISSING_FIELD");
+    for (const name of Object.keys(output)) {
+      addValidationCodes(output[name], components, codes);
+      addValidationCodes(input[name], components, codes);
+    }
+  }
+  if (op.body) {
+    // Anything can be sent in a body: a wrong type or a non-object body is INVALID_FORMAT,
+    // a member sent as null counts as absent (MISSING_FIELD), an unknown member is
+    // VALIDATION_ERROR (strict objects).
+    codes.add("INVALID_FORMAT").add("MISSING_FIELD");
+    addValidationCodes(toSchema(op.body, "input", components), components, codes);
+  }
+  return codes;
 }
 
 function security(op: Operation): Json[] | undefined {
@@ -111,6 +229,11 @@ function security(op: Operation): Json[] | undefined {
     case "optional":
     case "delegated":
       return [{}, { ApiKeyHeader: [] }, { BearerApiKey: [] }];
+    case "client":
+      // The client JWT; an API key may be sent besides it (x-api-key, the bearer being the JWT).
+      return [{ ClientJwt: [] }, { ClientJwt: [], ApiKeyHeader: [] }];
+    case "key_or_client":
+      return [{ ApiKeyHeader: [] }, { BearerApiKey: [] }, { ClientJwt: [] }];
     case "cron":
       return [{ CronSecret: [] }];
     default:
@@ -118,13 +241,30 @@ function security(op: Operation): Json[] | undefined {
   }
 }
 
-function errorResponses(op: Operation): Json {
-  const codes = new Set<ErrorCode>([...(op.errors ?? []), ...GENERIC_ERRORS]);
-  if (op.body) codes.add("INVALID_FORMAT").add("PAYLOAD_TOO_LARGE");
+/** Headers documented on responses of a status. */
+const STATUS_HEADERS: Record<number, Json> = {
+  405: { Allow: { description: "The methods this path serves.", schema: { type: "string" } } },
+  429: { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } },
+  503: { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } },
+};
+
+/**
+ * The error responses of `op`, one per status, each listing (in its description and as an
+ * `enum` on `error.code`) exactly the codes the operation can answer with at that status.
+ * Besides the operation's own `errors`: the generic ones (429, 500, 503); 405 on every
+ * operation (any other method on its path, with `Allow`); 401 wherever a key is read (a key
+ * that is sent must be valid, even where none is required); 403 where a scope is checked;
+ * the validation codes its query and body schemas can draw; 413 and idempotency codes.
+ */
+function errorResponses(op: Operation, components: Json): Json {
+  const codes = new Set<ErrorCode>([...(op.errors ?? []), ...GENERIC_ERRORS, "METHOD_NOT_ALLOWED"]);
+  for (const code of validationCodes(op, components)) codes.add(code);
+  if (op.body) codes.add("PAYLOAD_TOO_LARGE");
   if (op.idempotent) codes.add("INVALID_FORMAT").add("CONFLICT").add("IDEMPOTENCY_KEY_REUSED");
-  if (op.auth === "key" || op.auth === "admin" || op.auth === "cron") codes.add("UNAUTHORIZED");
-  if (op.auth === "admin" || (op.auth === "key" && op.scope && op.scope !== "billing_read"))
-    codes.add("FORBIDDEN");
+  // `delegated` (MCP) ignores an invalid key; every other mode refuses it (cron: its secret).
+  if (op.auth !== "delegated") codes.add("UNAUTHORIZED");
+  // A missing scope is 403, except billing_read (401, README "Authentication, scopes and limits").
+  if (op.auth === "admin" || (op.scope && op.scope !== "billing_read")) codes.add("FORBIDDEN");
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = ERROR_STATUS[code];
@@ -134,7 +274,82 @@ function errorResponses(op: Operation): Json {
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: `${STATUS_TEXT[status] ?? "Error"}. Codes: ${list.join(", ")}`,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+      ...(STATUS_HEADERS[status] ? { headers: STATUS_HEADERS[status] } : {}),
+      content: {
+        "application/json": {
+          schema: {
+            allOf: [
+              { $ref: "#/components/schemas/ErrorEnvelope" },
+              {
+                type: "object",
+                properties: {
+                  error: { type: "object", properties: { code: { type: "string", enum: list } } },
+                },
+              },
+            ],
+          },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+/** The success response(s) of `op`, by status. */
+function successResponses(op: Operation, components: Json): Json {
+  if (op.successStatus === null) return {};
+  const types =
+    typeof op.contentType === "string" ? [op.contentType] : (op.contentType ?? ["application/json"]);
+  const content: Json = {};
+  for (const type of types) {
+    const useResponse = types.length === 1 || type === "application/json";
+    content[type] = {
+      schema:
+        op.response && useResponse
+          ? toSchema(op.response, "output", components)
+          : types.length > 1
+            ? { type: "string" }
+            : {},
+    };
+  }
+  // Public reads sent with a key are served as anonymous when storage cannot check the key.
+  const headers = isPublicRead(op)
+    ? {
+        headers: {
+          Warning: {
+            description:
+              'A key was sent but storage could not check it (down, or slower than KEY_CHECK_TIMEOUT_MS): the request was served as anonymous. Value: 199 - "API key not checked: storage unavailable"',
+            schema: { type: "string" },
+          },
+        },
+      }
+    : {};
+  return { [String(op.successStatus ?? 200)]: { description: "Success", ...headers, content } };
+}
+
+/** The operation's own documented responses (they replace generated ones of the same status). */
+function extraResponses(op: Operation, components: Json): Json {
+  const out: Json = {};
+  for (const [status, r] of Object.entries(op.responses ?? {})) {
+    out[status] = {
+      description: r.description,
+      ...(r.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(r.headers).map(([name, description]) => [
+                name,
+                { description, schema: { type: "string" } },
+              ]),
+            ),
+          }
+        : {}),
+      ...(r.schema
+        ? {
+            content: {
+              [r.contentType ?? "application/json"]: { schema: toSchema(r.schema, "output", components) },
+            },
+          }
+        : {}),
     };
   }
   return out;
@@ -156,23 +371,21 @@ export function buildOpenApiDocument(operations: Operation[] = allOperations()):
       ...(op.scope ? { "x-required-scope": op.scope } : {}),
       parameters: parameters(op, components),
     };
-    if (op.body) {
+    const body = op.body ?? op.documentedBody;
+    if (body) {
       item.requestBody = {
         required: true,
-        content: { "application/json": { schema: toSchema(op.body, "input", components) } },
+        content: { "application/json": { schema: toSchema(body, "input", components) } },
       };
     }
-    const success = String(op.successStatus ?? 200);
-    const contentType = op.contentType ?? "application/json";
-    item.responses = {
-      [success]: {
-        description: "Success",
-        content: {
-          [contentType]: { schema: op.response ? toSchema(op.response, "output", components) : {} },
-        },
-      },
-      ...errorResponses(op),
+    const responses: Json = {
+      ...successResponses(op, components),
+      ...errorResponses(op, components),
+      ...extraResponses(op, components),
     };
+    item.responses = Object.fromEntries(
+      Object.entries(responses).sort((a, b) => Number(a[0]) - Number(b[0])),
+    );
     paths[op.path] = { ...(paths[op.path] ?? {}), [op.method.toLowerCase()]: item };
   }
   components.ErrorEnvelope = {
@@ -221,6 +434,12 @@ export function buildOpenApiDocument(operations: Operation[] = allOperations()):
         ApiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
         BearerApiKey: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API key>" },
         CronSecret: { type: "http", scheme: "bearer", description: "Vercel Cron's CRON_SECRET" },
+        ClientJwt: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "Authorization: Bearer <jwt> of a client session (POST /api/client-auth?action=login)",
+        },
       },
     },
   };

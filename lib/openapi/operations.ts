@@ -9,7 +9,13 @@ import { clientAuthOperation } from "../auth/operations.js";
 import { getBillingOperation, preAuthorizeOperation } from "../billing/operations.js";
 import { listServicesOperation } from "../catalog/operations.js";
 import type { Operation } from "../http/operation.js";
-import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "../keys/operations.js";
+import {
+  createApiKeyOperation,
+  listAccountKeysOperation,
+  listApiKeysOperation,
+  manageAccountKeysOperation,
+  revokeApiKeyOperation,
+} from "../keys/operations.js";
 import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/operations.js";
 import { listChainTransfersOperation } from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
@@ -65,6 +71,8 @@ export function allOperations(): Operation[] {
     preAuthorizeOperation,
     createClientAccountOperation,
     getClientAccountOperation,
+    listAccountKeysOperation,
+    manageAccountKeysOperation,
     clientAuthOperation,
     reviewTaskOperation,
     completeTaskOperation,

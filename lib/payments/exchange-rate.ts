@@ -18,6 +18,7 @@ import { type Config, getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { exchangeRates } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
+import { fixRate } from "../money.js";
 
 /** A rate quote: USD per 1 CAD, where it came from and when it was observed (ISO 8601). */
 export interface RateQuote {
@@ -82,7 +83,7 @@ export async function fetchValetRate(config: Config = getConfig()): Promise<Rate
   const asOf = DateTime.fromISO(`${date}T16:30:00`, { zone: "America/Toronto" });
   if (!asOf.isValid) throw new Error(`Valet observation date is invalid: ${date}`);
   return {
-    rate_cad_usd: Math.round((1 / cadPerUsd) * 1e8) / 1e8,
+    rate_cad_usd: fixRate(1 / cadPerUsd),
     rate_source: VALET_SOURCE,
     as_of: asOf.toUTC().toISO()!,
   };
@@ -153,9 +154,4 @@ export async function currentCadUsdRate(options: RateOptions = {}): Promise<Rate
       extra: { rate_as_of: quote?.as_of ?? null, max_age_hours: config.EXCHANGE_RATE_MAX_AGE_HOURS },
     },
   );
-}
-
-/** Converts CAD (2 decimals) to USDC at `rate` (USD per CAD), rounded to the cent of USD for display. */
-export function cadToUsdEstimate(cad: number, rate: number): number {
-  return Math.round(cad * rate * 100) / 100;
 }

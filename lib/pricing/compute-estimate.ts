@@ -5,11 +5,13 @@
  *            + km_roundtrip × km_rate) × urgency_multiplier
  *
  * with km_roundtrip = 2 × one-way km from the hub and transport_hours =
- * km_roundtrip ÷ TRANSPORT_SPEED_KMH. Money is computed in integer cents: each
- * component is rounded half-up to the cent, the urgent total too, and nothing is
- * rounded to dollars (so payment amounts stay distinct).
+ * km_roundtrip ÷ TRANSPORT_SPEED_KMH. Money is computed in integer cents (lib/money.ts):
+ * each component is rounded to the cent by the service's one rule (half away from zero on
+ * the decimal value), the urgent total too, and nothing is rounded to dollars (so payment
+ * amounts stay distinct).
  */
 import { PRICING } from "../catalog/services.js";
+import { fromCents, roundHalfAwayFromZero, toCents } from "../money.js";
 
 /** Inputs of the formula. */
 export interface EstimateInput {
@@ -37,16 +39,6 @@ export interface EstimateBreakdown {
   total_cad: number;
 }
 
-/** Rounds a CAD amount to integer cents, half away from zero, robust to float noise. */
-export function toCents(cad: number): number {
-  return Math.round(Number((cad * 100).toFixed(6)));
-}
-
-/** Integer cents → CAD number with 2 decimals. */
-export function fromCents(cents: number): number {
-  return cents / 100;
-}
-
 /** Applies the formula. Pure; no I/O. */
 export function computeEstimate(input: EstimateInput): EstimateBreakdown {
   const kmRoundtrip = Number((input.distanceKmOneWay * 2).toFixed(4));
@@ -57,7 +49,7 @@ export function computeEstimate(input: EstimateInput): EstimateBreakdown {
   const transportCents = toCents(transportHoursExact * PRICING.hourly_rate_cad);
   const subtotalCents = baseCents + siteCents + kmCents + transportCents;
   const multiplier = input.urgency === "urgent" ? PRICING.urgency_multiplier : 1;
-  const totalCents = Math.round(subtotalCents * multiplier);
+  const totalCents = roundHalfAwayFromZero(subtotalCents * multiplier);
   return {
     base_fee: fromCents(baseCents),
     site_hours: input.siteHours,

@@ -5,7 +5,8 @@
 import { getConfig } from "../config.js";
 import { resolveLocation } from "../geo/resolve-location.js";
 import { ApiError } from "../http/errors.js";
-import { cadToUsdEstimate, currentCadUsdRate } from "../payments/exchange-rate.js";
+import { cadToUsd } from "../money.js";
+import { currentCadUsdRate } from "../payments/exchange-rate.js";
 import { computeEstimate } from "./compute-estimate.js";
 import type { EstimateQuery, EstimateResponse } from "./schemas.js";
 
@@ -44,7 +45,7 @@ export async function getEstimate(query: EstimateQuery): Promise<EstimateRespons
     },
     usd: {
       rate_cad_usd: rate.rate_cad_usd,
-      estimated_usdc: cadToUsdEstimate(total_cad, rate.rate_cad_usd),
+      estimated_usdc: cadToUsd(total_cad, rate.rate_cad_usd),
       rate_source: rate.rate_source,
       as_of: rate.as_of,
     },

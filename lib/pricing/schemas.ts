@@ -1,9 +1,6 @@
 /** Zod schemas of GET /api/estimate (query and response); they validate and feed /openapi.json. */
 import { z } from "zod";
-
-/** A query-string number: absent or empty → undefined; unparsable → NaN (INVALID_FORMAT). */
-export const queryNumber = () =>
-  z.preprocess((v) => (v === undefined || v === "" ? undefined : Number(v)), z.number());
+import { queryNumber } from "../http/query.js";
 
 /** The estimate inputs as typed values (MCP `get_estimate`); the query schema wraps them for strings. */
 export const estimateFields = {

@@ -12,11 +12,24 @@
  */
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
+import ipaddr from "ipaddr.js";
 import { type Config, getConfig } from "../config.js";
 import { StorageError } from "../http/storage-failure.js";
 
-/** The named limits. */
-export type RateLimitPolicy = "key" | "anon" | "key_creation" | "login";
+/**
+ * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/auth/client-auth.ts
+ * (per e-mail and per IP, lib/ratelimit/enforce.ts), the others by the handler wrapper.
+ */
+export type RateLimitPolicy =
+  | "key"
+  | "anon"
+  | "key_creation"
+  | "login"
+  | "login_email"
+  | "reset_ip"
+  | "reset_email"
+  | "verify_ip"
+  | "verify_email";
 
 /** Outcome of one check. `reset` is the epoch ms at which the current window ends. */
 export interface RateLimitResult {
@@ -46,6 +59,14 @@ export function policyLimits(
       return { tokens: config.KEY_CREATIONS_PER_IP_PER_HOUR, windowSeconds: 3600 };
     case "login":
       return { tokens: config.LOGIN_ATTEMPTS_PER_IP_PER_HOUR, windowSeconds: 3600 };
+    case "login_email":
+      return { tokens: config.LOGIN_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600 };
+    case "reset_ip":
+    case "verify_ip":
+      return { tokens: config.EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR, windowSeconds: 3600 };
+    case "reset_email":
+    case "verify_email":
+      return { tokens: config.EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600 };
   }
 }
 
@@ -164,6 +185,25 @@ export function getLimiter(policy: RateLimitPolicy, config: Config = getConfig()
     cache.limiters.set(policy, limiter);
   }
   return limiter;
+}
+
+/**
+ * The identifier under which per-IP limits count `ip`: an IPv6 address counts for its whole /64
+ * (one subscriber's allocation: RFC 6177, and what SLAAC hands out), so rotating addresses inside
+ * it gains nothing; an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) counts as its IPv4 address;
+ * IPv4 addresses count alone. Anything unparsable (e.g. `unknown`) is used as it is.
+ * @param ip the client IP as `clientIp` returns it
+ * @returns e.g. `203.0.113.9` or `2001:db8:1:2::/64`
+ */
+export function rateLimitSubject(ip: string): string {
+  const bare = ip.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  if (!ipaddr.isValid(bare)) return ip;
+  const address = ipaddr.parse(bare);
+  if (address.kind() === "ipv4") return address.toString();
+  const v6 = address as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  const prefix = ipaddr.IPv6.networkAddressFromCIDR(`${v6.toString()}/64`);
+  return `${prefix.toString()}/64`;
 }
 
 /** Forgets all limiter state (tests). */

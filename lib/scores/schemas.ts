@@ -15,7 +15,15 @@ const taskId = z
 export const submitScoreBodySchema = z
   .strictObject({
     task_id: taskId,
-    rating: z.number().int().min(1).max(5).meta({ description: "1 (poor) to 5 (excellent)." }),
+    // Spec "POST /api/task-score": "422 validation". A number that is not a whole one (4.5) breaks a
+    // rule of the value (422 VALIDATION_ERROR), where `.int()` would report a wrong type (400);
+    // docs/spec-precedence.md. A string ("5") is still of the wrong type: 400 INVALID_FORMAT.
+    rating: z
+      .number()
+      .min(1)
+      .max(5)
+      .multipleOf(1, { error: "must be a whole number from 1 to 5" })
+      .meta({ type: "integer", description: "1 (poor) to 5 (excellent), a whole number." }),
     outcome: z
       .enum(SCORE_OUTCOMES)
       .optional()

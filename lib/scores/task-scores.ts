@@ -12,7 +12,7 @@
 import { and, count, eq, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { taskScores, tasks } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { getTaskOrThrow } from "../tasks/apply-transition.js";
 import { isOwner } from "../tasks/task-view.js";
@@ -40,17 +40,9 @@ export interface Reputation {
 
 const SCORABLE = ["completed", "failed"];
 
-const isUniqueViolation = (error: unknown): boolean => {
-  for (let e: unknown = error, i = 0; e && i < 5; i++) {
-    if ((e as { code?: string }).code === "23505") return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-};
-
 /**
  * Records `caller`'s score of a task.
- * @throws ApiError NOT_FOUND, FORBIDDEN (not the submitting key), CONFLICT (not finished, already scored)
+ * @throws DomainError NOT_FOUND, FORBIDDEN (not the submitting key), CONFLICT (not finished, already scored)
  */
 export async function submitScore(
   caller: Caller,
@@ -59,12 +51,12 @@ export async function submitScore(
 ): Promise<ScoreView> {
   const task = await getTaskOrThrow(body.task_id);
   if (task.apiKeyId !== caller.keyId) {
-    throw new ApiError("FORBIDDEN", "Only the key that submitted the task can score it", {
+    throw new DomainError("FORBIDDEN", "Only the key that submitted the task can score it", {
       field: "task_id",
     });
   }
   if (!SCORABLE.includes(task.status)) {
-    throw new ApiError(
+    throw new DomainError(
       "CONFLICT",
       `Task ${task.id} can be scored once it is completed or failed (status ${task.status})`,
       {
@@ -74,24 +66,23 @@ export async function submitScore(
   }
   const outcome = body.outcome ?? (task.status === "completed" ? "completed" : "not_completed");
   const db = await getDb();
-  try {
-    const [row] = await db
-      .insert(taskScores)
-      .values({
-        taskId: task.id,
-        apiKeyId: caller.keyId,
-        rating: body.rating,
-        outcome,
-        feedback: body.feedback ?? null,
-        createdAt: now,
-      })
-      .returning();
-    return view(row!, task.serviceType, true);
-  } catch (error) {
-    if (isUniqueViolation(error))
-      throw new ApiError("CONFLICT", `Task ${task.id} has already been scored`, { field: "task_id" });
-    throw error;
-  }
+  // ON CONFLICT DO NOTHING rather than catching the unique violation: a failed statement would
+  // abort the request's enclosing transaction (lib/http/idempotency.ts).
+  const [row] = await db
+    .insert(taskScores)
+    .values({
+      taskId: task.id,
+      apiKeyId: caller.keyId,
+      rating: body.rating,
+      outcome,
+      feedback: body.feedback ?? null,
+      createdAt: now,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!row)
+    throw new DomainError("CONFLICT", `Task ${task.id} has already been scored`, { field: "task_id" });
+  return view(row, task.serviceType, true);
 }
 
 function view(row: typeof taskScores.$inferSelect, serviceType: string, withFeedback: boolean): ScoreView {
@@ -107,14 +98,14 @@ function view(row: typeof taskScores.$inferSelect, serviceType: string, withFeed
 
 /**
  * One task's score, or the aggregate reputation when `query.task_id` is absent.
- * @throws ApiError NOT_FOUND (unknown task or no score)
+ * @throws DomainError NOT_FOUND (unknown task or no score)
  */
 export async function getScore(caller: Caller | null, query: ScoreQuery): Promise<ScoreView | Reputation> {
   const db = await getDb();
   if (query.task_id) {
     const task = await getTaskOrThrow(query.task_id);
     const [row] = await db.select().from(taskScores).where(eq(taskScores.taskId, task.id));
-    if (!row) throw new ApiError("NOT_FOUND", `Task ${task.id} has no score`, { field: "task_id" });
+    if (!row) throw new DomainError("NOT_FOUND", `Task ${task.id} has no score`, { field: "task_id" });
     return view(row, task.serviceType, isOwner(task, caller));
   }
   const where = and(

@@ -12,6 +12,7 @@ import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { type TaskEvent, taskEvents } from "../db/schema/index.js";
+import { describeError } from "../log-error.js";
 
 /** An event row as streams need it. */
 export type StreamEventRow = Pick<
@@ -107,7 +108,7 @@ class EventHub {
         sub.onEvents(mine);
       }
     } catch (error) {
-      if (!this.failing) console.error("[stream] event poll failed (retrying):", error);
+      if (!this.failing) console.error(`[stream] event poll failed (retrying): ${describeError(error)}`);
       this.failing = true;
     } finally {
       this.polling = false;

@@ -5,21 +5,14 @@
  * generated from the operation descriptors), features, endpoints, quick start, links.
  */
 import { listServices, PRICING, SLA, typicalEstimateRange } from "../catalog/services.js";
-import { type Config, getConfig, publicBaseUrl } from "../config.js";
+import { type Config, getConfig, productionProfile, publicBaseUrl } from "../config.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
 import { API_VERSION } from "../openapi/document.js";
 import { allOperations } from "../openapi/operations.js";
+import { OPERATIONAL_HOURS } from "../tasks/deadlines.js";
 import type { ServiceType } from "../tasks/schemas.js";
-
-/** Operational hours, America/Toronto (spec "What the service does" item 6). */
-export const OPERATIONAL_HOURS = {
-  timezone: "America/Toronto",
-  review: { weekdays: { open: "08:00", close: "22:00" }, weekends: { open: "09:00", close: "18:00" } },
-  execution: { weekdays: { open: "07:00", close: "20:00" }, weekends: { open: "08:00", close: "17:00" } },
-  urgent_note: "Urgent tasks may be processed outside these hours at the operator's discretion.",
-} as const;
 
 /** Builds the manifest for `config`. */
 export function buildCapabilities(config: Config = getConfig()): Record<string, unknown> {
@@ -74,6 +67,8 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       scopes: SCOPES,
       default_scopes: ["audit_only", "task_create"],
       task_submission: "optional (recommended); anonymous submissions receive an access_token",
+      failed_authentication:
+        "a request whose key fails (401) counts against the IP's limit of requests without a key; IPv6 clients are limited per /64",
       endpoint_scopes: operations.map((op) => ({
         method: op.method,
         path: op.path,
@@ -83,7 +78,20 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
     },
     features: {
       sandbox_mode: { header: "X-Service-Mode", value: "sandbox" },
-      idempotent_submission: { header: "Idempotency-Key", max_length: 128, ttl_hours: 24 },
+      requester_email: {
+        full_text_to: "addresses verified by a client account (POST /api/client-account, then verify-email)",
+        unverified_addresses: "task id, status and status link only",
+        unverified_per_address_per_day: config.UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY,
+      },
+      idempotent_submission: {
+        header: "Idempotency-Key",
+        max_length: 128,
+        ttl_hours: 24,
+        applies_to: "every state-changing POST and DELETE",
+        replay_header: "Idempotency-Replayed",
+        retry_same_key_after: ["network error", "5xx", "409 CONFLICT"],
+        effect: "at most once per key; the first answer is replayed, secrets included",
+      },
       webhooks: {
         max_per_key: 5,
         signature_header: "X-Service-Signature",
@@ -91,12 +99,25 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
         dead_letter_hours: 72,
       },
       event_stream: { path: "/api/tasks/stream", max_timeout_hours: 4 },
-      mcp: { path: "/api/mcp", protocol_version: "2025-03-26", transport: "streamable-http (stateless)" },
-      prepaid_accounts: true,
+      mcp: {
+        path: "/api/mcp",
+        protocol_version: "2025-03-26",
+        transport: "streamable-http (stateless)",
+        // GET and DELETE answer 405 (no server-initiated stream, no sessions).
+        methods: ["POST"],
+        accept: "application/json, text/event-stream",
+      },
+      prepaid_accounts: {
+        billing_identity:
+          "A key bills and reads a prepaid account only when the account's verified owner linked it (client " +
+          "dashboard, or POST /api/account-keys with the client JWT). A key's contact e-mail is not verified and " +
+          "links nothing; unlinked keys pay in USDC.",
+        link_keys: "/api/account-keys",
+      },
       web_registration: {
         path: "/client/",
         turnstile_site_key: config.TURNSTILE_SITE_KEY ?? null,
-        captcha_checked: Boolean(config.TURNSTILE_SECRET_KEY) || config.NODE_ENV === "production",
+        captcha_checked: Boolean(config.TURNSTILE_SECRET_KEY) || productionProfile(config).active,
       },
       budget_pre_authorization: { validity_minutes: 5 },
       max_cost_cad: "Give max_cost_cad at submission to auto-reject a task whose estimate exceeds it.",

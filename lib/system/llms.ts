@@ -24,7 +24,13 @@ export function buildLlmsTxt(): string {
 
 Estimates: 50 + site_hours*100 + transport_hours*100 + km_roundtrip*0.90 CAD, x1.25 when urgent, exact to the cent. Round trip = 2 x one-way km from Terrebonne; transport hours = round-trip km / 60 km/h.
 
-Errors always use {"error":{"code","message","field","details"},"request_id"}. Honour Retry-After on 429 and 503 and on non-terminal task status responses.
+Prepaid accounts: a key bills and reads a prepaid account only when the account's owner (signed in, e-mail verified) linked it at ${base}/client/ or with POST ${base}/api/account-keys; the contact e-mail given at POST /api/api-keys is not verified and links nothing, so such a key pays in USDC until linked.
+
+USDC payment: once the task status shows payment_usdc (accepted_pending_payment or counter_offered), send exactly that amount, in one transfer, to a listed wallet before expires_at. A transfer dated before the task was given that amount never pays it (it is kept for the operator to refund).
+
+Errors always use {"error":{"code","message","field","details"},"request_id"} (MCP protocol errors on POST /api/mcp are JSON-RPC error objects). /openapi.json lists every status each operation can answer and the error codes of each. A key that is sent must be valid, even where none is required (else 401). Numbers in query strings are plain decimals (limit=20, hours=2.5): empty, blank, hex or exponent forms and fractions where an integer is expected are 400 INVALID_FORMAT. Another method on a path is 405 with Allow. Honour Retry-After on 429 and 503 and on non-terminal task status responses. Strings containing the NUL character (U+0000) are refused with 400 INVALID_FORMAT. A request with an invalid API key (401) counts against the IP's anonymous rate limit. E-mails to a requester_contact that no verified client account owns carry only the task id, status and link: poll the status endpoint for details.
+
+Send an Idempotency-Key (e.g. a UUID) on every POST and DELETE that changes state, and after a network error, a 5xx or a 409 CONFLICT retry with the same key and body: the effect happens once, and a repeat returns the first answer with Idempotency-Replayed: true. When storage is down, public reads sent with a key are answered as anonymous with Warning: 199 - "API key not checked: storage unavailable".
 
 ## Services
 ${services}

@@ -70,4 +70,7 @@ export const deliverWebhooksOperation = cronOperation(
   "deliver-webhooks",
   "Dispatch events; send due webhook and callback deliveries and queued e-mails; purge expired dead letters",
 );
-export const expirePaymentsOperation = cronOperation("expire-payments", "Expire unpaid tasks after 48 h");
+export const expirePaymentsOperation = cronOperation(
+  "expire-payments",
+  "Expire unpaid tasks after 48 h; purge expired Idempotency-Key records",
+);

@@ -2,9 +2,11 @@
  * Applies one action of the transition table to a task, in one database transaction
  * with its event row (the outbox read by webhooks, callbacks, e-mails and the stream).
  * The row is locked (`SELECT … FOR UPDATE`) and its `version` checked, so two
- * concurrent changes of one task never both succeed. Unique-amount collisions of the
- * payment index are retried. `applyTransitionBatch` does the same for many tasks in one
- * transaction with set-based statements (the payment checker).
+ * concurrent changes of one task never both succeed. A change that ends the wait for
+ * payment (pay, expire, cancel from an awaiting status) releases the task's USDC amount
+ * in the same transaction (lib/tasks/amount-reservations.ts). `applyTransitionBatch`
+ * does the same for many tasks in one transaction with set-based statements (the payment
+ * checker).
  */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { bulkInsert, jsonList, recordset } from "../db/bulk.js";
@@ -14,6 +16,7 @@ import { type NewTaskEvent, type Task, taskEvents, tasks } from "../db/schema/in
 import { kickOutbox } from "../events/kick-outbox.js";
 import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
+import { releaseAmounts, releasesAmount } from "./amount-reservations.js";
 import { allowedActions, findTransition, type TaskAction, type Transition } from "./transitions.js";
 
 /** Column changes that go with a transition; may be computed from the locked row. */
@@ -58,14 +61,6 @@ function conflict(action: TaskAction, task: Task): ApiError {
   );
 }
 
-const isUniqueViolation = (error: unknown): boolean => {
-  for (let e: unknown = error, i = 0; e && i < 5; i++) {
-    if ((e as { code?: string }).code === "23505") return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-};
-
 /** The event row of `transition` applied to `task` (the row before the change). */
 function eventRow(
   task: Pick<Task, "id" | "status" | "apiKeyId" | "serviceType" | "sandbox">,
@@ -92,41 +87,39 @@ function eventRow(
 }
 
 /**
- * Applies `action` to task `taskId`.
+ * Applies `action` to task `taskId` in its own transaction, or, when `tx` is given, inside
+ * that transaction (as a savepoint: a failure undoes this transition only, and the caller
+ * commits it with the rest of its work and then calls `kickOutbox()`).
  * @throws ApiError NOT_FOUND (unknown task), CONFLICT (action not allowed from the current status; `current_status` in the error)
  */
 export async function applyTransition(
   taskId: string,
   action: TaskAction,
   options: TransitionOptions = {},
+  tx?: Tx,
 ): Promise<TransitionResult> {
-  const db = await getDb();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const result = await db.transaction(async (tx) => {
-        const task = await getTaskOrThrow(taskId, tx, true);
-        const transition = findTransition(action, task.status);
-        if (!transition) throw conflict(action, task);
-        const changes = (await options.changes?.(task, tx)) ?? {};
-        const now = new Date();
-        const [updated] = await tx
-          .update(tasks)
-          .set({ ...changes, status: transition.to, version: sql`${tasks.version} + 1`, updatedAt: now })
-          .where(and(eq(tasks.id, taskId), eq(tasks.version, task.version)))
-          .returning();
-        if (!updated) throw conflict(action, task);
-        await options.after?.(updated, tx);
-        const event = eventRow(task, transition, options.payload?.(updated) ?? {}, now);
-        await tx.insert(taskEvents).values(event);
-        return { task: updated, eventId: event.id, from: task.status };
-      });
-      kickOutbox(); // webhooks, callbacks, e-mails of the committed event (lib/events)
-      return result;
-    } catch (error) {
-      if (attempt < 4 && isUniqueViolation(error)) continue;
-      throw error;
-    }
-  }
+  const run = async (tx: Tx): Promise<TransitionResult> => {
+    const task = await getTaskOrThrow(taskId, tx, true);
+    const transition = findTransition(action, task.status);
+    if (!transition) throw conflict(action, task);
+    const changes = (await options.changes?.(task, tx)) ?? {};
+    const now = new Date();
+    const [updated] = await tx
+      .update(tasks)
+      .set({ ...changes, status: transition.to, version: sql`${tasks.version} + 1`, updatedAt: now })
+      .where(and(eq(tasks.id, taskId), eq(tasks.version, task.version)))
+      .returning();
+    if (!updated) throw conflict(action, task);
+    if (releasesAmount(task.status, transition.to)) await releaseAmounts(tx, [taskId], now);
+    await options.after?.(updated, tx);
+    const event = eventRow(task, transition, options.payload?.(updated) ?? {}, now);
+    await tx.insert(taskEvents).values(event);
+    return { task: updated, eventId: event.id, from: task.status };
+  };
+  if (tx) return tx.transaction(run);
+  const result = await (await getDb()).transaction(run);
+  kickOutbox(); // webhooks, callbacks, e-mails of the committed event (lib/events)
+  return result;
 }
 
 /** One task of a batch transition; callers extend it with what they need back. */
@@ -257,6 +250,13 @@ export async function applyTransitionBatch<E extends BatchEntry>(
         `applyTransitionBatch: ${going.length - updated.length} locked task(s) changed version`,
       );
     }
+    await releaseAmounts(
+      tx,
+      going
+        .filter(({ task, transition }) => releasesAmount(task.status, transition.to))
+        .map((g) => g.task.id),
+      now,
+    );
     const events = going.map(({ task, entry, transition }, i) => {
       const event = eventRow(task, transition, options.payload?.(task, changes[i]!, entry) ?? {}, now);
       result.applied.push({

@@ -25,7 +25,9 @@ export async function cancelTask(
 ): Promise<TransitionResult> {
   const task = await getTaskOrThrow(taskId);
   const { caller, accessToken } = credential;
-  const ownsByKey = caller && (caller.isAdmin || (task.apiKeyId !== null && task.apiKeyId === caller.keyId));
+  const owner =
+    caller && (caller.isAdmin || (task.apiKeyId !== null && task.apiKeyId === caller.keyId)) ? caller : null;
+  const ownsByKey = owner !== null;
   const ownsByToken =
     accessToken !== undefined &&
     task.accessTokenHash !== null &&
@@ -36,7 +38,7 @@ export async function cancelTask(
       "Only the key that submitted the task, or its access_token, can cancel it",
     );
   }
-  if (ownsByKey && !ownsByToken && !hasScope(caller!, "task_cancel")) {
+  if (owner && !ownsByToken && !hasScope(owner, "task_cancel")) {
     throw new ApiError("FORBIDDEN", "Cancelling requires the task_cancel scope");
   }
   return applyTransition(taskId, "cancel", {
@@ -59,8 +61,8 @@ export async function cancelTask(
       reason: t.cancelReason,
       refund_status: t.refundStatus,
       refund_amount_cad: t.refundAmountCad,
-      cancelled_by: ownsByKey
-        ? caller!.isAdmin && task.apiKeyId !== caller!.keyId
+      cancelled_by: owner
+        ? owner.isAdmin && task.apiKeyId !== owner.keyId
           ? "admin"
           : "owner"
         : "access_token",

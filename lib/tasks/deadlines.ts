@@ -14,8 +14,19 @@
  */
 import { DateTime } from "luxon";
 import { SLA } from "../catalog/services.js";
-import { OPERATIONAL_HOURS } from "../system/capabilities.js";
 import type { Urgency } from "./schemas.js";
+
+/**
+ * Operational hours, America/Toronto (spec "What the service does" item 6): local "HH:MM"
+ * opening and closing times per activity, weekdays (Mon-Fri) and weekends (Sat-Sun).
+ * Published as-is in GET /api/capabilities (`operational_hours`).
+ */
+export const OPERATIONAL_HOURS = {
+  timezone: "America/Toronto",
+  review: { weekdays: { open: "08:00", close: "22:00" }, weekends: { open: "09:00", close: "18:00" } },
+  execution: { weekdays: { open: "07:00", close: "20:00" }, weekends: { open: "08:00", close: "17:00" } },
+  urgent_note: "Urgent tasks may be processed outside these hours at the operator's discretion.",
+} as const;
 
 /** An activity with its own operational hours. */
 export type Activity = "review" | "execution";
@@ -70,7 +81,6 @@ export function nextOpening(activity: Activity, at: Date): Date {
   const t = at.getTime();
   const window = lastWindow[activity];
   if (window && t >= window.from && t < window.until) return new Date(window.opening ?? t);
-  // Read lazily (not at module load) so an import cycle through capabilities.ts stays harmless.
   const hours = OPERATIONAL_HOURS[activity];
   const local = DateTime.fromJSDate(at, { zone: OPERATIONAL_HOURS.timezone });
   const today = local.startOf("day");

@@ -50,7 +50,12 @@ function build(db: Db, name: string, taskKeys: string[], eventKeys: string[], ev
 
 type Prepared = ReturnType<typeof build>;
 const statements = new WeakMap<Db, Map<string, Prepared>>();
-let statementCount = 0;
+/**
+ * Statement name per row shape, the same on every handle: a request's transaction (a new
+ * handle each time, lib/db/ambient.ts) reuses the name its pooled connection already
+ * prepared, instead of preparing one more statement on that connection per request.
+ */
+const statementNames = new Map<string, string>();
 
 /**
  * Inserts `task` and `events` (at least one; every event the same columns) together.
@@ -75,7 +80,12 @@ export async function insertTaskWithEvents(task: NewTask, events: NewTaskEvent[]
   const shape = `${taskKeys.join()}|${eventKeys.join()}|${events.length}`;
   let statement = byShape.get(shape);
   if (!statement) {
-    statement = build(db, `insert_task_with_events_${++statementCount}`, taskKeys, eventKeys, events.length);
+    let name = statementNames.get(shape);
+    if (!name) {
+      name = `insert_task_with_events_${statementNames.size + 1}`;
+      statementNames.set(shape, name);
+    }
+    statement = build(db, name, taskKeys, eventKeys, events.length);
     byShape.set(shape, statement);
   }
   const values: Record<string, unknown> = {};

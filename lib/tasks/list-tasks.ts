@@ -6,7 +6,7 @@
 import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { tasks } from "../db/schema/index.js";
-import { formatUsdc } from "../payments/amount.js";
+import { formatUsdc } from "../money.js";
 import type { TaskListQuery } from "./admin-schemas.js";
 
 /** One row of the index. */

@@ -30,6 +30,14 @@ export const submitTaskOperation = defineOperation({
   response: taskCreatedSchema,
   successStatus: 201,
   idempotent: true,
+  documentedHeaders: [
+    {
+      name: "X-Service-Mode",
+      required: false,
+      description: "`sandbox` creates a simulated task; any other non-empty value → 422 VALIDATION_ERROR.",
+      enum: ["sandbox"],
+    },
+  ],
   errors: [
     "MISSING_FIELD",
     "VALIDATION_ERROR",
@@ -75,6 +83,10 @@ export const reviewTaskOperation = defineOperation({
   method: "POST",
   path: "/api/task-review",
   summary: "Approve, counter-offer or reject a received task (operator)",
+  description:
+    "Approve and counter_offer give the task its exact USDC amount (payment_usdc). An approval of a task " +
+    "whose submitting key bills an active, funded prepaid account charges it in the same transaction " +
+    "(status paid); if anything fails, nothing is written and the same request can be retried.",
   tags: ["Operator"],
   auth: "admin",
   body: reviewTaskBodySchema,

@@ -6,6 +6,7 @@
  */
 import type { PaymentMethod, Urgency } from "../db/schema/enums.js";
 import type { Task } from "../db/schema/index.js";
+import type { RecordPaymentBody } from "./admin-schemas.js";
 import {
   applyTransition,
   applyTransitionBatch,
@@ -24,6 +25,31 @@ export interface PaymentRecord {
   network?: string | null;
   txHash?: string | null;
   note?: string | null;
+}
+
+/**
+ * The payment record of an operator's POST /api/task-payment body: a transaction hash means
+ * the USDC arrived on chain outside the checker (method `usdc`, with its network); without one
+ * the payment came another way (method `manual`: e-transfer, cheque...). `note` is kept either way.
+ */
+export function outOfBandPayment(
+  body: Pick<RecordPaymentBody, "tx_hash" | "network" | "note">,
+): PaymentRecord {
+  return {
+    method: body.tx_hash ? "usdc" : "manual",
+    network: body.network,
+    txHash: body.tx_hash,
+    note: body.note,
+  };
+}
+
+/**
+ * Records a payment received out of band (POST /api/task-payment): {@link recordPayment} of
+ * {@link outOfBandPayment}(body) for `body.task_id`.
+ * @throws ApiError NOT_FOUND, CONFLICT (not awaiting payment)
+ */
+export function recordOutOfBandPayment(body: RecordPaymentBody, now = new Date()): Promise<TransitionResult> {
+  return recordPayment(body.task_id, outOfBandPayment(body), now);
 }
 
 /** Column changes of a payment received at `now`; `deadline` is the execution deadline from `now`. */

@@ -5,23 +5,35 @@
  * - approve: the price is `price_cad` or the estimate. When it exceeds the task's
  *   `budget_limit`, the approval becomes a counter-offer at that price (the spec
  *   counter-offers tasks over budget).
- * - approve and counter_offer fix the exchange rate, the exact USDC amount (unique
- *   among open payments) and the 48 h payment window.
+ * - approve and counter_offer fix the exchange rate, the exact USDC amount (reserved for
+ *   the task: lib/tasks/amount-reservations.ts) and the 48 h payment window.
  * - reject records the reason, shown to the requester.
- * - an approved task whose submitting key's contact has an active, funded prepaid
- *   account is charged to it at once and goes to `paid` (lib/billing/charge-task.ts).
+ * - an approved task whose submitting key's account is active and funded is charged to
+ *   it at once and goes to `paid` (lib/billing/charge-task.ts).
+ *
+ * Approve (or counter-offer), the amount reservation, and the prepaid charge with its
+ * ledger entry, invoice and events commit in ONE transaction: a failure anywhere leaves
+ * the task `received` with nothing written, and the approval can simply be retried.
  */
+
 import { payFromAccountIfFunded } from "../billing/charge-task.js";
+import { getConfig } from "../config.js";
+import { getDb } from "../db/client.js";
+import { kickOutbox } from "../events/kick-outbox.js";
 import { ApiError } from "../http/errors.js";
-import { cadToMicroUsdc, uniqueOpenAmount } from "../payments/amount.js";
+import { cadToMicroUsdc } from "../money.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
 import type { ReviewTaskBody } from "./admin-schemas.js";
+import { reserveAmount } from "./amount-reservations.js";
 import { applyTransition, getTaskOrThrow, type TransitionResult } from "./apply-transition.js";
 import { paymentExpiry } from "./deadlines.js";
 
 /**
- * Applies a review decision.
- * @throws ApiError NOT_FOUND, CONFLICT (not `received`), MISSING_FIELD (counter_offer without amount)
+ * Applies a review decision (see the module comment); `now` is the review time, also the
+ * moment the USDC amount is assigned to the task.
+ * @returns the last transition: `pay` when a prepaid account was charged, else the decision.
+ * @throws ApiError NOT_FOUND, CONFLICT (not `received`), MISSING_FIELD (counter_offer without
+ *   amount), EXCHANGE_RATE_UNAVAILABLE (stale live rate); the database's errors (nothing written).
  */
 export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promise<TransitionResult> {
   if (body.action === "reject") {
@@ -56,31 +68,43 @@ export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promis
     (action === "counter_offer" && body.action === "approve"
       ? `The price ${price.toFixed(2)} CAD exceeds your budget_limit of ${task.budgetLimit?.toFixed(2)} CAD`
       : null);
-  const result = await applyTransition(body.task_id, action, {
-    changes: async (locked, tx) => {
-      const base = cadToMicroUsdc(price, rate.rate_cad_usd);
-      const micro = locked.sandbox ? base : await uniqueOpenAmount(tx, base, locked.id);
-      return {
-        priceCad: action === "approve" ? price : null,
-        counterOfferAmount: action === "counter_offer" ? price : null,
-        reviewReason: reason,
-        operatorNotes: body.operator_notes ?? null,
-        reviewedAt: now,
-        exchangeRate: rate.rate_cad_usd,
-        rateSource: rate.rate_source,
-        rateAsOf: new Date(rate.as_of),
-        paymentUsdcMicro: micro,
-        paymentMethod: "usdc",
-        paymentExpiresAt: paymentExpiry(now),
-      };
-    },
-    payload: (t) => ({
-      amount_cad: t.counterOfferAmount ?? t.priceCad,
-      payment_usdc_micro: t.paymentUsdcMicro?.toString(),
-      payment_expires_at: t.paymentExpiresAt?.toISOString(),
-      ...(t.reviewReason ? { reason: t.reviewReason } : {}),
-    }),
+  const cooldownHours = getConfig().AMOUNT_REUSE_COOLDOWN_HOURS;
+  const db = await getDb();
+  const result = await db.transaction(async (tx) => {
+    const decided = await applyTransition(
+      body.task_id,
+      action,
+      {
+        changes: async (locked, tx) => {
+          const base = cadToMicroUsdc(price, rate.rate_cad_usd);
+          // Sandbox tasks never touch a chain: their amount is not reserved.
+          const micro = locked.sandbox ? base : await reserveAmount(tx, locked.id, base, now, cooldownHours);
+          return {
+            priceCad: action === "approve" ? price : null,
+            counterOfferAmount: action === "counter_offer" ? price : null,
+            reviewReason: reason,
+            operatorNotes: body.operator_notes ?? null,
+            reviewedAt: now,
+            exchangeRate: rate.rate_cad_usd,
+            rateSource: rate.rate_source,
+            rateAsOf: new Date(rate.as_of),
+            paymentUsdcMicro: micro,
+            paymentMethod: "usdc",
+            paymentExpiresAt: paymentExpiry(now),
+          };
+        },
+        payload: (t) => ({
+          amount_cad: t.counterOfferAmount ?? t.priceCad,
+          payment_usdc_micro: t.paymentUsdcMicro?.toString(),
+          payment_expires_at: t.paymentExpiresAt?.toISOString(),
+          ...(t.reviewReason ? { reason: t.reviewReason } : {}),
+        }),
+      },
+      tx,
+    );
+    // A requester with a funded prepaid account pays at approval, in this same transaction.
+    return action === "approve" ? payFromAccountIfFunded(decided, tx, now) : decided;
   });
-  // A requester with a funded prepaid account pays at approval (lib/billing/charge-task.ts).
-  return action === "approve" ? payFromAccountIfFunded(result, now) : result;
+  kickOutbox(); // the committed events (lib/events)
+  return result;
 }

@@ -71,6 +71,13 @@ export const AMOUNT_MINIMUMS = {
   max_cost_cad: 0.01,
 } as const;
 
+/**
+ * Upper bound of the submission's CAD amounts, as of every other CAD amount of the API
+ * (prices, refunds, pre-authorization): well inside the `numeric(12,2)` columns, so a larger
+ * value is a 422 VALIDATION_ERROR rather than a failed insert.
+ */
+export const AMOUNT_MAXIMUM_CAD = 1_000_000;
+
 /** Value of `params.code` on every over-length issue; the HTTP error code it maps to. */
 export const FIELD_TOO_LONG = "FIELD_TOO_LONG" as const;
 
@@ -159,6 +166,7 @@ export const taskFields = {
   budget_limit: z
     .number({ error: "budget_limit must be a number (CAD)" })
     .min(AMOUNT_MINIMUMS.budget_limit, { error: "budget_limit must be >= 0 (CAD)" })
+    .max(AMOUNT_MAXIMUM_CAD, { error: `budget_limit must be <= ${AMOUNT_MAXIMUM_CAD} (CAD)` })
     .meta({
       description:
         "Maximum budget in CAD (number >= 0). If the operator's estimate exceeds it, the task is counter-offered instead of accepted. Accepted for SVC-01 (max acceptable cost), SVC-02 (max total including the item and the service) and SVC-03 (max for the service, item cost excluded); rejected for SVC-04 and SVC-05 (use max_cost_cad there).",
@@ -167,6 +175,7 @@ export const taskFields = {
   max_cost_cad: z
     .number({ error: "max_cost_cad must be a number (CAD)" })
     .min(AMOUNT_MINIMUMS.max_cost_cad, { error: "max_cost_cad must be >= 0.01 (CAD)" })
+    .max(AMOUNT_MAXIMUM_CAD, { error: `max_cost_cad must be <= ${AMOUNT_MAXIMUM_CAD} (CAD)` })
     .meta({
       description:
         "Hard budget in CAD (number >= 0.01): a task whose cost exceeds it is rejected automatically instead of being counter-offered. Unlike budget_limit it applies to every service.",

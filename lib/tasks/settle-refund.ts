@@ -21,6 +21,7 @@ import { kickOutbox } from "../events/kick-outbox.js";
 import { ApiError } from "../http/errors.js";
 import { commonValues, taskEmailRow } from "../mail/compose-task-email.js";
 import { formatCad } from "../mail/format.js";
+import { applyUnverifiedRecipientRule } from "../mail/unverified-recipients.js";
 import type { SettleRefundBody } from "./admin-schemas.js";
 import { getTaskOrThrow } from "./apply-transition.js";
 
@@ -91,10 +92,17 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
         tx_hash: body.tx_hash?.toLowerCase() ?? null,
         note: body.note ?? null,
       };
-      await tx.insert(emails).values({
-        ...taskEmailRow(task, "refund-settled", values, `refund-settled:${task.id}`),
-        nextAttemptAt: now,
-      });
+      const rows = await applyUnverifiedRecipientRule(
+        tx,
+        [
+          {
+            ...taskEmailRow(task, "refund-settled", values, `refund-settled:${task.id}`),
+            nextAttemptAt: now,
+          },
+        ],
+        () => updated,
+      );
+      await tx.insert(emails).values(rows);
     }
     return updated!;
   });

@@ -16,15 +16,15 @@
 
 import type { AgentIdentity } from "../activity/agent-identity.js";
 import { getService } from "../catalog/services.js";
-import { getConfig } from "../config.js";
-import type { NewTaskEvent } from "../db/schema/index.js";
+import { type Config, getConfig } from "../config.js";
+import type { NewTask, NewTaskEvent } from "../db/schema/index.js";
 import { kickOutbox } from "../events/kick-outbox.js";
-import { resolveLocation } from "../geo/resolve-location.js";
+import { type ResolvedLocation, resolveLocation } from "../geo/resolve-location.js";
 import { ApiError } from "../http/errors.js";
 import { newTaskId, prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
-import { computeEstimate } from "../pricing/compute-estimate.js";
+import { computeEstimate, type EstimateBreakdown } from "../pricing/compute-estimate.js";
 import { provisionalExecutionDeadline, reviewDeadline } from "./deadlines.js";
 import { insertTaskWithEvents } from "./insert-task.js";
 import type { TaskSubmission } from "./schemas.js";
@@ -57,15 +57,12 @@ export interface TaskCreated {
 export const ACCESS_TOKEN_PREFIX = "tok_";
 
 /**
- * Validates and records a task.
- * @throws ApiError LOCATION_NOT_FOUND, OUT_OF_SERVICE_ZONE, VALIDATION_ERROR (callback_url)
+ * The place of `address`, which must lie inside the service zone.
+ * @throws ApiError LOCATION_NOT_FOUND (no place in Quebec), OUT_OF_SERVICE_ZONE (with the
+ *   matched place and its one-way distance from the hub), both on field `location_address`
  */
-export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
-  const { body, caller, sandbox } = input;
-  const config = getConfig();
-  const now = input.now ?? new Date();
-  if (body.callback_url) await checkOutboundUrl(body.callback_url, "callback_url");
-  const place = await resolveLocation(body.location_address);
+async function placeInZone(address: string): Promise<ResolvedLocation> {
+  const place = await resolveLocation(address);
   if (!place) {
     throw new ApiError(
       "LOCATION_NOT_FOUND",
@@ -83,100 +80,177 @@ export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
       },
     );
   }
+  return place;
+}
+
+/**
+ * The estimate at submission, CAD: the midpoint of the service's typical duration on site
+ * (the operator fixes the price at review), travel to `place`, and the urgency.
+ */
+function submissionEstimate(
+  body: TaskSubmission,
+  place: ResolvedLocation,
+  config: Config,
+): EstimateBreakdown {
   const service = getService(body.service_type, { includeContract: false })!;
   const siteHours = (service.typical_duration_hours.min + service.typical_duration_hours.max) / 2;
-  const estimate = computeEstimate({
+  return computeEstimate({
     siteHours,
     distanceKmOneWay: place.distance_km_one_way,
     urgency: body.urgency,
     speedKmh: config.TRANSPORT_SPEED_KMH,
   });
-  const overMax = body.max_cost_cad !== undefined && estimate.total_cad > body.max_cost_cad;
-  const needsCounterOffer = body.budget_limit !== undefined && estimate.total_cad > body.budget_limit;
-  const accessToken = caller ? undefined : `${ACCESS_TOKEN_PREFIX}${randomAlphanumeric(40)}`;
-  const id = newTaskId(sandbox ? "SANDBOX" : config.TASK_PREFIX, now);
-  const review = reviewDeadline(now, body.urgency);
-  const execution = provisionalExecutionDeadline(now, body.urgency);
-  const rejectionReason = overMax
-    ? `Estimate ${estimate.total_cad.toFixed(2)} CAD exceeds max_cost_cad ${body.max_cost_cad!.toFixed(2)} CAD`
-    : null;
-  const { total_cad, ...breakdown } = estimate;
+}
+
+/** How the estimate compares with the requester's limits. */
+interface BudgetCheck {
+  /** Above `max_cost_cad`: the task is rejected at once, for `rejectionReason`. */
+  rejectionReason: string | null;
+  /** Above `budget_limit`: flagged for a counter-offer at review. */
+  needsCounterOffer: boolean;
+}
+
+/** Compares `totalCad` with `max_cost_cad` and `budget_limit` of `body`. */
+function checkBudget(body: TaskSubmission, totalCad: number): BudgetCheck {
+  const overMax = body.max_cost_cad !== undefined && totalCad > body.max_cost_cad;
+  return {
+    rejectionReason: overMax
+      ? `Estimate ${totalCad.toFixed(2)} CAD exceeds max_cost_cad ${body.max_cost_cad!.toFixed(2)} CAD`
+      : null,
+    needsCounterOffer: body.budget_limit !== undefined && totalCad > body.budget_limit,
+  };
+}
+
+/** The events of a new task: `task.created`, then `task.rejected` when the budget check rejected it. */
+function creationEvents(
+  id: string,
+  input: SubmitTaskInput,
+  totalCad: number,
+  budget: BudgetCheck,
+  now: Date,
+): NewTaskEvent[] {
+  const { body, caller, sandbox } = input;
   const common = { task_id: id, service_type: body.service_type, sandbox };
+  const apiKeyId = caller?.keyId ?? null;
   const events: NewTaskEvent[] = [
     {
       id: prefixedId("evt"),
       taskId: id,
       type: "task.created",
       taskStatus: "received",
-      apiKeyId: caller?.keyId ?? null,
+      apiKeyId,
       payload: {
         ...common,
         status: "received",
-        estimate_cad: total_cad,
-        needs_counter_offer: needsCounterOffer,
+        estimate_cad: totalCad,
+        needs_counter_offer: budget.needsCounterOffer,
       },
       createdAt: now,
     },
   ];
-  if (overMax) {
+  if (budget.rejectionReason) {
     events.push({
       id: prefixedId("evt"),
       taskId: id,
       type: "task.rejected",
       taskStatus: "rejected",
-      apiKeyId: caller?.keyId ?? null,
-      payload: { ...common, status: "rejected", previous_status: "received", reason: rejectionReason },
+      apiKeyId,
+      payload: { ...common, status: "rejected", previous_status: "received", reason: budget.rejectionReason },
       createdAt: now,
     });
   }
+  return events;
+}
+
+/** The `tasks` row of a new task (`accessToken` is stored as its SHA-256 only). */
+function taskRow(
+  id: string,
+  input: SubmitTaskInput,
+  place: ResolvedLocation,
+  estimate: EstimateBreakdown,
+  budget: BudgetCheck,
+  deadlines: { review: Date; execution: Date },
+  accessToken: string | undefined,
+  now: Date,
+): NewTask {
+  const { body, caller, sandbox, agent } = input;
+  const rejected = budget.rejectionReason !== null;
+  const { total_cad, ...breakdown } = estimate;
+  return {
+    id,
+    sandbox,
+    serviceType: body.service_type,
+    status: rejected ? "rejected" : "received",
+    locationAddress: body.location_address,
+    taskDescription: body.task_description,
+    requesterContact: body.requester_contact.toLowerCase(),
+    urgency: body.urgency,
+    budgetLimit: body.budget_limit ?? null,
+    maxCostCad: body.max_cost_cad ?? null,
+    specialInstructions: body.special_instructions ?? null,
+    preferredOutput: body.preferred_output ?? null,
+    callbackUrl: body.callback_url ?? null,
+    lang: body.lang,
+    apiKeyId: caller?.keyId ?? null,
+    accessTokenHash: accessToken ? sha256Hex(accessToken) : null,
+    agentIdentity: agent ? `${agent.model}/${agent.agent_name}/${agent.org_id}` : null,
+    orgId: agent?.org_id ?? null,
+    estimateCad: total_cad,
+    estimate: breakdown as unknown as Record<string, number>,
+    location: { ...place },
+    needsCounterOffer: budget.needsCounterOffer,
+    reviewReason: budget.rejectionReason,
+    reviewedAt: rejected ? now : null,
+    reviewDeadline: deadlines.review,
+    executionDeadline: deadlines.execution,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The `message` of the creation response. */
+function creationMessage(budget: BudgetCheck, sandbox: boolean, review: Date): string {
+  if (budget.rejectionReason) return `${budget.rejectionReason}: the task was rejected automatically.`;
+  return (
+    `Task received${sandbox ? " (sandbox: it advances one step on each status poll)" : ""}. A human operator reviews it by ${review.toISOString()}.` +
+    (budget.needsCounterOffer ? " The estimate exceeds budget_limit: expect a counter-offer." : "")
+  );
+}
+
+/**
+ * Validates and records a task: checks `callback_url` and the place, estimates, checks the
+ * budget, then writes the task and its events in one statement and wakes the outbox.
+ * @returns the creation response (spec "Task creation response"); `access_token` only for an
+ *   anonymous caller
+ * @throws ApiError LOCATION_NOT_FOUND, OUT_OF_SERVICE_ZONE, VALIDATION_ERROR (callback_url)
+ */
+export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
+  const { body, caller, sandbox } = input;
+  const config = getConfig();
+  const now = input.now ?? new Date();
+  if (body.callback_url) await checkOutboundUrl(body.callback_url, "callback_url");
+  const place = await placeInZone(body.location_address);
+  const estimate = submissionEstimate(body, place, config);
+  const budget = checkBudget(body, estimate.total_cad);
+  const accessToken = caller ? undefined : `${ACCESS_TOKEN_PREFIX}${randomAlphanumeric(40)}`;
+  const id = newTaskId(sandbox ? "SANDBOX" : config.TASK_PREFIX, now);
+  const deadlines = {
+    review: reviewDeadline(now, body.urgency),
+    execution: provisionalExecutionDeadline(now, body.urgency),
+  };
   await insertTaskWithEvents(
-    {
-      id,
-      sandbox,
-      serviceType: body.service_type,
-      status: overMax ? "rejected" : "received",
-      locationAddress: body.location_address,
-      taskDescription: body.task_description,
-      requesterContact: body.requester_contact.toLowerCase(),
-      urgency: body.urgency,
-      budgetLimit: body.budget_limit ?? null,
-      maxCostCad: body.max_cost_cad ?? null,
-      specialInstructions: body.special_instructions ?? null,
-      preferredOutput: body.preferred_output ?? null,
-      callbackUrl: body.callback_url ?? null,
-      lang: body.lang,
-      apiKeyId: caller?.keyId ?? null,
-      accessTokenHash: accessToken ? sha256Hex(accessToken) : null,
-      agentIdentity: input.agent
-        ? `${input.agent.model}/${input.agent.agent_name}/${input.agent.org_id}`
-        : null,
-      orgId: input.agent?.org_id ?? null,
-      estimateCad: total_cad,
-      estimate: breakdown as unknown as Record<string, number>,
-      location: { ...place },
-      needsCounterOffer,
-      reviewReason: rejectionReason,
-      reviewedAt: overMax ? now : null,
-      reviewDeadline: review,
-      executionDeadline: execution,
-      createdAt: now,
-      updatedAt: now,
-    },
-    events,
+    taskRow(id, input, place, estimate, budget, deadlines, accessToken, now),
+    creationEvents(id, input, estimate.total_cad, budget, now),
   );
   kickOutbox(); // confirmation e-mail and webhooks of the committed events (lib/events)
-  const message = overMax
-    ? `${rejectionReason}: the task was rejected automatically.`
-    : `Task received${sandbox ? " (sandbox: it advances one step on each status poll)" : ""}. A human operator reviews it by ${review.toISOString()}.` +
-      (needsCounterOffer ? " The estimate exceeds budget_limit: expect a counter-offer." : "");
   return {
     task_id: id,
-    status: overMax ? "rejected" : "received",
-    message,
+    status: budget.rejectionReason ? "rejected" : "received",
+    message: creationMessage(budget, sandbox, deadlines.review),
     sandbox,
-    estimate_cad: total_cad,
-    review_deadline: review.toISOString(),
-    execution_deadline: execution.toISOString(),
+    estimate_cad: estimate.total_cad,
+    review_deadline: deadlines.review.toISOString(),
+    execution_deadline: deadlines.execution.toISOString(),
     created_at: now.toISOString(),
     ...(accessToken ? { access_token: accessToken } : {}),
     _links: taskLinks(id),

@@ -9,7 +9,7 @@ import { getDb } from "../db/client.js";
 import type { EventType, TaskStatus } from "../db/schema/enums.js";
 import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
-import { formatUsdc } from "../payments/amount.js";
+import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
 import { isTerminal } from "./transitions.js";
 
@@ -27,6 +27,24 @@ export const NEXT_POLL_SECONDS: Record<TaskStatus, number> = {
   payment_expired: 0,
   cancelled: 0,
 };
+
+/**
+ * Seconds until the next useful status poll of `task`: 1 for a non-terminal sandbox task (it
+ * advances one step per poll), else {@link NEXT_POLL_SECONDS} of its status (0 once terminal).
+ * The one rule behind `_polling.next_poll_seconds` and the `Retry-After` header of
+ * GET /api/submit-task, which is sent only while {@link retryAfterSeconds} is not null.
+ */
+export function nextPollSeconds(task: Pick<Task, "status" | "sandbox">): number {
+  return task.sandbox && !isTerminal(task.status) ? 1 : NEXT_POLL_SECONDS[task.status];
+}
+
+/**
+ * The `Retry-After` value of a status read, in seconds: {@link nextPollSeconds} while the task
+ * can still change, null once it is terminal (nothing left to wait for, no header).
+ */
+export function retryAfterSeconds(task: Pick<Task, "status" | "sandbox">): number | null {
+  return isTerminal(task.status) ? null : nextPollSeconds(task);
+}
 
 const SHOW_PAYMENT: TaskStatus[] = [
   "accepted_pending_payment",
@@ -191,7 +209,7 @@ export async function taskStatusView(
   view.history = history.map((h) => ({ status: h.status, event: h.event, at: h.at.toISOString() }));
   const terminal = isTerminal(task.status);
   view._polling = {
-    next_poll_seconds: task.sandbox && !terminal ? 1 : NEXT_POLL_SECONDS[task.status],
+    next_poll_seconds: nextPollSeconds(task),
     is_terminal: terminal,
     recommended_action: recommendedAction(task),
   };

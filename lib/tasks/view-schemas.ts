@@ -20,7 +20,8 @@ export const paymentDetailsSchema = z
       .string()
       .nullable()
       .meta({
-        description: "Exact USDC amount, 6 decimals, as a string (send exactly this).",
+        description:
+          "Exact USDC amount, 6 decimals, as a string (send exactly this, once). It identifies the task: a transfer dated before the task was given this amount does not pay it.",
         examples: ["234.070001"],
       }),
     networks: z.array(paymentNetworkSchema),

@@ -3,35 +3,37 @@
  * callbacks, unsigned) and applies the retry policy (contract.md "Webhook deliveries";
  * interface-spec.md "Delivery, retry and dead-letter queue").
  *
- * - Claim: due rows (`pending` and `next_attempt_at <= now`, or `delivering` whose lease
- *   `locked_until` has passed: the worker that held it died) are taken with
- *   `FOR UPDATE SKIP LOCKED` and leased for `LEASE_SECONDS`. A process killed mid-delivery
- *   therefore loses nothing: the row is taken again once its lease lapses (at-least-once;
- *   receivers de-duplicate on `event_id` / `X-Service-Delivery`).
+ * - Fairness (issue 20 item 4): deliveries are claimed just in time, only as many as there
+ *   are free sending slots (WEBHOOK_CONCURRENCY per worker), at most
+ *   WEBHOOK_DESTINATION_CONCURRENCY in flight per destination, round-robin across
+ *   destinations (claim-deliveries.ts). A slot is refilled as soon as its attempt ends
+ *   (`DeliveryPump`), never after a whole batch. A destination whose recent attempts all
+ *   failed has its circuit open for a while (breaker.ts): its due deliveries are then recorded
+ *   as failed attempts without a request, so a dead receiver stops taking slots.
+ * - Claim: each due row is leased for `leaseMs()` (WEBHOOK_TIMEOUT_MS + 2 × DB_QUERY_TIMEOUT_MS
+ *   + 30 s) right before it is sent, so no attempt runs under a lapsed lease and every attempt
+ *   is recorded. A process killed mid-delivery loses nothing: the row is taken again once its
+ *   lease lapses (at-least-once; receivers de-duplicate on `event_id` / `X-Service-Delivery`).
  * - Send: `safeFetch` (address re-checked at connect time, redirects not followed, bounded
- *   by WEBHOOK_TIMEOUT_MS ≤ 10 s), at most WEBHOOK_CONCURRENCY at once, so a slow, dead or
- *   redirecting receiver holds one slot for at most the timeout and never blocks the rest.
- *   Any 2xx is delivered; anything else (3xx included), a timeout or a refused address fails.
+ *   by WEBHOOK_TIMEOUT_MS ≤ 10 s). Any 2xx is delivered; anything else (3xx included), a
+ *   timeout or a refused address fails.
  * - Retry: first attempt right away, then after each of WEBHOOK_RETRY_DELAYS_SECONDS
  *   (30 s, 5 min, 30 min): 4 attempts in all. The spec's "3 attempts" is read as the three
  *   retries the schedule names. Due retries are run by the every-minute cron, so a 30 s
  *   delay is served 30-90 s later.
  * - Dead letter: after the last attempt the row becomes `dead`, kept until `expires_at`
- *   (DEAD_LETTER_RETENTION_HOURS, 72 h), and a `webhook-fallback` e-mail to the task's
- *   requester_contact (billing events: the key's contact) is queued in the same
- *   transaction (none for sandbox tasks); `fallback_email_sent` turns true when it is sent.
- * Every attempt's time is appended to `attempted_at`, with `last_http_status`.
+ *   (DEAD_LETTER_RETENTION_HOURS, 72 h), and a `webhook-fallback` e-mail is queued in the same
+ *   transaction (record-outcome.ts); `fallback_email_sent` turns true when it is sent.
  */
-import { and, asc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
-import { type Config, getConfig, publicBaseUrl } from "../config.js";
-import { getDb, type Tx } from "../db/client.js";
-import { apiKeys, type Delivery, deliveries, emails, tasks, webhooks } from "../db/schema/index.js";
-import { prefixedId } from "../ids.js";
-import { commonValues } from "../mail/compose-task-email.js";
-import { formatDateTime } from "../mail/format.js";
-import { renderTemplate } from "../mail/templates.js";
+import { eq } from "drizzle-orm";
+import { type Config, getConfig } from "../config.js";
+import { getDb } from "../db/client.js";
+import { type Delivery, deliveries, webhooks } from "../db/schema/index.js";
 import { safeFetch } from "../net/safe-fetch.js";
+import { breakerOpen, recordBreaker } from "./breaker.js";
+import { claimDueDeliveries, destinationOf } from "./claim-deliveries.js";
 import { serializeBody } from "./payloads.js";
+import { type AttemptOutcome, recordOutcome } from "./record-outcome.js";
 import { decryptSecret } from "./secret-box.js";
 import {
   DELIVERY_HEADER,
@@ -40,9 +42,6 @@ import {
   signatureHeader,
   TIMESTAMP_HEADER,
 } from "./signature.js";
-
-/** Lease of a claimed delivery, seconds (well above the 10 s bound of one attempt). */
-export const LEASE_SECONDS = 60;
 
 /** User-Agent of deliveries. */
 export const DELIVERY_USER_AGENT = "PhysicalTaskService-Webhooks/4.0";
@@ -54,44 +53,6 @@ export interface DeliverResult {
   retrying: number;
   dead: number;
   cancelled: number;
-}
-
-/** Outcome of one HTTP attempt. */
-interface AttemptOutcome {
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-}
-
-/** Claims up to `limit` due deliveries and leases them (status `delivering`, `locked_until` = now + lease). */
-export async function claimDueDeliveries(limit: number, now: Date): Promise<Delivery[]> {
-  const db = await getDb();
-  const lease = new Date(now.getTime() + LEASE_SECONDS * 1000);
-  return db.transaction(async (tx) => {
-    const due = await tx
-      .select({ id: deliveries.id })
-      .from(deliveries)
-      .where(
-        or(
-          and(eq(deliveries.status, "pending"), lte(deliveries.nextAttemptAt, now)),
-          and(eq(deliveries.status, "delivering"), lt(deliveries.lockedUntil, now)),
-        ),
-      )
-      .orderBy(asc(deliveries.nextAttemptAt))
-      .limit(limit)
-      .for("update", { skipLocked: true });
-    if (due.length === 0) return [];
-    return tx
-      .update(deliveries)
-      .set({ status: "delivering", lockedUntil: lease })
-      .where(
-        inArray(
-          deliveries.id,
-          due.map((d) => d.id),
-        ),
-      )
-      .returning();
-  });
 }
 
 /** Sends one delivery once; never throws. */
@@ -142,166 +103,108 @@ export async function attemptDelivery(
   }
 }
 
-/** Queues the dead-letter fallback e-mail of `delivery` (same transaction as its death). */
-async function queueFallbackEmail(
-  tx: Tx,
-  delivery: Delivery,
-  expiresAt: Date,
-  attempts: number,
-): Promise<void> {
-  const [task] = delivery.taskId ? await tx.select().from(tasks).where(eq(tasks.id, delivery.taskId)) : [];
-  if (task?.sandbox) return;
-  let to = task?.requesterContact;
-  if (!to && delivery.webhookId) {
-    const [owner] = await tx
-      .select({ contact: apiKeys.contact })
-      .from(webhooks)
-      .innerJoin(apiKeys, eq(apiKeys.id, webhooks.apiKeyId))
-      .where(eq(webhooks.id, delivery.webhookId));
-    to = owner?.contact;
-  }
-  if (!to) return;
-  const lang = task?.lang ?? "en";
-  const url = new URL(delivery.url);
-  const data = (delivery.payload.data ?? delivery.payload) as Record<string, unknown>;
-  const { subject, text } = renderTemplate("webhook-fallback", lang, {
-    ...(task
-      ? commonValues(task)
-      : { operator_name: getConfig().OPERATOR_NAME, contact_email: getConfig().CONTACT_EMAIL }),
-    event: delivery.event,
-    event_id: delivery.eventId,
-    destination: `${url.origin}${url.pathname}`,
-    attempts,
-    last_status: delivery.lastHttpStatus ?? (lang === "fr" ? "aucune réponse" : "no response"),
-    status: typeof data.status === "string" ? data.status : "",
-    expires_at: formatDateTime(expiresAt, lang),
-    failures_url: delivery.webhookId
-      ? `${publicBaseUrl()}/api/webhooks/${encodeURIComponent(delivery.webhookId)}/failures`
-      : "",
-    payload: JSON.stringify(delivery.payload, null, 2),
-  });
-  await tx
-    .insert(emails)
-    .values({
-      id: prefixedId("email"),
-      toAddress: to,
-      subject,
-      textBody: text,
-      template: "webhook-fallback",
-      lang,
-      taskId: task?.id ?? null,
-      dedupeKey: `webhook-fallback:${delivery.id}`,
-    })
-    .onConflictDoNothing();
-}
+/**
+ * Sends deliveries as slots free up: `fill()` claims as many due deliveries as there are
+ * free slots (WEBHOOK_CONCURRENCY minus those in flight) and starts them without waiting;
+ * `next()` resolves when any attempt ends, `drain()` when all have. Each attempt is bounded
+ * by WEBHOOK_TIMEOUT_MS and recorded under its own lease. Never throws for a receiver's
+ * failure; a database error while recording is logged (the lease lapses and the delivery
+ * is taken again).
+ */
+export class DeliveryPump {
+  /** Counts so far. */
+  readonly result: DeliverResult = { claimed: 0, delivered: 0, retrying: 0, dead: 0, cancelled: 0 };
+  private readonly inFlight = new Set<Promise<void>>();
 
-/** Records the outcome of one attempt under the lease it was made with. */
-async function recordOutcome(
-  delivery: Delivery,
-  outcome: AttemptOutcome,
-  attemptedAt: Date,
-  config: Config,
-): Promise<"delivered" | "retrying" | "dead" | "lost"> {
-  const db = await getDb();
-  const attempts = delivery.attempts + 1;
-  const appendAttempt = sql`array_append(${deliveries.attemptedAt}, ${attemptedAt.toISOString()}::timestamptz)`;
-  const sameLease = and(
-    eq(deliveries.id, delivery.id),
-    eq(deliveries.status, "delivering"),
-    eq(deliveries.lockedUntil, delivery.lockedUntil!),
-  );
-  return db.transaction(async (tx) => {
-    if (outcome.ok) {
-      const rows = await tx
-        .update(deliveries)
-        .set({
-          status: "delivered",
-          attempts,
-          attemptedAt: appendAttempt,
-          lastHttpStatus: outcome.status,
-          lastError: null,
-          deliveredAt: new Date(),
-          lockedUntil: null,
+  constructor(private readonly config: Config = getConfig()) {}
+
+  /** Attempts in flight. */
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Claims and starts as many due deliveries as there are free slots (and at most `max`).
+   * @returns how many were started. Database errors of the claim propagate.
+   */
+  async fill(now: Date = new Date(), max = Number.POSITIVE_INFINITY): Promise<number> {
+    const free = Math.min(max, this.config.WEBHOOK_CONCURRENCY - this.inFlight.size);
+    if (free <= 0) return 0;
+    const claimed = await claimDueDeliveries(free, now, this.config);
+    this.result.claimed += claimed.length;
+    for (const delivery of claimed) {
+      const run: Promise<void> = this.send(delivery)
+        .catch((error: unknown) => {
+          console.error(`[webhooks] delivery ${delivery.id}: not recorded (its lease will lapse):`, error);
         })
-        .where(sameLease)
-        .returning({ id: deliveries.id });
-      return rows.length ? "delivered" : "lost";
+        .finally(() => this.inFlight.delete(run));
+      this.inFlight.add(run);
     }
-    const delays = config.WEBHOOK_RETRY_DELAYS_SECONDS;
-    const delay = delays[attempts - 1];
-    if (delay !== undefined) {
-      const rows = await tx
-        .update(deliveries)
-        .set({
-          status: "pending",
-          attempts,
-          attemptedAt: appendAttempt,
-          lastHttpStatus: outcome.status,
-          lastError: outcome.error,
-          nextAttemptAt: new Date(attemptedAt.getTime() + delay * 1000),
-          lockedUntil: null,
-        })
-        .where(sameLease)
-        .returning({ id: deliveries.id });
-      return rows.length ? "retrying" : "lost";
+    return claimed.length;
+  }
+
+  /** Resolves when any attempt in flight ends (at once when none is). */
+  async next(): Promise<void> {
+    if (this.inFlight.size) await Promise.race(this.inFlight);
+  }
+
+  /** Resolves when every attempt in flight has ended. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size) await Promise.race(this.inFlight);
+  }
+
+  private async send(d: Delivery): Promise<void> {
+    const db = await getDb();
+    let secret: string | null = null;
+    if (d.kind === "webhook") {
+      const [hook] = d.webhookId ? await db.select().from(webhooks).where(eq(webhooks.id, d.webhookId)) : [];
+      if (!hook || hook.deletedAt) {
+        await db
+          .update(deliveries)
+          .set({ status: "cancelled", lockedUntil: null, lastError: "webhook deleted" })
+          .where(eq(deliveries.id, d.id));
+        this.result.cancelled++;
+        return;
+      }
+      secret = decryptSecret(hook.secretCiphertext, hook.id);
     }
-    const deadAt = new Date();
-    const expiresAt = new Date(deadAt.getTime() + config.DEAD_LETTER_RETENTION_HOURS * 3600_000);
-    const rows = await tx
-      .update(deliveries)
-      .set({
-        status: "dead",
-        attempts,
-        attemptedAt: appendAttempt,
-        lastHttpStatus: outcome.status,
-        lastError: outcome.error,
-        deadAt,
-        expiresAt,
-        lockedUntil: null,
-      })
-      .where(sameLease)
-      .returning();
-    if (!rows[0]) return "lost";
-    await queueFallbackEmail(tx, rows[0], expiresAt, attempts);
-    return "dead";
-  });
+    const destination = destinationOf(d.url);
+    const attemptedAt = new Date();
+    const open = breakerOpen(destination, this.config, attemptedAt.getTime());
+    let outcome: AttemptOutcome;
+    if (open) {
+      outcome = { ok: false, status: null, error: open };
+    } else {
+      outcome = await attemptDelivery(d, secret, this.config);
+      recordBreaker(destination, outcome.ok, this.config);
+    }
+    const state = await recordOutcome(d, outcome, attemptedAt, this.config);
+    if (state !== "lost") this.result[state]++;
+  }
 }
 
 /**
- * Claims and sends due deliveries, at most `limit` (default 200) per call.
- * Never throws for a receiver's failure; database errors propagate.
+ * Claims and sends due deliveries, refilling each slot as soon as its attempt ends, until
+ * nothing more is due (or `budgetMs`, default 40 000, has passed; attempts already started
+ * are then awaited). `limit` caps how many are claimed in all.
+ * Never throws for a receiver's failure; database errors of the claim propagate.
  */
-export async function deliverDue(options: { limit?: number; now?: Date } = {}): Promise<DeliverResult> {
-  const config = getConfig();
-  const claimed = await claimDueDeliveries(options.limit ?? 200, options.now ?? new Date());
-  const result: DeliverResult = { claimed: claimed.length, delivered: 0, retrying: 0, dead: 0, cancelled: 0 };
-  if (claimed.length === 0) return result;
-  const db = await getDb();
-  const hookIds = [...new Set(claimed.flatMap((d) => (d.webhookId ? [d.webhookId] : [])))];
-  const hooks = hookIds.length ? await db.select().from(webhooks).where(inArray(webhooks.id, hookIds)) : [];
-  const hookById = new Map(hooks.map((h) => [h.id, h]));
-  const queue = [...claimed];
-  const worker = async () => {
-    for (let d = queue.shift(); d; d = queue.shift()) {
-      let secret: string | null = null;
-      if (d.kind === "webhook") {
-        const hook = d.webhookId ? hookById.get(d.webhookId) : undefined;
-        if (!hook || hook.deletedAt) {
-          await db
-            .update(deliveries)
-            .set({ status: "cancelled", lockedUntil: null, lastError: "webhook deleted" })
-            .where(eq(deliveries.id, d.id));
-          result.cancelled++;
-          continue;
-        }
-        secret = decryptSecret(hook.secretCiphertext, hook.id);
-      }
-      const attemptedAt = new Date();
-      const outcome = await attemptDelivery(d, secret, config);
-      const state = await recordOutcome(d, outcome, attemptedAt, config);
-      if (state !== "lost") result[state]++;
+export async function deliverDue(
+  options: { limit?: number; now?: Date; budgetMs?: number } = {},
+): Promise<DeliverResult> {
+  const pump = new DeliveryPump(getConfig());
+  const deadline = Date.now() + (options.budgetMs ?? 40_000);
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  try {
+    for (;;) {
+      // Nothing in flight before this claim: if it claims nothing, nothing is due.
+      const quietBefore = pump.busy === 0;
+      const started = await pump.fill(options.now ?? new Date(), limit - pump.result.claimed);
+      if ((started === 0 && quietBefore) || Date.now() > deadline) break;
+      await pump.next();
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(config.WEBHOOK_CONCURRENCY, claimed.length) }, worker));
-  return result;
+  } finally {
+    await pump.drain();
+  }
+  return pump.result;
 }

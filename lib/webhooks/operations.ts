@@ -18,7 +18,8 @@ export const createWebhookOperation = defineOperation({
   path: "/api/webhooks",
   summary: "Register a webhook (secret shown once)",
   description:
-    "HTTPS URL that must not resolve to a private address; `events` from the event list. At most 5 active " +
+    "HTTPS URL that must not resolve to a private address; `events` from the event list (a URL or an event " +
+    "list that breaks these rules is 400 INVALID_FORMAT, as the spec says). At most 5 active " +
     "webhooks per key (the 6th is 422 VALIDATION_ERROR). Deliveries are signed: X-Service-Signature = " +
     '`sha256=` HMAC-SHA256(secret, X-Service-Timestamp + "." + raw body). Retries after 30 s, 5 min and 30 min, ' +
     "then the dead-letter queue (72 h) and a fallback e-mail.",

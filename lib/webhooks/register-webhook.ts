@@ -25,11 +25,12 @@ export interface WebhookCreated {
 }
 
 /**
- * @throws ApiError VALIDATION_ERROR (URL not HTTPS / private / unresolvable; 6th webhook),
- *   FIELD_TOO_LONG (URL over 2048 characters)
+ * @throws ApiError INVALID_FORMAT (400: URL not absolute / HTTPS / resolvable, or private; the spec's
+ *   "400 invalid URL or events"), VALIDATION_ERROR (422: a 6th active webhook), FIELD_TOO_LONG (URL
+ *   over 2048 characters)
  */
 export async function registerWebhook(caller: Caller, body: CreateWebhookBody): Promise<WebhookCreated> {
-  const url = await checkOutboundUrl(body.url, "url");
+  const url = await checkOutboundUrl(body.url, "url", { invalidCode: "INVALID_FORMAT" });
   const id = prefixedId("wh");
   const secret = newWebhookSecret();
   const now = new Date();

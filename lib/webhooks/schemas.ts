@@ -1,8 +1,12 @@
 /** Zod schemas of /api/webhooks and /api/webhooks/{webhook_id}/failures (interface-spec.md "Webhooks"). */
 import { z } from "zod";
 import { EVENT_TYPES } from "../db/schema/enums.js";
+import { queryNumber } from "../http/query.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
+
+/** Issue params that lib/http/validation.ts reports as 400 INVALID_FORMAT (spec: "400 invalid URL or events"). */
+const SPEC_400 = { code: "INVALID_FORMAT" } as const;
 
 /** At most this many active webhooks per API key (spec "Limits"). */
 export const MAX_WEBHOOKS_PER_KEY = 5;
@@ -25,14 +29,36 @@ export const createWebhookBodySchema = z
           "HTTPS URL that receives signed POST deliveries; it must not resolve to a private address (max 2048 characters).",
         examples: ["https://agent.example.com/hooks/tasks"],
       }),
+    // Spec "POST /api/webhooks": "400 invalid URL or events" (docs/spec-precedence.md): an unknown
+    // event name or an empty list is 400 INVALID_FORMAT, where the general rule would give 422.
     events: z
       .array(
-        z.enum(EVENT_TYPES, {
-          error: (issue) =>
-            `unknown event ${JSON.stringify(issue.input)}; known events: ${EVENT_TYPES.join(", ")}`,
-        }),
+        z
+          .string()
+          .check((ctx) => {
+            if (!(EVENT_TYPES as readonly string[]).includes(ctx.value)) {
+              ctx.issues.push({
+                code: "invalid_value",
+                values: [...EVENT_TYPES],
+                input: ctx.value,
+                message: `unknown event ${JSON.stringify(ctx.value)}; known events: ${EVENT_TYPES.join(", ")}`,
+                params: SPEC_400,
+              });
+            }
+          })
+          .meta({ enum: [...EVENT_TYPES] }) // the check above is invisible to JSON Schema
+          .pipe(z.enum(EVENT_TYPES)),
       )
-      .min(1, { error: "give at least one event name" })
+      .check((ctx) => {
+        if (ctx.value.length === 0) {
+          ctx.issues.push({
+            code: "custom",
+            input: ctx.value,
+            message: "give at least one event name",
+            params: SPEC_400,
+          });
+        }
+      })
       .max(EVENT_TYPES.length * 2)
       .transform((events) => [...new Set(events)])
       .meta({
@@ -75,8 +101,12 @@ export const webhookDeletedSchema = z.object({
 });
 
 export const failuresQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: "Page size (max 500)." }),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  limit: queryNumber()
+    .pipe(z.number().int().min(1).max(500))
+    .optional()
+    .default(100)
+    .meta({ description: "Page size (max 500)." }),
+  offset: queryNumber().pipe(z.number().int().min(0).max(1_000_000)).optional().default(0),
 });
 
 export const failedDeliverySchema = z

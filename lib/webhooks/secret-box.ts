@@ -9,13 +9,13 @@
  * elsewhere the development key below (public: never use it for real secrets).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { type Config, getConfig } from "../config.js";
+import { type Config, ConfigError, getConfig, productionProfile } from "../config.js";
 import { randomAlphanumeric } from "../ids.js";
 
 /** Prefix of webhook secrets (contract.md). */
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
 
-/** The key used when WEBHOOK_SECRET_KEY is unset outside production: SHA-256 of this text. */
+/** The key used when WEBHOOK_SECRET_KEY is unset in a loopback/embedded development run: SHA-256 of this text. */
 export const DEVELOPMENT_KEY_SOURCE = "ptes development webhook secret key (not secret)";
 
 /** A new signing secret: `whsec_` + 40 alphanumerics (~238 bits). */
@@ -25,12 +25,12 @@ export function newWebhookSecret(): string {
 
 /**
  * The 32-byte key from configuration.
- * @throws Error when WEBHOOK_SECRET_KEY is unset and NODE_ENV=production.
+ * @throws ConfigError when WEBHOOK_SECRET_KEY is unset in the production profile (lib/config.ts).
  */
 export function secretKey(config: Config = getConfig()): Buffer {
   if (config.WEBHOOK_SECRET_KEY) return Buffer.from(config.WEBHOOK_SECRET_KEY, "base64");
-  if (config.NODE_ENV === "production") {
-    throw new Error("WEBHOOK_SECRET_KEY is required in production (openssl rand -base64 32)");
+  if (productionProfile(config).active) {
+    throw new ConfigError("WEBHOOK_SECRET_KEY: required in the production profile (openssl rand -base64 32)");
   }
   return createHash("sha256").update(DEVELOPMENT_KEY_SOURCE).digest();
 }

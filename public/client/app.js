@@ -9,6 +9,9 @@
  *                           transactions, tasks, invoices
  *   #/task/<id>             GET /api/submit-task?task_id= (status, history, proof images)
  *   #/invoice/<id>          GET /api/client-account?invoice_id= as a readable invoice
+ *   #/keys                  GET/POST /api/account-keys: the API keys linked to the account (they bill
+ *                           it and read it): create one (shown once), link an existing one by pasting
+ *                           it in full, unlink
  *
  * The JWT is sent as `Authorization: Bearer`, never in a URL. Everything from the API is
  * inserted as text nodes (dom.js), never as markup.
@@ -718,6 +721,127 @@ async function invoiceView(id) {
   );
 }
 
+// ---------------------------------------------------------------- API keys of the account
+
+/** The full key created a moment ago, shown once above the list (never stored anywhere). */
+let freshKey = null;
+
+async function keysView() {
+  const { keys } = await request("GET", "/api/account-keys", { auth: true });
+  const shown = freshKey;
+  freshKey = null;
+  const created = shown
+    ? section(
+        "sec-new-key",
+        t("keys.created_title", { name: shown.name }),
+        h("p", { class: "notice" }, t("keys.created_once")),
+        h("p", {}, h("code", { id: "new-key", class: "secret" }, shown.api_key)),
+      )
+    : null;
+
+  const unlink = (key) => async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    try {
+      await request("POST", "/api/account-keys", {
+        auth: true,
+        body: { action: "unlink", key_id: key.key_id },
+      });
+      announce(t("keys.unlinked", { name: key.name }));
+      render({ focus: false });
+    } catch (e) {
+      button.disabled = false;
+      showError(listError, e);
+    }
+  };
+  const listError = errorBox();
+  const list = section(
+    "sec-keys",
+    t("keys.linked"),
+    h("p", {}, t("keys.linked_intro")),
+    listError,
+    keys.length
+      ? table(
+          t("keys.linked"),
+          [
+            t("keys.col.name"),
+            t("keys.col.key"),
+            t("keys.col.scopes"),
+            t("keys.col.created"),
+            t("keys.col.last_used"),
+            "",
+          ],
+          keys.map((key) => [
+            key.name,
+            h("code", { class: "key-hint" }, `…${key.key_hint}`),
+            key.scopes.join(", "),
+            formatDateTime(key.created_at),
+            key.last_used_at ? formatDateTime(key.last_used_at) : t("app.none"),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "button secondary small key-action",
+                "aria-label": t("keys.unlink_named", { name: key.name }),
+                onclick: unlink(key),
+              },
+              t("keys.unlink"),
+            ),
+          ]),
+        )
+      : h("p", { class: "empty" }, t("keys.none")),
+  );
+
+  const createForm = apiForm({
+    title: h("h2", {}, t("keys.create_title")),
+    intro: t("keys.create_intro"),
+    fields: [
+      field(t("keys.name"), "input", { name: "name", required: true, maxlength: "100", autocomplete: "off" }),
+    ],
+    submit: t("keys.create_submit"),
+    path: "/api/account-keys",
+    auth: true,
+    build: (form) => ({ action: "create", name: value(form, "name") }),
+    done: (answer) => {
+      freshKey = { name: answer.name, api_key: answer.api_key };
+      announce(t("keys.created_title", { name: answer.name }));
+      render();
+    },
+  });
+
+  const linkForm = apiForm({
+    title: h("h2", {}, t("keys.link_title")),
+    intro: t("keys.link_intro"),
+    fields: [
+      field(t("keys.paste"), "input", {
+        name: "api_key",
+        type: "password",
+        required: true,
+        maxlength: "200",
+        autocomplete: "off",
+        autocapitalize: "off",
+        spellcheck: "false",
+      }),
+    ],
+    submit: t("keys.link_submit"),
+    path: "/api/account-keys",
+    auth: true,
+    build: (form) => ({ action: "link", api_key: value(form, "api_key") }),
+    done: (answer, form) => {
+      form.elements.namedItem("api_key").value = "";
+      announce(t("keys.linked_done", { name: answer.key.name }));
+      render({ focus: false });
+    },
+    explain: (e) => {
+      if (e instanceof ApiError && e.status === 404) return t("keys.link_unknown");
+      if (e instanceof ApiError && e.status === 409) return t("keys.link_elsewhere");
+      return null;
+    },
+  });
+
+  return h("section", {}, heading(t("keys.title")), created, list, createForm, linkForm);
+}
+
 // ---------------------------------------------------------------- shell
 
 function go(hash) {
@@ -766,6 +890,7 @@ async function render({ focus = true } = {}) {
       view = await taskView(decodeURIComponent(path.slice("/task/".length)));
     else if (path.startsWith("/invoice/"))
       view = await invoiceView(decodeURIComponent(path.slice("/invoice/".length)));
+    else if (path === "/keys") view = await keysView();
     else view = await dashboardView();
   } catch (error) {
     if (token !== renderToken) return;
@@ -796,7 +921,15 @@ function init() {
     langSelect,
     logoutButton,
     render,
-    logout: () => {
+    logout: async () => {
+      // Ends the session on the server too (the token stops working everywhere), then forgets it.
+      if (getSession()) {
+        try {
+          await request("POST", "/api/client-auth?action=logout", { auth: true, body: {} });
+        } catch {
+          // already ended or offline: forgetting it here is all that is left to do
+        }
+      }
       setSession(null);
       announce(t("login.signed_out"));
       go("#/login");

@@ -13,7 +13,15 @@ import { clientAccounts, emails, invoices, ledgerEntries } from "../../lib/db/sc
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { expectEnvelope } from "../helpers/request.js";
-import { accountAdmin, openAccount, readAccount, registerWeb, webBody } from "./helpers.js";
+import {
+  accountAdmin,
+  openAccount,
+  openLinkedAccount,
+  readAccount,
+  registerWeb,
+  verifyEmail,
+  webBody,
+} from "./helpers.js";
 
 useTestDatabase();
 
@@ -76,7 +84,7 @@ async function ledgerOf(accountId: string) {
 }
 
 describe("creation with a key", () => {
-  it("opens a pending_deposit account for the key's contact, then 409 for the same e-mail", async () => {
+  it("opens a pending_deposit account for the key's contact (unlinked); reopening replaces it until verified, then 409", async () => {
     const key = await makeKey(undefined, "Buyer@Example.com");
     const { res, body } = await openAccount(key, { company_name: "Acme", tos_accepted: true });
     expect(res.status).toBe(201);
@@ -104,9 +112,19 @@ describe("creation with a key", () => {
       status: "queued",
     });
     expect(mail[0]!.textBody).toMatch(/vfy_[A-Za-z0-9]{40}/);
+    // The key is not linked to the account it opened (its contact was typed, not verified).
+    expect((await readAccount({ "x-api-key": key })).res.status).toBe(404);
 
+    // Unverified, the account blocks nobody: opening it again discards the first one.
     const again = await openAccount(key);
-    expectEnvelope(again.body, again.res, 409, "CONFLICT");
+    expect(again.res.status).toBe(201);
+    expect(again.body.account.account_id).not.toBe(body.account.account_id);
+    expect(
+      await db.select().from(clientAccounts).where(eq(clientAccounts.id, body.account.account_id)),
+    ).toEqual([]);
+    await verifyEmail("buyer@example.com");
+    const taken = await openAccount(key);
+    expectEnvelope(taken.body, taken.res, 409, "CONFLICT");
   });
 
   it("refuses another e-mail than the key's contact (403)", async () => {
@@ -115,6 +133,9 @@ describe("creation with a key", () => {
     expect(expectEnvelope(body, res, 403, "FORBIDDEN").field).toBe("email");
     const same = await openAccount(key, { email: "OWN@example.com" });
     expect(same.res.status).toBe(201);
+    const withPassword = await makeKey(undefined, "pw@example.com");
+    const pw = await openAccount(withPassword, { password: "long enough password" });
+    expect(expectEnvelope(pw.body, pw.res, 422, "VALIDATION_ERROR").field).toBe("password");
   });
 
   it.each([
@@ -191,20 +212,21 @@ describe("web registration", () => {
     expect(expectEnvelope(body, res, 400, "MISSING_FIELD").field).toBe(field);
   });
 
-  it("requires tos_accepted true and answers 409 for a taken e-mail", async () => {
+  it("requires tos_accepted true and answers 409 for a verified e-mail", async () => {
     const tos = await registerWeb(webBody("tos@example.com", { tos_accepted: false }));
     expect(expectEnvelope(tos.body, tos.res, 422, "VALIDATION_ERROR").field).toBe("tos_accepted");
+    await verifyEmail("web@example.com");
     const taken = await registerWeb(webBody("WEB@example.com"));
     expectEnvelope(taken.body, taken.res, 409, "CONFLICT");
   });
 });
 
 describe("reading", () => {
-  it("reads the key's own account; 404 without one; email lookup is admin-only; 401 without credential", async () => {
+  it("reads the key's linked account; 404 without one; email lookup is admin-only; 401 without credential", async () => {
     const key = await makeKey(undefined, "reader@example.com");
     const none = await readAccount({ "x-api-key": key });
     expectEnvelope(none.body, none.res, 404, "NOT_FOUND");
-    await openAccount(key);
+    await openLinkedAccount(key);
     const own = await readAccount({ "x-api-key": key });
     expect(own.res.status).toBe(200);
     expect(own.body.account.email).toBe("reader@example.com");
@@ -224,6 +246,7 @@ describe("operator actions", () => {
   beforeAll(async () => {
     const key = await makeKey(undefined, "funded@example.com");
     accountId = (await openAccount(key)).body.account.account_id;
+    await verifyEmail("funded@example.com");
   });
 
   it("records a deposit once per Idempotency-Key, activates the account and issues an invoice", async () => {

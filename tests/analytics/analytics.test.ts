@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { GET as analyticsGet } from "../../api/analytics.js";
 import { GET as estimateGet } from "../../api/estimate.js";
 import { flushActivity } from "../../lib/activity/record-activity.js";
-import { accountAdmin, openAccount } from "../accounts/helpers.js";
+import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
@@ -30,7 +30,7 @@ const analytics = (query: string, who = admin) =>
 beforeAll(async () => {
   admin = await makeKey(["admin"], "ops@example.com");
   key = await makeKey(["audit_only", "task_create"], "client@example.com");
-  await openAccount(key);
+  await openLinkedAccount(key);
   await accountAdmin(admin, { action: "deposit", email: "client@example.com", amount_cad: 1000 });
   await accountAdmin(admin, { action: "set_discount", email: "client@example.com", discount_percent: 10 });
   const identity = { "x-agent-identity": `gpt-5/buyer-bot/${ORG}` };

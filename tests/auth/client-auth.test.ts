@@ -8,11 +8,19 @@ import { decodeJwt, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as authPost } from "../../api/client-auth.js";
 import { DEV_JWT_SECRET, JWT_AUDIENCE, JWT_ISSUER, signClientJwt } from "../../lib/auth/jwt.js";
+import { openSession } from "../../lib/auth/sessions.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { authTokens, clientAccounts, emails } from "../../lib/db/schema/index.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
-import { accountAdmin, openAccount, readAccount, registerWeb, webBody } from "../accounts/helpers.js";
+import {
+  accountAdmin,
+  openAccount,
+  readAccount,
+  registerWeb,
+  verifyEmail,
+  webBody,
+} from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
@@ -50,6 +58,7 @@ beforeAll(async () => {
   const { body } = await registerWeb(webBody("human@example.com"));
   accountId = body.account.account_id;
   orgId = body.account.org_id;
+  await verifyEmail("human@example.com");
   await accountAdmin(admin, { action: "deposit", email: "human@example.com", amount_cad: 300 });
 });
 
@@ -101,6 +110,7 @@ describe("login", () => {
   it("another account's invoice is 404 through the JWT, readable by an admin key", async () => {
     const other = await makeKey(undefined, "other@example.com");
     await openAccount(other);
+    await verifyEmail("other@example.com");
     const dep = await accountAdmin(admin, { action: "deposit", email: "other@example.com", amount_cad: 50 });
     const { body: login } = await auth("login", {
       email: "human@example.com",
@@ -174,11 +184,44 @@ describe("login", () => {
   });
 });
 
+describe("logout", () => {
+  it("revokes that session only; without a JWT it is 401; a second logout with the same token is 401", async () => {
+    const login = async () =>
+      (await auth("login", { email: "human@example.com", password: "correct horse battery" })).body
+        .token as string;
+    const first = await login();
+    const second = await login();
+    const out = await call(authPost, "/api/client-auth?action=logout", {
+      method: "POST",
+      headers: { authorization: `Bearer ${first}` },
+      json: {},
+    });
+    expect(out.res.status).toBe(200);
+    const ended = await readAccount({ authorization: `Bearer ${first}` });
+    expect(expectEnvelope(ended.body, ended.res, 401, "UNAUTHORIZED").reason).toBe("session_ended");
+    expect((await readAccount({ authorization: `Bearer ${second}` })).res.status).toBe(200);
+    const again = await call(authPost, "/api/client-auth?action=logout", {
+      method: "POST",
+      headers: { authorization: `Bearer ${first}` },
+      json: {},
+    });
+    expectEnvelope(again.body, again.res, 401, "UNAUTHORIZED");
+    const none = await auth("logout", {});
+    expectEnvelope(none.body, none.res, 401, "UNAUTHORIZED");
+  });
+
+  it("a token signed with the right secret but no session row (no jti, or a made-up one) is refused", async () => {
+    const { token } = await signClientJwt({ id: accountId, orgId, email: "human@example.com" }, "ses_madeup");
+    const res = await readAccount({ authorization: `Bearer ${token}` });
+    expect(expectEnvelope(res.body, res.res, 401, "UNAUTHORIZED").reason).toBe("session_ended");
+  });
+});
+
 describe("JWT checks", () => {
   const account = () => ({ id: accountId, orgId, email: "human@example.com" });
 
   it("refuses an expired token", async () => {
-    const { token } = await signClientJwt(account(), new Date(Date.now() - 25 * 3600_000));
+    const { token } = await openSession(account(), new Date(Date.now() - 25 * 3600_000));
     const { res, body } = await readAccount({ authorization: `Bearer ${token}` });
     expect(expectEnvelope(body, res, 401, "UNAUTHORIZED").reason).toBe("token_expired");
   });
@@ -190,7 +233,7 @@ describe("JWT checks", () => {
     [
       "a tampered payload",
       async () => {
-        const { token } = await signClientJwt(account());
+        const { token } = await signClientJwt(account(), "ses_test");
         const [h, , s] = token.split(".");
         return `${h}.${b64({ ...claims(), sub: "acct_someone_else" })}.${s}`;
       },
@@ -222,11 +265,13 @@ describe("JWT checks", () => {
 
 describe("e-mail verification and password reset", () => {
   it("verifies the e-mail once; a reused or unknown code is 401", async () => {
-    const token = await lastToken("human@example.com", "account-verify-email");
+    const created = await registerWeb(webBody("verifyme@example.com"));
+    const verifyId = created.body.account.account_id as string;
+    const token = await lastToken("verifyme@example.com", "account-verify-email");
     const first = await auth("verify-email", { token });
     expect(first.body).toMatchObject({ ok: true });
     const db = await getDb();
-    const [row] = await db.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
+    const [row] = await db.select().from(clientAccounts).where(eq(clientAccounts.id, verifyId));
     expect(row!.emailVerifiedAt).not.toBeNull();
     const again = await auth("verify-email", { token });
     expect(expectEnvelope(again.body, again.res, 401, "UNAUTHORIZED").field).toBe("token");
@@ -234,7 +279,7 @@ describe("e-mail verification and password reset", () => {
     expectEnvelope(forged.body, forged.res, 401, "UNAUTHORIZED");
     const missing = await auth("verify-email", {});
     expectEnvelope(missing.body, missing.res, 422, "VALIDATION_ERROR");
-    const stored = await db.select().from(authTokens).where(eq(authTokens.accountId, accountId));
+    const stored = await db.select().from(authTokens).where(eq(authTokens.accountId, verifyId));
     expect(stored.every((t) => !t.tokenHash.includes(token) && /^[0-9a-f]{64}$/.test(t.tokenHash))).toBe(
       true,
     );
@@ -252,7 +297,7 @@ describe("e-mail verification and password reset", () => {
 
   it("resets the password with a single-use code; the old password, the spent code and older sessions stop working", async () => {
     // A session opened a minute ago with the old password.
-    const { token: before } = await signClientJwt(
+    const { token: before } = await openSession(
       { id: accountId, orgId, email: "human@example.com" },
       new Date(Date.now() - 60_000),
     );
@@ -272,9 +317,7 @@ describe("e-mail verification and password reset", () => {
     expect(fresh.res.status).toBe(200);
     // The reset ended the older session; the session opened with the new password works.
     const ended = await readAccount(oldSession);
-    expect(expectEnvelope(ended.body, ended.res, 401, "UNAUTHORIZED").message).toContain(
-      "password was changed after this token was issued",
-    );
+    expect(expectEnvelope(ended.body, ended.res, 401, "UNAUTHORIZED").reason).toBe("session_ended");
     expect((await readAccount({ authorization: `Bearer ${fresh.body.token}` })).res.status).toBe(200);
   });
 
@@ -292,7 +335,7 @@ describe("e-mail verification and password reset", () => {
   });
 
   it("refuses an unknown action (422)", async () => {
-    const { res, body } = await auth("logout", {});
+    const { res, body } = await auth("sign-out", {});
     expect(expectEnvelope(body, res, 422, "VALIDATION_ERROR").field).toBe("action");
   });
 });

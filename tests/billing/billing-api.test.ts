@@ -9,7 +9,7 @@ import { GET as billingGet } from "../../api/billing.js";
 import { getDb } from "../../lib/db/client.js";
 import { ledgerEntries, preauthorizations, taskEvents } from "../../lib/db/schema/index.js";
 import { createApiKey } from "../../lib/keys/create-api-key.js";
-import { accountAdmin, billing, openAccount, preAuthorize } from "../accounts/helpers.js";
+import { accountAdmin, billing, openLinkedAccount, preAuthorize } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
@@ -26,7 +26,7 @@ const taskIds: string[] = [];
 beforeAll(async () => {
   admin = await makeKey(["admin"], "ops@example.com");
   key = await makeKey([...SCOPES], "payer@example.com");
-  accountId = (await openAccount(key)).body.account.account_id;
+  accountId = (await openLinkedAccount(key)).body.account.account_id;
   await accountAdmin(admin, { action: "deposit", email: "payer@example.com", amount_cad: 2000 });
   for (const [service, price] of [
     ["SVC-01", 100],
@@ -40,7 +40,7 @@ beforeAll(async () => {
 });
 
 describe("GET /api/billing", () => {
-  it("reports the balance by e-mail or key name", async () => {
+  it("reports the balance by e-mail or the name of a key linked to the account", async () => {
     const { res, body } = await billing(key, "action=balance&agent_id=Payer@Example.com");
     expect(res.status).toBe(200);
     expect(body).toEqual({
@@ -58,6 +58,7 @@ describe("GET /api/billing", () => {
       contact: "payer@example.com",
       scopes: ["billing_read"],
       trusted: true,
+      accountId,
     });
     const byName = await billing(named.api_key, "action=balance&agent_id=payer-agent");
     expect(byName.body).toMatchObject({
@@ -104,7 +105,11 @@ describe("GET /api/billing", () => {
   it.each([
     ["agent_id=payer@example.com", 400, "MISSING_FIELD", "action"],
     ["action=balance", 400, "MISSING_FIELD", "agent_id"],
-    ["action=refund&agent_id=payer@example.com", 422, "VALIDATION_ERROR", "action"],
+    // spec "GET /api/billing": "400 missing/invalid action or agent_id" (docs/spec-precedence.md)
+    ["action=refund&agent_id=payer@example.com", 400, "INVALID_FORMAT", "action"],
+    ["action=BALANCE&agent_id=payer@example.com", 400, "INVALID_FORMAT", "action"],
+    ["action=&agent_id=payer@example.com", 400, "MISSING_FIELD", "action"],
+    [`action=balance&agent_id=${"x".repeat(255)}`, 400, "INVALID_FORMAT", "agent_id"],
     ["action=transactions&agent_id=payer@example.com&limit=201", 422, "VALIDATION_ERROR", "limit"],
     ["action=transactions&agent_id=payer@example.com&limit=0", 422, "VALIDATION_ERROR", "limit"],
     ["action=transactions&agent_id=payer@example.com&offset=-1", 422, "VALIDATION_ERROR", "offset"],
@@ -213,19 +218,27 @@ describe("POST /api/billing pre_authorize", () => {
 
   it("says why a pending account is refused", async () => {
     const other = await makeKey([...SCOPES], "newbie@example.com");
-    await openAccount(other);
+    await openLinkedAccount(other);
     const { res, body } = await preAuthorize(other, { agent_id: "newbie@example.com", max_cost_cad: 10 });
     expect(expectEnvelope(body, res, 402, "PAYMENT_REQUIRED").reason).toBe("account_pending_deposit");
   });
 
+  // spec "POST /api/billing": 400 (it lists no 422) for a bad pre-authorization (docs/spec-precedence.md)
   it.each([
-    [{ agent_id: "payer@example.com", max_cost_cad: 0 }, 422, "VALIDATION_ERROR", "max_cost_cad"],
-    [{ agent_id: "payer@example.com", max_cost_cad: -5 }, 422, "VALIDATION_ERROR", "max_cost_cad"],
-    [{ agent_id: "payer@example.com", max_cost_cad: 1e9 }, 422, "VALIDATION_ERROR", "max_cost_cad"],
-    [{ agent_id: "payer@example.com", max_cost_cad: 1.234 }, 422, "VALIDATION_ERROR", "max_cost_cad"],
+    [{ agent_id: "payer@example.com", max_cost_cad: 0 }, 400, "INVALID_FORMAT", "max_cost_cad"],
+    [{ agent_id: "payer@example.com", max_cost_cad: -5 }, 400, "INVALID_FORMAT", "max_cost_cad"],
+    [{ agent_id: "payer@example.com", max_cost_cad: 1e9 }, 400, "INVALID_FORMAT", "max_cost_cad"],
+    [{ agent_id: "payer@example.com", max_cost_cad: 1.234 }, 400, "INVALID_FORMAT", "max_cost_cad"],
+    [{ agent_id: "payer@example.com", max_cost_cad: 0.001 }, 400, "INVALID_FORMAT", "max_cost_cad"],
+    [{ agent_id: "payer@example.com", max_cost_cad: "5" }, 400, "INVALID_FORMAT", "max_cost_cad"],
+    [{ agent_id: "payer@example.com", max_cost_cad: 5, extra: 1 }, 422, "VALIDATION_ERROR", "extra"],
     [{ agent_id: "payer@example.com" }, 400, "MISSING_FIELD", "max_cost_cad"],
     [{ max_cost_cad: 5 }, 400, "MISSING_FIELD", "agent_id"],
-    [{ agent_id: "x".repeat(255), max_cost_cad: 5 }, 422, "FIELD_TOO_LONG", "agent_id"],
+    // spec "POST /api/billing": 400 for an invalid action or agent_id (docs/spec-precedence.md)
+    [{ agent_id: "x".repeat(255), max_cost_cad: 5 }, 400, "INVALID_FORMAT", "agent_id"],
+    [{ action: "balance", agent_id: "payer@example.com", max_cost_cad: 5 }, 400, "INVALID_FORMAT", "action"],
+    [{ action: "", agent_id: "payer@example.com", max_cost_cad: 5 }, 400, "MISSING_FIELD", "action"],
+    [{ action: null, agent_id: "payer@example.com", max_cost_cad: 5 }, 400, "MISSING_FIELD", "action"],
     [{ agent_id: "someone@example.com", max_cost_cad: 5 }, 403, "FORBIDDEN", "agent_id"],
   ])("refuses %j", async (json, status, code, field) => {
     const { res, body } = await preAuthorize(key, json);

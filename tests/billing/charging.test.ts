@@ -8,7 +8,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../lib/db/client.js";
 import { invoices, ledgerEntries, taskEvents, tasks } from "../../lib/db/schema/index.js";
-import { accountAdmin, openAccount } from "../accounts/helpers.js";
+import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { cancelTask, completeTask, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
@@ -23,7 +23,7 @@ beforeAll(async () => {
 
 async function fundedClient(contact: string, deposit: number, discount = 0) {
   const key = await makeKey([...SCOPES], contact);
-  const accountId = (await openAccount(key)).body.account.account_id as string;
+  const accountId = (await openLinkedAccount(key)).body.account.account_id as string;
   if (deposit > 0) await accountAdmin(admin, { action: "deposit", email: contact, amount_cad: deposit });
   if (discount)
     await accountAdmin(admin, { action: "set_discount", email: contact, discount_percent: discount });

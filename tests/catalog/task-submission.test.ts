@@ -173,6 +173,10 @@ describe("task submission schema", () => {
       { urgency: "asap" },
       { budget_limit: "100" },
       { budget_limit: -0.01 },
+      // Over the numeric(12,2) columns' safe range: refused here, never a failed insert (500).
+      { budget_limit: 1e300 },
+      { budget_limit: 1_000_000.01 },
+      { max_cost_cad: 1e300 },
       { max_cost_cad: 0 },
       { max_cost_cad: 0.009 },
       { max_cost_cad: "5" },

@@ -3,10 +3,12 @@
  * playwright-core against the local host (vercel.json's Content-Security-Policy applied) on a
  * test database. A client registers through the form (the server has no TURNSTILE_SECRET_KEY,
  * so the page sends its placeholder token), verifies the e-mail with the code read from the
- * queued `emails` row, signs in; an admin deposits funds over the API; a task submitted with a
- * key of the client's e-mail is approved (charged to the account), dispatched and completed
+ * queued `emails` row, signs in; an admin deposits funds over the API; on the API keys page the
+ * client links a key by pasting it, unlinks it and creates the key its agent uses (shown once); a
+ * task submitted with that key is approved (charged to the account), dispatched and completed
  * with a proof photo over the API; the client sees balance, spending level, transactions, the
- * task with its proof image, and the invoice. Also: the password reset flow, wrong codes and
+ * task with its proof image, and the invoice; logging out ends the session on the server. Also:
+ * the password reset flow, wrong codes and
  * passwords, a duplicate registration, French, a phone viewport, and no console errors.
  *
  * Skipped (with a message) when no Chromium binary exists; `.ci/run` installs it.
@@ -20,7 +22,6 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../../lib/db/client.js";
 import { emails } from "../../lib/db/schema/index.js";
 import { useTestDatabase } from "../helpers/db.js";
-import { makeKey } from "../helpers/keys.js";
 import { pngProof, validTask } from "../helpers/tasks.js";
 import {
   CHROMIUM,
@@ -130,15 +131,6 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     );
     expect(registration).toBeTruthy();
 
-    // The same e-mail again: 409 shown as a sentence.
-    await page.goto(`${env.host.url}/client/#/register`);
-    await page.getByRole("heading", { level: 1, name: "Create a prepaid account", exact: true }).waitFor();
-    await fillRegistration(page, email, password);
-    await page.getByRole("button", { name: "Create my account" }).click();
-    await expect
-      .poll(() => page.getByRole("alert").textContent())
-      .toBe("An account with this e-mail already exists. Sign in or reset your password.");
-
     // E-mail verification: a wrong code is refused, the e-mailed one accepted.
     await page.goto(`${env.host.url}/client/#/verify`);
     await page.getByLabel("Verification code").fill("vfy_wrongwrongwrong");
@@ -152,6 +144,17 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await expect.poll(() => page.getByLabel("Verification code").inputValue()).toBe(verifyCode);
     await page.getByRole("button", { name: "Verify", exact: true }).click();
     await expect.poll(() => toast(page)).toBe("E-mail address verified.");
+    await page.getByRole("heading", { level: 1, name: "Sign in to your account", exact: true }).waitFor();
+
+    // The same e-mail again, now verified: 409 shown as a sentence.
+    await page.goto(`${env.host.url}/client/#/register`);
+    await page.getByRole("heading", { level: 1, name: "Create a prepaid account", exact: true }).waitFor();
+    await fillRegistration(page, email, password);
+    await page.getByRole("button", { name: "Create my account" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe("An account with this e-mail already exists. Sign in or reset your password.");
+    await page.getByRole("link", { name: "Sign in" }).first().click();
     await page.getByRole("heading", { level: 1, name: "Sign in to your account", exact: true }).waitFor();
 
     // Sign in: a wrong password, then the right one; the JWT is kept in sessionStorage only.
@@ -186,9 +189,63 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await expect.poll(() => page.locator("#available-balance").textContent()).toBe("$500.00");
     expect(await page.locator("#spending-level").textContent()).toBe("OK");
 
-    // A task submitted with a key of the client's e-mail: approved (charged to the account),
+    // API keys: a key typed with the client's e-mail by anyone is not linked; the client links it by
+    // pasting it, unlinks it, and creates the key its agent will use (shown once).
+    const typed = await fetch(`${env.host.url}/api/api-keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "laptop-agent", contact: email }),
+    });
+    const typedKey = (await typed.json()).api_key as string;
+    expect((await api("GET", "/api/client-account", typedKey)).status).toBe(404);
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("heading", { level: 1, name: "API keys of this account", exact: true }).waitFor();
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("No key is linked to this account.");
+    await page.getByLabel("Full API key").fill("svc_notarealkeynotarealkeynotarealkeynotareal");
+    await page.getByRole("button", { name: "Link the key" }).click();
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("No active key matches what you pasted.");
+    await page.getByLabel("Full API key").fill(typedKey);
+    await page.getByRole("button", { name: "Link the key" }).click();
+    await expect.poll(() => toast(page)).toBe("Key laptop-agent linked to this account.");
+    const linkedRow = page
+      .getByRole("region", { name: "Linked keys" })
+      .getByRole("row")
+      .filter({ hasText: "laptop-agent" });
+    await expect.poll(() => linkedRow.textContent()).toContain(`…${typedKey.slice(-4)}`);
+    expect((await api("GET", "/api/client-account", typedKey)).body.account.email).toBe(email);
+    await linkedRow.getByRole("button", { name: "Unlink laptop-agent" }).click();
+    await expect
+      .poll(() => toast(page))
+      .toBe("Key laptop-agent unlinked: it no longer bills or reads this account.");
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("No key is linked to this account.");
+    expect((await api("GET", "/api/client-account", typedKey)).status).toBe(404);
+    await page.getByLabel("Key name (your agent or application)").fill("inspection-agent");
+    await page.getByRole("button", { name: "Create the key" }).click();
+    await page.getByRole("heading", { level: 2, name: "New key inspection-agent", exact: true }).waitFor();
+    const clientKey = (await page.locator("#new-key").textContent())!;
+    expect(clientKey).toMatch(/^svc_[A-Za-z0-9]{40}$/);
+    await expect
+      .poll(() =>
+        page
+          .getByRole("region", { name: "Linked keys" })
+          .getByRole("row")
+          .filter({ hasText: "inspection-agent" })
+          .count(),
+      )
+      .toBe(1);
+    await shot(page, env.shots, "client-keys.png");
+    // Shown once: a reload of the page no longer shows it.
+    await page.getByRole("link", { name: "Dashboard" }).click();
+    await page.getByRole("heading", { level: 1, name: "Your account", exact: true }).waitFor();
+
+    // A task submitted with the account's key: approved (charged to the account),
     // dispatched and completed with a proof photo.
-    const clientKey = await makeKey(["task_create"], email);
     const submitted = await api("POST", "/api/submit-task", clientKey, { ...validTask, lang: "en" });
     expect(submitted.status).toBe(201);
     const taskId = submitted.body.task_id as string;
@@ -258,19 +315,25 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     expect(await page.getByRole("link", { name: taskId }).count()).toBe(1);
     await shot(page, env.shots, "client-invoice.png");
 
-    // The JWT went only in Authorization headers (never in a URL), and only to client-account.
+    // The JWT went only in Authorization headers (never in a URL), and only to the client's endpoints.
     const bearer = watch.requests.filter((r) => r.headers.authorization);
     expect(bearer.length).toBeGreaterThan(0);
     for (const r of bearer) {
       expect(r.headers.authorization).toBe(`Bearer ${session.token}`);
-      expect(new URL(r.url).pathname).toBe("/api/client-account");
+      expect(["/api/client-account", "/api/account-keys"]).toContain(new URL(r.url).pathname);
     }
     expect(watch.requests.filter((r) => r.url.includes(session.token))).toEqual([]);
 
-    // Sign out forgets the token.
+    // Log out ends the session on the server and forgets the token.
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByRole("heading", { level: 1, name: "Sign in to your account", exact: true }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("client.jwt"))).toBeNull();
+    const logout = watch.requests.find((r) => r.url.endsWith("/api/client-auth?action=logout"));
+    expect(logout?.headers.authorization).toBe(`Bearer ${session.token}`);
+    const afterLogout = await fetch(`${env.host.url}/api/client-account`, {
+      headers: { authorization: `Bearer ${session.token}` },
+    });
+    expect(afterLogout.status).toBe(401);
     await context.close();
     expect(watch.problems).toEqual([]);
   });
@@ -333,6 +396,24 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     // Nothing overflows the phone's width.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, env.shots, "client-dashboard-phone.png");
+
+    // The API keys page in French on the phone: create a key, unlink it.
+    await page.getByRole("link", { name: "Clés d'API" }).click();
+    await page.getByRole("heading", { level: 1, name: "Clés d'API de ce compte", exact: true }).waitFor();
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("Aucune clé n'est reliée à ce compte.");
+    await page.getByLabel("Nom de la clé (votre agent ou application)").fill("agent-mobile");
+    await page.getByRole("button", { name: "Créer la clé" }).click();
+    await page.getByRole("heading", { level: 2, name: "Nouvelle clé agent-mobile", exact: true }).waitFor();
+    expect(await page.locator("#new-key").textContent()).toMatch(/^svc_[A-Za-z0-9]{40}$/);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.getByRole("button", { name: "Délier agent-mobile" }).click();
+    await expect
+      .poll(() => toast(page))
+      .toBe("Clé agent-mobile déliée : elle ne facture plus ce compte et ne peut plus le lire.");
+    await page.getByRole("link", { name: "Tableau de bord" }).click();
+    await page.getByRole("heading", { level: 1, name: "Votre compte", exact: true }).waitFor();
 
     // English again from the header; the view follows.
     await page.getByLabel("Langue").selectOption("en");

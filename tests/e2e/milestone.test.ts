@@ -26,6 +26,7 @@ import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { validTask } from "../helpers/tasks.js";
+import { verifyAddresses } from "../helpers/verified.js";
 import { type Receiver, startReceiver } from "../notifications/receiver.js";
 import { ACCOUNTS, type LocalChain, startLocalChain } from "../payments/local-chain.js";
 
@@ -102,6 +103,7 @@ describe.skipIf(!CHROMIUM)("first milestone", () => {
 
   it("submit over MCP → review in the browser → pay on-chain → complete with a photo → webhook, SSE, e-mail", async () => {
     const agentKey = await makeKey(["audit_only", "task_create"], "milestone-agent@example.com");
+    await verifyAddresses("milestone-agent@example.com"); // full-text e-mails need a verified address
     const adminKey = await makeKey(["admin"]);
 
     // 1. The agent, over MCP: a webhook, then the task.

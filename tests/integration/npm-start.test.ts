@@ -67,6 +67,7 @@ afterAll(() => {
 describe("npm start", () => {
   it("prints its URL and serves the endpoints on the embedded database", async () => {
     expect(server.output()).toContain("database: pglite");
+    expect(server.output()).toMatch(/relaxed settings on:[\s\S]*CRON_SECRET unset/);
     const services = await fetch(`${base}/api/services?contract=false`);
     expect(services.status).toBe(200);
     expect((await services.json()).count).toBe(5);
@@ -94,6 +95,22 @@ describe("npm start", () => {
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect((await wrong.json()).error.code).toBe("METHOD_NOT_ALLOWED");
+  });
+
+  it.each([
+    [{ NODE_ENV: "production" }, /NODE_ENV=production/],
+    [
+      { DATABASE_URL: "postgres://app:pw@db.example.com:5432/app" },
+      /DATABASE_URL host db\.example\.com is not loopback/,
+    ],
+  ])("exits non-zero naming every missing variable in the production profile (%j)", async (env, why) => {
+    const refused = start({ DATA_DIR: "memory://", ...env });
+    expect(await refused.exited).toBe(1);
+    const out = refused.output();
+    expect(out).toMatch(why);
+    expect(out).toMatch(/missing JWT_SECRET, WEBHOOK_SECRET_KEY, CRON_SECRET, TURNSTILE_SECRET_KEY/);
+    expect(out).not.toContain("listening on");
+    expect(out).not.toContain("pw@"); // the URL's password is never echoed
   });
 
   it("refuses a second process on the same data directory with a clear error", async () => {

@@ -4,6 +4,9 @@ import { DELETE, GET, POST } from "../../api/api-keys.js";
 import { getDb } from "../../lib/db/client.js";
 import { apiKeys } from "../../lib/db/schema/index.js";
 import { sha256Hex } from "../../lib/ids.js";
+import { authenticateKey } from "../../lib/keys/authenticate.js";
+import { createApiKey } from "../../lib/keys/create-api-key.js";
+import { registerWeb, webBody } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
@@ -69,24 +72,46 @@ describe("POST /api/api-keys", () => {
 });
 
 describe("GET and DELETE /api/api-keys", () => {
-  it("lists the keys of the caller's contact without secrets; an admin sees all", async () => {
+  it("lists the caller, the keys it created and the keys linked to its account, without secrets; not those of the same typed contact; an admin sees all", async () => {
     const a1 = await makeKey(undefined, "team@example.com");
-    await makeKey(undefined, "team@example.com");
+    const sameContact = await makeKey(undefined, "team@example.com");
     await makeKey(undefined, "other@example.com");
+    const child = await call(POST, "/api/api-keys", {
+      method: "POST",
+      headers: keyHeaders(a1),
+      json: { name: "child", contact: "someone@example.com" },
+    });
+    expect(child.res.status).toBe(201);
     const { res, body } = await call(GET, "/api/api-keys", { headers: keyHeaders(a1) });
     expect(res.status).toBe(200);
     expect(body.count).toBe(2);
-    expect(body.keys.every((k: any) => k.contact === "team@example.com")).toBe(true);
+    const a1Id = (await authenticateKey(a1)).keyId;
+    expect(body.keys.map((k: any) => k.key_id).sort()).toEqual([a1Id, child.body.key_id].sort());
     expect(JSON.stringify(body)).not.toContain(a1);
+    expect(JSON.stringify(body)).not.toContain(sameContact);
     expect(body.keys[0]).toHaveProperty("key_hint");
+    expect(body.keys[0]).toHaveProperty("account_id", null);
+    // Keys linked to one account see each other.
+    const { body: opened } = await registerWeb(webBody("linked-team@example.com"));
+    const accountId = opened.account.account_id as string;
+    const k1 = await createApiKey({ name: "k1", contact: "x@example.com", trusted: true, accountId });
+    const k2 = await createApiKey({ name: "k2", contact: "y@example.com", trusted: true, accountId });
+    const linked = await call(GET, "/api/api-keys", { headers: keyHeaders(k1.api_key) });
+    expect(linked.body.keys.map((k: any) => k.key_id).sort()).toEqual([k1.key_id, k2.key_id].sort());
     const admin = await makeKey(["admin"]);
     const all = await call(GET, "/api/api-keys", { headers: { authorization: `Bearer ${admin}` } });
-    expect(all.body.count).toBeGreaterThanOrEqual(4);
+    expect(all.body.count).toBeGreaterThanOrEqual(7);
   });
 
-  it("revokes a key of the same contact, effective on the next request", async () => {
+  it("revokes a key the caller created, effective on the next request", async () => {
     const mine = await makeKey(undefined, "rev@example.com");
-    const sibling = await makeKey(undefined, "rev@example.com");
+    const sibling = (
+      await call(POST, "/api/api-keys", {
+        method: "POST",
+        headers: keyHeaders(mine),
+        json: { name: "sibling", contact: "rev@example.com" },
+      })
+    ).body.api_key as string;
     const del = await call(DELETE, "/api/api-keys", {
       method: "DELETE",
       headers: keyHeaders(mine),
@@ -104,9 +129,9 @@ describe("GET and DELETE /api/api-keys", () => {
     expectEnvelope(again.body, again.res, 404, "NOT_FOUND");
   });
 
-  it("does not let a key revoke another contact's key (404, no probing); an admin can", async () => {
+  it("does not let a key revoke a key it does not see, even of the same typed contact (404, no probing); an admin can", async () => {
     const mine = await makeKey(undefined, "x1@example.com");
-    const theirs = await makeKey(undefined, "x2@example.com");
+    const theirs = await makeKey(undefined, "x1@example.com");
     const denied = await call(DELETE, "/api/api-keys", {
       method: "DELETE",
       headers: keyHeaders(mine),

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DELETE, GET } from "../../api/api-keys.js";
+import { DELETE, GET, POST } from "../../api/api-keys.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { apiKeys } from "../../lib/db/schema/index.js";
@@ -35,7 +35,14 @@ afterEach(() => {
 describe("cache of verified API keys", () => {
   it("refuses a key at once on the instance that revoked it, though the key was just used", async () => {
     const mine = await makeKey(undefined, "cache-rev@example.com");
-    const sibling = await makeKey(undefined, "cache-rev@example.com");
+    // A key `mine` created, so `mine` may revoke it.
+    const sibling = (
+      await call(POST, "/api/api-keys", {
+        method: "POST",
+        headers: keyHeaders(mine),
+        json: { name: "sibling", contact: "cache-rev@example.com" },
+      })
+    ).body.api_key as string;
     const before = await call(GET, "/api/api-keys", { headers: keyHeaders(sibling) });
     expect(before.res.status).toBe(200);
     const del = await call(DELETE, "/api/api-keys", {

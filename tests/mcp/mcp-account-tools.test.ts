@@ -6,9 +6,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as accountAdmin } from "../../api/account-admin.js";
-import { POST as createAccount } from "../../api/client-account.js";
 import { resetConfig } from "../../lib/config.js";
 import type { LocalHost } from "../../scripts/local-host.js";
+import { openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
@@ -121,11 +121,8 @@ describe("MCP tools over billing, scores and webhooks", () => {
   });
 
   it("checks a prepaid balance and pre-authorizes within it; refuses beyond it with PAYMENT_REQUIRED", async () => {
-    const created = await call(createAccount, "/api/client-account", {
-      method: "POST",
-      headers: keyHeaders(agent),
-      json: { contact_name: "MCP Billing" },
-    });
+    // The account's owner opens it, verifies the address, signs in and links the agent's key.
+    const created = await openLinkedAccount(agent, { contact_name: "MCP Billing" });
     expect(created.res.status).toBe(201);
     const deposit = await call(accountAdmin, "/api/account-admin", {
       method: "POST",

@@ -230,7 +230,11 @@ describe("MCP protocol errors over raw HTTP", () => {
   it("answers GET and DELETE with 405 on this stateless server", async () => {
     const get = await fetch(`${host.url}/api/mcp`, { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect(((await get.json()) as any).error.code).toBe("METHOD_NOT_ALLOWED");
     const del = await fetch(`${host.url}/api/mcp`, { method: "DELETE" });
     expect(del.status).toBe(405);
+    expect(del.headers.get("allow")).toBe("POST");
+    expect(((await del.json()) as any).error.code).toBe("METHOD_NOT_ALLOWED");
   });
 });

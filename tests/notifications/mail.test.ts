@@ -21,6 +21,7 @@ import {
   submitTask,
   validTask,
 } from "../helpers/tasks.js";
+import { verifyAddresses } from "../helpers/verified.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
 useTestDatabase();
@@ -32,6 +33,14 @@ beforeAll(async () => {
   resetConfig(); // OUTBOX_KICK unset: off under NODE_ENV=test; the test drives the outbox
   admin = await makeKey(["admin"]);
   agent = await makeKey(["audit_only", "task_create"]);
+  // Full-text e-mails go to verified addresses only (the unverified rule has its own tests).
+  await verifyAddresses(
+    "req@example.com",
+    validTask.requester_contact,
+    "buyer@example.com",
+    "reject@example.com",
+    "flaky@example.com",
+  );
 });
 
 async function mailOf(taskId: string) {

@@ -74,12 +74,13 @@ describe("POST /api/webhooks", () => {
       "INVALID_FORMAT",
       "events",
     ],
-    ["empty events", { url: "https://example.com/h", events: [] }, 422, "VALIDATION_ERROR", "events"],
+    // spec "POST /api/webhooks": "400 invalid URL or events" (docs/spec-precedence.md)
+    ["empty events", { url: "https://example.com/h", events: [] }, 400, "INVALID_FORMAT", "events"],
     [
       "unknown event",
       { url: "https://example.com/h", events: ["task.paid", "task.exploded"] },
-      422,
-      "VALIDATION_ERROR",
+      400,
+      "INVALID_FORMAT",
       "events.1",
     ],
     [
@@ -89,12 +90,12 @@ describe("POST /api/webhooks", () => {
       "VALIDATION_ERROR",
       "secret",
     ],
-    ["relative url", { url: "/hook", events: ["task.paid"] }, 422, "VALIDATION_ERROR", "url"],
+    ["relative url", { url: "/hook", events: ["task.paid"] }, 400, "INVALID_FORMAT", "url"],
     [
       "url with credentials",
       { url: "https://u:p@example.com/h", events: ["task.paid"] },
-      422,
-      "VALIDATION_ERROR",
+      400,
+      "INVALID_FORMAT",
       "url",
     ],
     [
@@ -126,9 +127,9 @@ describe("POST /api/webhooks", () => {
       ["the metadata address", "https://169.254.169.254/latest", /private/],
       ["an IPv4-mapped IPv6 loopback", "https://[::ffff:127.0.0.1]/hook", /private/],
       ["a name resolving to loopback", "https://localhost/hook", /private/],
-    ])("refuses %s (422)", async (_, url, message) => {
+    ])("refuses %s (400, spec)", async (_, url, message) => {
       const { res, body } = await register(key, { url, events: ["task.paid"] });
-      const error = expectEnvelope(body, res, 422, "VALIDATION_ERROR");
+      const error = expectEnvelope(body, res, 400, "INVALID_FORMAT");
       expect(error.field).toBe("url");
       expect(error.message).toMatch(message);
     });

@@ -5,9 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
-import { tasks } from "../../lib/db/schema/index.js";
-import { cadToMicroUsdc, formatUsdc, uniqueOpenAmount } from "../../lib/payments/amount.js";
+import { paymentAmounts, tasks } from "../../lib/db/schema/index.js";
+import { cadToMicroUsdc, formatUsdc } from "../../lib/money.js";
 import { configuredNetworkNames, networkConfigs, paymentNetworks } from "../../lib/payments/networks.js";
+import { reserveAmount } from "../../lib/tasks/amount-reservations.js";
 import { compileTestToken } from "../../scripts/compile-test-token.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { testToken } from "./local-chain.js";
@@ -27,9 +28,11 @@ describe("amounts", () => {
     expect(formatUsdc(5n)).toBe("0.000005");
   });
 
-  it("raises a colliding amount by the fewest micro-units, ignoring sandbox and closed tasks", async () => {
+  it("gives the smallest amount no task holds or released within the cooldown", async () => {
     const db = await getDb();
     const base = 100_000_000n;
+    const HOUR = 3_600_000;
+    const now = new Date("2026-11-23T12:00:00Z");
     const row = (id: string, status: string, amount: bigint, sandbox = false) => ({
       id,
       sandbox,
@@ -47,14 +50,39 @@ describe("amounts", () => {
       .values([
         row("TASK-A", "accepted_pending_payment", base),
         row("TASK-B", "counter_offered", base + 1n),
-        row("TASK-C", "paid", base + 2n),
-        row("SANDBOX-D", "accepted_pending_payment", base + 2n, true),
+        row("TASK-C", "cancelled", base + 2n),
+        row("TASK-D", "payment_expired", base + 3n),
+        row("TASK-E", "paid", base + 4n),
+        row("SANDBOX-F", "accepted_pending_payment", base + 5n, true),
+        row("TASK-G", "received", base + 6n),
+        row("TASK-H", "received", base + 7n),
+        row("TASK-I", "received", base + 8n),
       ]);
+    const at = (hoursAgo: number) => new Date(now.getTime() - hoursAgo * HOUR);
+    await db.insert(paymentAmounts).values([
+      // TASK-A: held (open). TASK-B: open, inserted without a reservation row (still counts).
+      { taskId: "TASK-A", amountMicro: base, assignedAt: at(2) },
+      // Released 10 h ago: cooling down. Released 200 h ago: free again.
+      { taskId: "TASK-C", amountMicro: base + 2n, assignedAt: at(20), releasedAt: at(10) },
+      { taskId: "TASK-D", amountMicro: base + 3n, assignedAt: at(300), releasedAt: at(200) },
+    ]);
     await db.transaction(async (tx) => {
-      expect(await uniqueOpenAmount(tx, base)).toBe(base + 2n);
-      expect(await uniqueOpenAmount(tx, base, "TASK-A")).toBe(base); // its own amount is free
-      expect(await uniqueOpenAmount(tx, base + 5n)).toBe(base + 5n);
+      expect(await reserveAmount(tx, "TASK-G", base, now, 168)).toBe(base + 3n);
+      // Sandbox amounts and paid tasks without a reservation do not count.
+      expect(await reserveAmount(tx, "TASK-H", base + 4n, now, 168)).toBe(base + 4n);
+      // Without cooldown, the amount released 10 h ago is free at once.
+      expect(await reserveAmount(tx, "TASK-I", base, now, 0)).toBe(base + 2n);
     });
+    const held = await db.select().from(paymentAmounts);
+    expect(held.filter((h) => h.releasedAt === null).map((h) => [h.taskId, h.amountMicro])).toEqual(
+      expect.arrayContaining([
+        ["TASK-A", base],
+        ["TASK-G", base + 3n],
+        ["TASK-H", base + 4n],
+        ["TASK-I", base + 2n],
+      ]),
+    );
+    expect(held.find((h) => h.taskId === "TASK-G")!.assignedAt).toEqual(now);
   });
 });
 

@@ -13,7 +13,7 @@ import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { chainCursors, chainTransfers, taskEvents, tasks } from "../../lib/db/schema/index.js";
 import { checkPayments } from "../../lib/jobs/check-payments.js";
-import { formatUsdc } from "../../lib/payments/amount.js";
+import { formatUsdc } from "../../lib/money.js";
 import { paymentNetworks } from "../../lib/payments/networks.js";
 import { expireOverduePayments } from "../../lib/tasks/expire-payments.js";
 import { useTestDatabase } from "../helpers/db.js";

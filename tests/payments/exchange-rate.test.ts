@@ -10,7 +10,7 @@ import { GET as estimate } from "../../api/estimate.js";
 import { parseConfig, resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { exchangeRates, tasks } from "../../lib/db/schema/index.js";
-import { cadToMicroUsdc } from "../../lib/payments/amount.js";
+import { cadToMicroUsdc } from "../../lib/money.js";
 import { currentCadUsdRate, fetchValetRate, rateProvider } from "../../lib/payments/exchange-rate.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";

@@ -85,7 +85,9 @@ describe("POST /api/task-score", () => {
     [() => ({ task_id: open, rating: 4 }), () => owner, 409, "CONFLICT"],
     [() => ({ task_id: open, rating: 0 }), () => owner, 422, "VALIDATION_ERROR"],
     [() => ({ task_id: open, rating: 6 }), () => owner, 422, "VALIDATION_ERROR"],
-    [() => ({ task_id: open, rating: 4.5 }), () => owner, 400, "INVALID_FORMAT"],
+    // spec "POST /api/task-score": "422 validation" (docs/spec-precedence.md)
+    [() => ({ task_id: open, rating: 4.5 }), () => owner, 422, "VALIDATION_ERROR"],
+    [() => ({ task_id: open, rating: 0.5 }), () => owner, 422, "VALIDATION_ERROR"],
     [() => ({ task_id: open, rating: "5" }), () => owner, 400, "INVALID_FORMAT"],
     [() => ({ task_id: open }), () => owner, 400, "MISSING_FIELD"],
     [() => ({ rating: 3 }), () => owner, 400, "MISSING_FIELD"],

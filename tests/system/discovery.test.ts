@@ -64,6 +64,10 @@ describe("GET /api/capabilities", () => {
     const estimate = body.authentication.endpoint_scopes.find((e: any) => e.path === "/api/estimate");
     expect(estimate).toEqual({ method: "GET", path: "/api/estimate", auth: "optional", scope: null });
     expect(body.endpoints.some((e: any) => e.path.startsWith("/api/cron"))).toBe(false);
+    expect(body.features.mcp).toMatchObject({
+      methods: ["POST"],
+      accept: "application/json, text/event-stream",
+    });
   });
 });
 
@@ -94,6 +98,43 @@ describe("GET /openapi.json", () => {
     ).toEqual(Object.keys(estimateQuerySchema.shape).sort());
     expect(op.responses["422"].description).toContain("LOCATION_NOT_FOUND");
     expect(body.paths["/api/cron/check-payments"]).toBeUndefined();
+  });
+
+  it("declares the statuses every operation can answer, each narrowed to its codes", async () => {
+    const { body } = await call(openapi, "/openapi.json");
+    const codes = (response: any) =>
+      response.content["application/json"].schema.allOf[1].properties.error.properties.code.enum;
+    for (const [path, item] of Object.entries<any>(body.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const where = `${method} ${path}`;
+        expect(op.responses, where).not.toHaveProperty("default");
+        expect(codes(op.responses["405"]), where).toEqual(["METHOD_NOT_ALLOWED"]);
+        expect(op.responses["405"].headers, where).toHaveProperty("Allow");
+        // A key that is sent must be valid everywhere but on MCP, which leaves it to its tools.
+        if (op["x-auth"] !== "delegated") expect(codes(op.responses["401"]), where).toContain("UNAUTHORIZED");
+      }
+    }
+    const list = body.paths["/api/task-list"].get;
+    expect(codes(list.responses["400"])).toEqual(["INVALID_FORMAT"]);
+    expect(list.parameters.find((p: any) => p.name === "status")).toMatchObject({
+      style: "form",
+      explode: false,
+    });
+    expect(codes(body.paths["/api/submit-task"].get.responses["422"])).toEqual(["FIELD_TOO_LONG"]);
+    // INVALID_FORMAT: a string with U+0000 is refused on every operation.
+    expect(codes(body.paths["/api/services"].get.responses["400"])).toEqual([
+      "INVALID_FORMAT",
+      "MISSING_FIELD",
+    ]);
+    expect(Object.keys(body.paths["/api/analytics"].get.responses["200"].content)).toEqual([
+      "application/json",
+      "text/csv",
+    ]);
+    // 400: a query string with U+0000 is refused before the method answers 405.
+    expect(Object.keys(body.paths["/api/mcp"].get.responses)).toEqual(["400", "405", "429", "500", "503"]);
+    expect(body.paths["/api/mcp"].post.responses["406"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/JsonRpcError",
+    });
   });
 
   it("resolves every $ref", async () => {

@@ -203,18 +203,17 @@ describe("decodeProofFiles: refused files", () => {
     expect(e).toMatchObject({ code: "VALIDATION_ERROR", field: "proof_files.0.type" });
   });
 
-  it.each([
-    "../etc/passwd",
-    "dir/a.png",
-    "a\\b.png",
-    "a\u0000.png",
-    "a\n.png",
-    "..",
-    "photo\u202Egnp.exe",
-    " ",
-  ])("refuses filename %j", async (filename) => {
-    const e = await failure([{ filename, type: "image/png", content: b64(png) }]);
-    expect(e).toMatchObject({ code: "VALIDATION_ERROR", status: 422, field: "proof_files.0.filename" });
+  it.each(["../etc/passwd", "dir/a.png", "a\\b.png", "a\n.png", "..", "photo\u202Egnp.exe", " "])(
+    "refuses filename %j",
+    async (filename) => {
+      const e = await failure([{ filename, type: "image/png", content: b64(png) }]);
+      expect(e).toMatchObject({ code: "VALIDATION_ERROR", status: 422, field: "proof_files.0.filename" });
+    },
+  );
+
+  it("refuses a NUL in a filename as any NUL: 400 INVALID_FORMAT naming the field", async () => {
+    const e = await failure([{ filename: "a\u0000.png", type: "image/png", content: b64(png) }]);
+    expect(e).toMatchObject({ code: "INVALID_FORMAT", status: 400, field: "proof_files.0.filename" });
   });
 
   it("refuses an over-long filename with FIELD_TOO_LONG, counting code points", async () => {

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { POST as refundPost } from "../../api/task-refund.js";
 import { getDb } from "../../lib/db/client.js";
 import { emails, invoices, ledgerEntries, tasks } from "../../lib/db/schema/index.js";
-import { accountAdmin, openAccount } from "../accounts/helpers.js";
+import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
@@ -21,6 +21,7 @@ import {
   submitTask,
   validTask,
 } from "../helpers/tasks.js";
+import { verifyAddresses } from "../helpers/verified.js";
 
 useTestDatabase();
 
@@ -31,6 +32,8 @@ const TX = `0x${"AB".repeat(32)}`;
 beforeAll(async () => {
   admin = await makeKey(["admin"]);
   agent = await makeKey(["audit_only", "task_create", "task_cancel"], "owner@example.com");
+  // Full-text e-mails go to verified addresses only (lib/mail/unverified-recipients.ts).
+  await verifyAddresses(validTask.requester_contact);
 });
 
 function settle(body: Record<string, unknown>, key = admin) {
@@ -125,7 +128,7 @@ describe("POST /api/task-refund", () => {
   it("credits an account-paid task's refund to the account, with a refund invoice", async () => {
     const contact = "refund-settle@example.com";
     const key = await makeKey(["audit_only", "task_create", "task_cancel", "billing_read"], contact);
-    const accountId = (await openAccount(key)).body.account.account_id as string;
+    const accountId = (await openLinkedAccount(key)).body.account.account_id as string;
     await accountAdmin(admin, { action: "deposit", email: contact, amount_cad: 1000 });
     const { body: created } = await submitTask(validTask, keyHeaders(key));
     const id = created.task_id as string;

@@ -12,9 +12,9 @@ import { replayWebhookFailure } from "../../../lib/webhooks/replay-failure.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   GET: endpoint(listWebhookFailuresOperation, ({ params, query, caller }) =>
-    listWebhookFailures(caller!, params.webhook_id!, query),
+    listWebhookFailures(caller, params.webhook_id!, query),
   ),
   POST: endpoint(replayWebhookFailureOperation, ({ params, body, caller }) =>
-    replayWebhookFailure(caller!, params.webhook_id!, body.event_id),
+    replayWebhookFailure(caller, params.webhook_id!, body.event_id),
   ),
 });

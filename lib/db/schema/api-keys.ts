@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type AnyPgColumn, index, pgTable, text } from "drizzle-orm/pg-core";
+import { clientAccounts } from "./client-accounts.js";
 import { createdAt, timestamptz } from "./columns.js";
 import type { Scope } from "./enums.js";
 
@@ -14,8 +15,17 @@ export const apiKeys = pgTable(
     /** `key_<random>`: the public key id (never the secret). */
     id: text("id").primaryKey(),
     name: text("name").notNull(),
-    /** Contact e-mail given at creation, stored lowercase; client accounts created with the key use it. */
+    /**
+     * Contact e-mail typed at creation, stored lowercase. Never verified: it grants nothing (no account, no
+     * billing, no visibility of other keys); it is only where the key's own notifications go.
+     */
     contact: text("contact").notNull(),
+    /**
+     * The prepaid account this key bills and reads, set only by that account's verified owner (signed in:
+     * a key created from the dashboard, or an existing key linked by proving possession of it). Null: the
+     * key pays in USDC and sees no account.
+     */
+    accountId: text("account_id").references((): AnyPgColumn => clientAccounts.id, { onDelete: "set null" }),
     /** Lowercase hex SHA-256 of the full key; the lookup path of every authenticated request. */
     keyHash: text("key_hash").notNull().unique("api_keys_key_hash_uq"),
     /** Last 4 characters of the key, shown in listings. */
@@ -36,6 +46,7 @@ export const apiKeys = pgTable(
   (t) => [
     index("api_keys_created_by_key_id_idx").on(t.createdByKeyId),
     index("api_keys_contact_idx").on(t.contact),
+    index("api_keys_account_id_idx").on(t.accountId),
   ],
 );
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, numeric, pgTable, text } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, check, index, numeric, pgTable, text } from "drizzle-orm/pg-core";
 import { apiKeys } from "./api-keys.js";
 import { createdAt, timestamptz, updatedAt } from "./columns.js";
 import type { AccountStatus, Lang } from "./enums.js";
@@ -39,8 +39,11 @@ export const clientAccounts = pgTable(
       .notNull()
       .default(0),
     emailVerifiedAt: timestamptz("email_verified_at"),
-    /** Key the account was registered with (whose contact is `email`). */
-    apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "set null" }),
+    /**
+     * Key the account was opened with (audit only: it links nothing; the owner links keys explicitly,
+     * `api_keys.account_id`).
+     */
+    apiKeyId: text("api_key_id").references((): AnyPgColumn => apiKeys.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -123,5 +123,6 @@ export const AUTH_TOKEN_PURPOSES = ["verify_email", "reset_password"] as const;
 export type AuthTokenPurpose = (typeof AUTH_TOKEN_PURPOSES)[number];
 
 /** State of an outgoing e-mail. */
-export const EMAIL_STATUSES = ["queued", "sent", "failed"] as const;
+/** `suppressed`: never sent (e.g. over UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY); kept as a record. */
+export const EMAIL_STATUSES = ["queued", "sent", "failed", "suppressed"] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];

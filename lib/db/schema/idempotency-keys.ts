@@ -3,8 +3,9 @@ import { createdAt, timestamptz } from "./columns.js";
 import type { IdempotencyState } from "./enums.js";
 
 /**
- * `Idempotency-Key` records (contract.md "Idempotency"), kept 24 h. Used when no Redis is
- * configured. The first request inserts `in_progress`; on finishing it stores the response.
+ * `Idempotency-Key` records, kept 24 h (docs/reliability.md "Idempotency"). A row is written
+ * only when its request finished, in the same transaction as the request's effects
+ * (lib/idempotency/store.ts); a running request holds an advisory lock, not a row.
  */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
@@ -17,12 +18,13 @@ export const idempotencyKeys = pgTable(
     requestHash: text("request_hash").notNull(),
     /** `METHOD /path` of the first request (diagnostics). */
     endpoint: text("endpoint"),
+    /** Always `completed` for rows written now; `in_progress` rows (an earlier design) are ignored. */
     state: text("state").$type<IdempotencyState>().notNull().default("in_progress"),
     responseStatus: integer("response_status"),
     responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
-    /** Response body exactly as first sent. */
+    /** Response body as first sent, encrypted (`v1.…`, lib/idempotency/seal.ts). */
     responseBody: text("response_body"),
-    /** An `in_progress` record older than this belongs to a crashed request and may be taken over. */
+    /** Unused since claims became advisory locks (always null in new rows). */
     lockedUntil: timestamptz("locked_until"),
     createdAt: createdAt(),
     /** `created_at` + 24 h; expired rows are ignored and purged. */

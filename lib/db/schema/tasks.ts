@@ -101,7 +101,7 @@ export const tasks = pgTable(
     /**
      * Exact USDC amount to pay, micro-units. Unique among open non-sandbox payments (see
      * `tasks_open_payment_usdc_uq`): the amount alone identifies the task an on-chain
-     * transfer pays for.
+     * transfer pays for. Allocated and dated by `payment_amounts` (reuse cooldown).
      */
     paymentUsdcMicro: usdcMicro("payment_usdc_micro"),
     /** End of the 48 h payment window. */

@@ -1,0 +1,192 @@
+/**
+ * Authentication of the wrapper, per the operation's auth mode (lib/http/operation.ts `AuthMode`):
+ * the API key (`x-api-key` or `Authorization: Bearer <key>`) and its scope, the client JWT
+ * (`Authorization: Bearer <jwt>` of a client session), and Vercel Cron's bearer secret. The result
+ * is the request's `Principal`, typed per mode so endpoints never assert a caller's presence.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { presentedJwt } from "../auth/jwt.js";
+import { type ClientPrincipal, verifyClientSession } from "../auth/sessions.js";
+import { type Config, productionProfile } from "../config.js";
+import { authenticateKey, type Caller, hasScope, presentedKey } from "../keys/authenticate.js";
+import { ApiError } from "./errors.js";
+import { type AuthMode, isPublicRead, type Operation } from "./operation.js";
+import { isStorageFailure } from "./storage-failure.js";
+
+/**
+ * Who calls, per auth mode:
+ * - `key`, `admin`: `caller` is the (scope-checked) API key;
+ * - `client`: `client` is the verified client session; `caller` the key also sent, if any;
+ * - `key_or_client`: at least one of them (`client` when a JWT is sent, else `caller`);
+ * - `cron`: neither;
+ * - `none`, `optional`, `delegated`: `caller` when a (valid) key is sent, else null.
+ */
+export type Principal<A extends AuthMode = AuthMode> = A extends "key" | "admin"
+  ? { caller: Caller; client: null }
+  : A extends "client"
+    ? { caller: Caller | null; client: ClientPrincipal }
+    : A extends "key_or_client"
+      ? { caller: Caller; client: null } | { caller: Caller | null; client: ClientPrincipal }
+      : A extends "cron"
+        ? { caller: null; client: null }
+        : { caller: Caller | null; client: null };
+
+/** `Warning` value of a public read served as anonymous because its key could not be checked. */
+export const KEY_NOT_CHECKED_WARNING = '199 - "API key not checked: storage unavailable"';
+
+/**
+ * The key check of a public read, bounded by KEY_CHECK_TIMEOUT_MS: a storage failure or
+ * timeout gives null (serve as anonymous) instead of 503, so the status and public reads keep
+ * answering during an outage (README "Platform status").
+ * @throws ApiError UNAUTHORIZED for a key that was checked and refused.
+ */
+async function checkKeyOfPublicRead(key: string, config: Config): Promise<Caller | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const check = authenticateKey(key);
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), config.KEY_CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([check, timeout]);
+  } catch (error) {
+    if (isStorageFailure(error)) return null;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    check.catch(() => {}); // a check that lost the race may still fail later
+  }
+}
+
+function addWarning(headers: Record<string, string>, warning: string): void {
+  headers.warning = headers.warning ? `${headers.warning}, ${warning}` : warning;
+}
+
+/**
+ * Authenticates per `operation.auth` and checks its scope. A credential that is sent
+ * must be valid even where none is required, except that a public read whose key cannot be
+ * checked (storage down or slow) is served as anonymous with `Warning: 199 - "API key not
+ * checked: storage unavailable"` added to `extraHeaders`. Missing `billing_read` → 401 (the
+ * spec says so); other missing scopes → 403 FORBIDDEN.
+ * @throws ApiError UNAUTHORIZED, FORBIDDEN; storage failures of the key check (→ 503) except on public reads
+ */
+export async function authenticateKeyOf(
+  operation: Operation,
+  request: Request,
+  config: Config,
+  extraHeaders: Record<string, string>,
+): Promise<Caller | null> {
+  const key = presentedKey(request);
+  if (key === undefined || key === "") {
+    if (operation.auth === "key" || operation.auth === "admin") {
+      throw new ApiError(
+        "UNAUTHORIZED",
+        "An API key is required: x-api-key: <key> or Authorization: Bearer <key>",
+      );
+    }
+    return null;
+  }
+  if (operation.auth === "delegated") {
+    try {
+      return await authenticateKey(key);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "UNAUTHORIZED") return null;
+      throw error;
+    }
+  }
+  if (isPublicRead(operation)) {
+    const checked = await checkKeyOfPublicRead(key, config);
+    if (!checked) {
+      addWarning(extraHeaders, KEY_NOT_CHECKED_WARNING);
+      return null;
+    }
+    return checkScope(operation, checked);
+  }
+  return checkScope(operation, await authenticateKey(key));
+}
+
+/**
+ * The client session of a request for the JWT modes, checked after the key (so a bad key is
+ * refused first, as everywhere): `client` requires the JWT; `key_or_client` uses it when sent
+ * (a JWT that is sent must be valid even with a valid key) and otherwise requires the key. Other
+ * modes never read the JWT.
+ * @throws ApiError UNAUTHORIZED (credential missing; for a bad JWT see verifyClientSession)
+ */
+export async function authenticateClientOf(
+  operation: Operation,
+  request: Request,
+  caller: Caller | null,
+): Promise<ClientPrincipal | null> {
+  if (operation.auth !== "client" && operation.auth !== "key_or_client") return null;
+  const jwt = presentedJwt(request);
+  if (jwt) return verifyClientSession(jwt);
+  if (operation.auth === "client") {
+    throw new ApiError(
+      "UNAUTHORIZED",
+      "Sign in first: send Authorization: Bearer <jwt> from POST /api/client-auth?action=login",
+    );
+  }
+  if (!caller) {
+    throw new ApiError(
+      "UNAUTHORIZED",
+      "Send an API key (x-api-key) or the client token (Authorization: Bearer <jwt> from POST /api/client-auth)",
+    );
+  }
+  return null;
+}
+
+/**
+ * The principal of a request (see `Principal`) for every mode but `cron` (`authorizeCron`): the key
+ * per `authenticateKeyOf`, then the client JWT per `authenticateClientOf`.
+ * @throws ApiError UNAUTHORIZED, FORBIDDEN; storage failures (→ 503) except a public read's key check
+ */
+export async function authenticate(
+  operation: Operation,
+  request: Request,
+  config: Config,
+  extraHeaders: Record<string, string>,
+): Promise<Principal> {
+  const caller = await authenticateKeyOf(operation, request, config, extraHeaders);
+  const client = await authenticateClientOf(operation, request, caller);
+  return { caller, client } as Principal;
+}
+
+/**
+ * Returns `caller` when it may call `operation`.
+ * @throws ApiError FORBIDDEN (admin or scope missing), UNAUTHORIZED (billing_read missing)
+ */
+function checkScope(operation: Operation, caller: Caller): Caller {
+  if (operation.auth === "admin" && !caller.isAdmin) {
+    throw new ApiError("FORBIDDEN", "This operation requires a key with the admin scope");
+  }
+  const scope = operation.scope;
+  if (scope && !hasScope(caller, scope)) {
+    if (scope === "billing_read") {
+      throw new ApiError("UNAUTHORIZED", "This key lacks the billing_read scope required for billing");
+    }
+    throw new ApiError("FORBIDDEN", `This operation requires the ${scope} scope`);
+  }
+  return caller;
+}
+
+/**
+ * Scheduled jobs: `Authorization: Bearer CRON_SECRET` as Vercel Cron sends it; without
+ * a secret configured, allowed only in a loopback/embedded development run (lib/config.ts
+ * `productionProfile`; the profile itself refuses to serve without CRON_SECRET).
+ * @throws ApiError UNAUTHORIZED
+ */
+export function authorizeCron(request: Request, config: Config): void {
+  const secret = config.CRON_SECRET;
+  if (!secret) {
+    if (!productionProfile(config).active) return;
+    throw new ApiError("UNAUTHORIZED", "CRON_SECRET is not configured; scheduled jobs are refused");
+  }
+  if (!timingSafeEqualString(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
+    throw new ApiError("UNAUTHORIZED", "Missing or invalid cron secret");
+  }
+}
+
+function timingSafeEqualString(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,61 @@
+/**
+ * Rate limits of the wrapper: the general limit (per key, else per IP) plus an operation's extra
+ * per-IP policies, and the charge of a failed authentication against the anonymous IP budget.
+ */
+import type { Caller } from "../keys/authenticate.js";
+import { rateLimitExceeded } from "../ratelimit/enforce.js";
+import {
+  getLimiter,
+  type RateLimitResult,
+  rateLimitHeaders,
+  rateLimitSubject,
+} from "../ratelimit/limiter.js";
+import type { ApiError } from "./errors.js";
+import type { Operation } from "./operation.js";
+
+/** 429 RATE_LIMITED for the exceeded `failed` result of a wrapper policy. */
+function rateLimited(failed: RateLimitResult): ApiError {
+  const what =
+    failed.policy === "key_creation"
+      ? `${failed.limit} API keys per IP per hour`
+      : failed.policy === "login"
+        ? `${failed.limit} login attempts per IP per hour`
+        : `${failed.limit} requests per minute ${failed.policy === "key" ? "per API key" : "per IP without a key"}`;
+  return rateLimitExceeded(failed, what);
+}
+
+/**
+ * Applies the general limit (per key, else per IP) and the operation's extra per-IP
+ * limits; returns the rate-limit headers of the tightest one. Per-IP limits count an IPv6
+ * client for its whole /64 (`rateLimitSubject`).
+ * @throws ApiError RATE_LIMITED (429 with Retry-After); StorageError when the limiter's storage fails
+ */
+export async function enforceRateLimits(
+  operation: Operation,
+  caller: Caller | null,
+  ip: string,
+): Promise<Record<string, string>> {
+  const subject = rateLimitSubject(ip);
+  const checks = [caller ? getLimiter("key").limit(caller.keyId) : getLimiter("anon").limit(subject)];
+  for (const policy of operation.rateLimits ?? []) checks.push(getLimiter(policy).limit(subject));
+  const results = checks.length === 1 ? [await checks[0]!] : await Promise.all(checks);
+  const failed = results.find((r) => !r.success);
+  const tightest = failed ?? results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  const headers = rateLimitHeaders(tightest);
+  if (failed) throw rateLimited(failed);
+  return headers;
+}
+
+/**
+ * A request whose credential failed (401) counts against its IP's budget of requests without a
+ * key (`RATE_LIMIT_ANON_PER_MIN`, per /64 for IPv6), so guessing keys costs the same as any
+ * anonymous request and stops at the same limit. Returns the headers to add to the 401. Also
+ * used by the MCP tools for a failed `api_key` argument (several tool calls may share a request).
+ * @throws ApiError RATE_LIMITED once that budget is spent (the 429 replaces the 401)
+ */
+export async function chargeFailedAuthentication(ip: string): Promise<Record<string, string>> {
+  const result = await getLimiter("anon").limit(rateLimitSubject(ip));
+  const headers = rateLimitHeaders(result);
+  if (!result.success) throw rateLimited(result);
+  return headers;
+}

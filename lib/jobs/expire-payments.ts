@@ -1,0 +1,20 @@
+/**
+ * The expiry job (api/cron/expire-payments, every 5 minutes): expires unpaid tasks past their
+ * 48 h payment window (lib/tasks/expire-payments.ts) and purges `Idempotency-Key` records past
+ * their 24 h (lib/idempotency/store.ts); the run is recorded in `job_runs`.
+ */
+import { getDb } from "../db/client.js";
+import { purgeExpiredRecords } from "../idempotency/store.js";
+import { expireOverduePayments } from "../tasks/expire-payments.js";
+import { type JobResult, runJob } from "./run-job.js";
+
+/**
+ * Runs the expiry job once.
+ * @returns the job result; its details are the expiry counts plus `idempotency_records_purged`
+ */
+export function expirePayments(): Promise<JobResult> {
+  return runJob("expire-payments", async () => ({
+    ...(await expireOverduePayments()),
+    idempotency_records_purged: await purgeExpiredRecords(await getDb()),
+  }));
+}

@@ -1,0 +1,136 @@
+/**
+ * The keys of a prepaid account, managed by its verified owner (GET/POST /api/account-keys, the client
+ * dashboard's "API keys"). As on payment platforms, the keys that bill an account belong to it: a key
+ * reads the account and its tasks are charged to it only when `api_keys.account_id` names the account,
+ * and only the signed-in owner (client JWT, whose login needs a verified e-mail) sets it:
+ *
+ * - `create` {name, scopes?}: a new key linked to the account (shown once; scopes default to
+ *   `audit_only`, `task_create`, `billing_read`; `admin` is never granted here);
+ * - `link` {api_key} — or no `api_key` and the key sent as `x-api-key` with the JWT: links an existing
+ *   key. The full key is the proof of possession: a key id or name alone never links. Refused for a
+ *   revoked or unknown key (404), an admin key (422), a key linked to another account (409);
+ * - `unlink` {key_id}: the key stops billing and reading the account at once (it stays valid and pays
+ *   in USDC); only a key linked to this account (else 404).
+ * Anonymous `POST /api/api-keys` never links: its typed `contact` is not verified.
+ */
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { ClientPrincipal } from "../auth/sessions.js";
+import { getDb } from "../db/client.js";
+import type { Scope } from "../db/schema/enums.js";
+import { apiKeys } from "../db/schema/index.js";
+import { ApiError } from "../http/errors.js";
+import { sha256Hex } from "../ids.js";
+import type { Caller } from "./authenticate.js";
+import { type CreatedApiKey, createApiKey } from "./create-api-key.js";
+import { type ApiKeyItem, apiKeyItem } from "./list-api-keys.js";
+import type { AccountKeysBody } from "./schemas.js";
+
+/** Default scopes of a key created for an account: it may also read the account's billing. */
+export const ACCOUNT_KEY_DEFAULT_SCOPES: Scope[] = ["audit_only", "task_create", "billing_read"];
+
+/** Answer of GET /api/account-keys. */
+export interface AccountKeysList {
+  account_id: string;
+  keys: ApiKeyItem[];
+  count: number;
+}
+
+/** Answer of POST /api/account-keys. */
+export type AccountKeysResult =
+  | ({ action: "create" } & CreatedApiKey)
+  | { action: "link"; linked: true; key: ApiKeyItem }
+  | { action: "unlink"; unlinked: true; key_id: string };
+
+/** The active keys linked to the client's account, newest first. */
+export async function listAccountKeys(client: ClientPrincipal): Promise<AccountKeysList> {
+  const db = await getDb();
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, client.account.id), isNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.createdAt));
+  const keys = rows.map(apiKeyItem);
+  return { account_id: client.account.id, keys, count: keys.length };
+}
+
+/**
+ * Runs `body.action` for the signed-in owner `client`; `caller` is the key sent as `x-api-key`, if any
+ * (`link` without `api_key` links it).
+ * @throws ApiError VALIDATION_ERROR (missing member for the action, admin key), NOT_FOUND (unknown,
+ *   revoked or foreign key), CONFLICT (key linked to another account)
+ */
+export async function manageAccountKeys(
+  client: ClientPrincipal,
+  caller: Caller | null,
+  body: AccountKeysBody,
+  ip: string,
+): Promise<AccountKeysResult> {
+  const account = client.account;
+  const db = await getDb();
+  switch (body.action) {
+    case "create": {
+      if (!body.name)
+        throw new ApiError("VALIDATION_ERROR", "name is required for create", { field: "name" });
+      const created = await createApiKey({
+        name: body.name,
+        contact: account.email,
+        scopes: body.scopes ?? ACCOUNT_KEY_DEFAULT_SCOPES,
+        accountId: account.id,
+        ip,
+      });
+      return { action: "create", ...created };
+    }
+    case "link": {
+      const hash = body.api_key ? sha256Hex(body.api_key.trim()) : undefined;
+      const match = hash ? eq(apiKeys.keyHash, hash) : caller ? eq(apiKeys.id, caller.keyId) : undefined;
+      if (!match) {
+        throw new ApiError(
+          "VALIDATION_ERROR",
+          "api_key is required for link: paste the full key (or send it as x-api-key with this request)",
+          { field: "api_key" },
+        );
+      }
+      const [row] = await db
+        .select()
+        .from(apiKeys)
+        .where(and(match, isNull(apiKeys.revokedAt)));
+      if (!row) throw new ApiError("NOT_FOUND", "No active key matches api_key", { field: "api_key" });
+      if (row.scopes.includes("admin")) {
+        throw new ApiError(
+          "VALIDATION_ERROR",
+          "An operator (admin) key cannot be linked to a client account",
+          {
+            field: "api_key",
+          },
+        );
+      }
+      if (row.accountId === account.id) return { action: "link", linked: true, key: apiKeyItem(row) };
+      const [linked] = await db
+        .update(apiKeys)
+        .set({ accountId: account.id })
+        .where(and(eq(apiKeys.id, row.id), isNull(apiKeys.accountId), isNull(apiKeys.revokedAt)))
+        .returning();
+      if (!linked) {
+        throw new ApiError("CONFLICT", "This key is linked to another account; unlink it there first", {
+          field: "api_key",
+        });
+      }
+      return { action: "link", linked: true, key: apiKeyItem(linked) };
+    }
+    case "unlink": {
+      if (!body.key_id)
+        throw new ApiError("VALIDATION_ERROR", "key_id is required for unlink", { field: "key_id" });
+      const [row] = await db
+        .update(apiKeys)
+        .set({ accountId: null })
+        .where(and(eq(apiKeys.id, body.key_id), eq(apiKeys.accountId, account.id)))
+        .returning({ id: apiKeys.id });
+      if (!row) {
+        throw new ApiError("NOT_FOUND", "No key with this key_id is linked to your account", {
+          field: "key_id",
+        });
+      }
+      return { action: "unlink", unlinked: true, key_id: row.id };
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Rate limits counted inside an operation, once the value they are keyed on is known (an e-mail in
+ * the body, the account of a code): the per-e-mail and per-IP limits of client login, password-reset
+ * requests and e-mail verification (lib/auth/client-auth.ts). Same limiter and storage as the
+ * handler wrapper's limits (lib/ratelimit/limiter.ts), so the same 429 and 503 behaviour.
+ */
+
+import { ApiError } from "../http/errors.js";
+import { sha256Hex } from "../ids.js";
+import { getLimiter, type RateLimitPolicy, type RateLimitResult, rateLimitHeaders } from "./limiter.js";
+
+/**
+ * Counts one attempt against each `[policy, identifier, what]` check (e-mails are counted by their
+ * SHA-256, so the limiter's storage never holds an address).
+ * @param checks what each limit is, for the message: "login attempts per e-mail per hour"
+ * @throws ApiError RATE_LIMITED (429 with Retry-After and RateLimit-* headers) naming the first
+ *   exhausted limit; StorageError when the limiter's storage fails (503)
+ */
+export async function enforceLimits(
+  checks: { policy: RateLimitPolicy; identifier: string; what: string }[],
+): Promise<void> {
+  const results = await Promise.all(checks.map((c) => getLimiter(c.policy).limit(c.identifier)));
+  const index = results.findIndex((r) => !r.success);
+  if (index < 0) return;
+  const failed = results[index]!;
+  throw rateLimitExceeded(failed, `${failed.limit} ${checks[index]!.what}`);
+}
+
+/**
+ * The 429 RATE_LIMITED error of an exhausted limit: "Rate limit exceeded: <what>; retry after N s",
+ * with its RateLimit-* and Retry-After headers and `limit`/`policy` members. One shape for the
+ * wrapper's limits (lib/http/limits.ts) and the limits counted inside operations.
+ * @param what the limit in words, e.g. "5 login attempts per IP per hour"
+ */
+export function rateLimitExceeded(failed: RateLimitResult, what: string): ApiError {
+  const headers = rateLimitHeaders(failed);
+  return new ApiError(
+    "RATE_LIMITED",
+    `Rate limit exceeded: ${what}; retry after ${headers["retry-after"]} s`,
+    {
+      headers,
+      extra: { limit: failed.limit, policy: failed.policy },
+    },
+  );
+}
+
+/** The limiter identifier of an e-mail address: the SHA-256 of its trimmed lowercase form. */
+export function emailIdentifier(email: string): string {
+  return sha256Hex(email.trim().toLowerCase());
+}

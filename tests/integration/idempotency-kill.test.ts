@@ -1,0 +1,143 @@
+/**
+ * kill -9 during work (docs/reliability.md "Idempotency"): a real service process on the
+ * PostgreSQL of TEST_DATABASE_URL with 20 keyed submissions in flight (each waiting on a hanging
+ * distance service), killed with SIGKILL, then started again. Every key, retried until it gets
+ * an answer that is neither 5xx nor 409, yields exactly one task, at once: no claim of the
+ * killed process blocks its key. Skipped without TEST_DATABASE_URL.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DatabaseHandle, openPg, setDatabase } from "../../lib/db/client.js";
+import { createScratchDatabase, type ScratchDatabase } from "../../lib/db/scratch-database.js";
+import { type OsrmStub, startOsrmStub } from "../geo/osrm-stub.js";
+import { makeKey } from "../helpers/keys.js";
+
+const ADMIN_URL = process.env.TEST_DATABASE_URL;
+const root = path.resolve(import.meta.dirname, "../..");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Service {
+  child: ChildProcess;
+  url: string;
+}
+
+/** Starts `scripts/serve.ts` on `databaseUrl`; resolves with its URL once it listens. */
+async function startService(databaseUrl: string, osrmUrl: string): Promise<Service> {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/serve.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: "development",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATABASE_URL: databaseUrl,
+      DISTANCE_PROVIDER: "osrm",
+      OSRM_URL: osrmUrl,
+      DISTANCE_TIMEOUT_MS: "20000",
+      RATE_LIMIT_KEY_PER_MIN: "100000",
+      OUTBOX_KICK: "false",
+      DATABASE_POOL_MAX: "25",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d) => {
+    output += d;
+  });
+  child.stderr!.on("data", (d) => {
+    output += d;
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const m = /listening on (http:\/\/[\d.:]+)/.exec(output);
+    if (m) return { child, url: m[1]! };
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error(`service did not start:\n${output}`);
+    await sleep(100);
+  }
+}
+
+describe.skipIf(!ADMIN_URL)("Idempotency-Key across kill -9", () => {
+  let scratch: ScratchDatabase;
+  let handle: DatabaseHandle;
+  let osrm: OsrmStub;
+  const services: Service[] = [];
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase(ADMIN_URL!, "ptes_test");
+    handle = await openPg(scratch.url, 2);
+    setDatabase(handle);
+    osrm = await startOsrmStub();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const s of services) if (s.child.exitCode === null) s.child.kill("SIGKILL");
+    setDatabase(undefined);
+    await handle?.close();
+    await osrm?.close();
+    await scratch?.drop();
+  });
+
+  it("yields exactly one task per key when the process is killed with requests in flight", async () => {
+    const apiKey = await makeKey(["task_create"]);
+    const run = randomBytes(4).toString("hex");
+    const keys = Array.from({ length: 20 }, (_, i) => `kill-${run}-${i}`);
+    const submit = (base: string, key: string) =>
+      fetch(`${base}/api/submit-task`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": apiKey, "idempotency-key": key },
+        body: JSON.stringify({
+          service_type: "SVC-01",
+          location_address: "Boisbriand, QC", // a gazetteer place: its distance is asked of OSRM
+          task_description: `Photograph the storefront (${key}).`,
+          requester_contact: "kill@example.com",
+        }),
+      });
+
+    const first = await startService(scratch.url, osrm.url);
+    services.push(first);
+    osrm.setMode({ kind: "hang" });
+    const before = osrm.requests.length;
+    const inFlight = keys.map((key) => submit(first.url, key).catch(() => null));
+    for (let i = 0; i < 1000 && osrm.requests.length < before + keys.length; i++) await sleep(10);
+    expect(osrm.requests.length - before).toBe(keys.length);
+    first.child.kill("SIGKILL");
+    await Promise.all(inFlight);
+
+    osrm.setMode({ kind: "ok", meters: 30_000, seconds: 1500 });
+    const second = await startService(scratch.url, osrm.url);
+    services.push(second);
+    const ids = new Map<string, string>();
+    const started = Date.now();
+    await Promise.all(
+      keys.map(async (key) => {
+        while (Date.now() - started < 10_000) {
+          const res = await submit(second.url, key);
+          if (res.status < 500 && res.status !== 409) {
+            expect(res.status).toBe(201);
+            ids.set(key, ((await res.json()) as { task_id: string }).task_id);
+            return;
+          }
+          await sleep(100);
+        }
+      }),
+    );
+    expect(ids.size).toBe(keys.length);
+    const direct = new pg.Client({ connectionString: scratch.url });
+    await direct.connect();
+    try {
+      for (const key of keys) {
+        const { rows } = await direct.query<{ id: string }>(
+          "select id from tasks where task_description = $1",
+          [`Photograph the storefront (${key}).`],
+        );
+        expect(rows.map((r) => r.id)).toEqual([ids.get(key)]);
+      }
+    } finally {
+      await direct.end();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,242 @@
+/**
+ * Fair webhook delivery (issue 20 item 4), against real loopback HTTP receivers:
+ *
+ * - head of line: 100 receivers that accept a request and never answer, plus one healthy
+ *   receiver of another key whose event is committed last: the healthy one gets its
+ *   delivery within 5 s (the hanging ones' timeout is 6 s), and once the timeout has
+ *   elapsed every hanging attempt is recorded (`attempts`, `attempted_at`, the timeout as
+ *   `last_error`);
+ * - one destination with a long backlog (60 deliveries of one key to one dead receiver):
+ *   never more than WEBHOOK_DESTINATION_CONCURRENCY requests open to it, another key's
+ *   healthy receiver served at once, and every request the dead receiver saw is recorded;
+ * - the circuit breaker: after WEBHOOK_BREAKER_FAILURES consecutive failures a destination's
+ *   due deliveries are recorded as failed attempts without a request, on the same schedule.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { eq, inArray } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { POST as createWebhook } from "../../api/webhooks.js";
+import { resetConfig } from "../../lib/config.js";
+import { getDb } from "../../lib/db/client.js";
+import { deliveries, taskEvents } from "../../lib/db/schema/index.js";
+import { processOutbox } from "../../lib/events/process-outbox.js";
+import { prefixedId } from "../../lib/ids.js";
+import { authenticateKey } from "../../lib/keys/authenticate.js";
+import { resetBreakers } from "../../lib/webhooks/breaker.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { call } from "../helpers/request.js";
+import { type Receiver, startReceiver } from "./receiver.js";
+
+useTestDatabase();
+
+const EVENT = "billing.low_balance";
+
+/** A loopback server that reads each request and never answers; counts open requests. */
+interface HangingReceiver {
+  url: string;
+  received: number;
+  open: number;
+  maxOpen: number;
+  close(): Promise<void>;
+}
+
+async function hangingReceiver(): Promise<HangingReceiver> {
+  const r: HangingReceiver = { url: "", received: 0, open: 0, maxOpen: 0, close: async () => {} };
+  const server = http.createServer((req) => {
+    r.received += 1;
+    r.open += 1;
+    r.maxOpen = Math.max(r.maxOpen, r.open);
+    req.resume();
+    req.socket.once("close", () => {
+      r.open -= 1;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  r.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return r;
+}
+
+const closers: (() => Promise<void>)[] = [];
+
+function setEnv(env: Record<string, string>) {
+  for (const [k, v] of Object.entries(env)) process.env[k] = v;
+  resetConfig();
+}
+
+const ENV_KEYS = [
+  "ALLOW_PRIVATE_CALLBACKS",
+  "OUTBOX_KICK",
+  "WEBHOOK_TIMEOUT_MS",
+  "WEBHOOK_BREAKER_FAILURES",
+  "WEBHOOK_DESTINATION_CONCURRENCY",
+];
+
+beforeAll(() => setEnv({ ALLOW_PRIVATE_CALLBACKS: "true", OUTBOX_KICK: "false" }));
+beforeEach(() => resetBreakers());
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+afterAll(() => {
+  for (const k of ENV_KEYS) delete process.env[k];
+  resetConfig();
+});
+
+async function webhookFor(key: string, url: string) {
+  const { res, body } = await call(createWebhook, "/api/webhooks", {
+    method: "POST",
+    headers: keyHeaders(key),
+    json: { url, events: [EVENT] },
+  });
+  expect(res.status).toBe(201);
+  return body.webhook_id as string;
+}
+
+/** Commits one event of `key` (fanned out to its subscribed webhooks by the outbox). */
+async function commitEvent(key: string) {
+  const { keyId } = await authenticateKey(key);
+  const db = await getDb();
+  await db
+    .insert(taskEvents)
+    .values({ id: prefixedId("evt"), type: EVENT, apiKeyId: keyId, payload: { balance_cad: 1 } });
+}
+
+async function deliveriesOf(webhookIds: string[]) {
+  const db = await getDb();
+  return db.select().from(deliveries).where(inArray(deliveries.webhookId, webhookIds));
+}
+
+async function healthyKey(): Promise<{ key: string; receiver: Receiver; webhookId: string }> {
+  const receiver = await startReceiver();
+  closers.push(() => receiver.close());
+  const key = await makeKey(["audit_only", "task_create"]);
+  return { key, receiver, webhookId: await webhookFor(key, `${receiver.url}/ok`) };
+}
+
+describe("a hundred hanging receivers", () => {
+  beforeAll(() => setEnv({ WEBHOOK_TIMEOUT_MS: "6000", WEBHOOK_BREAKER_FAILURES: "5" }));
+
+  it("do not delay another key's healthy receiver, and every hanging attempt is recorded", async () => {
+    const hanging = await Promise.all(Array.from({ length: 100 }, hangingReceiver));
+    for (const h of hanging) closers.push(() => h.close());
+    // 20 keys with 5 webhooks each (the per-key limit), one event each, committed first.
+    const hookIds: string[] = [];
+    for (let k = 0; k < 20; k++) {
+      const key = await makeKey(["audit_only", "task_create"]);
+      for (const h of hanging.slice(k * 5, k * 5 + 5)) hookIds.push(await webhookFor(key, `${h.url}/hang`));
+      await commitEvent(key);
+    }
+    const healthy = await healthyKey();
+    await commitEvent(healthy.key);
+
+    const started = Date.now();
+    const pass = processOutbox();
+    await healthy.receiver.waitFor(1, 5000);
+    const healthyAfter = Date.now() - started;
+    expect(healthyAfter).toBeLessThan(5000);
+    const [ok] = await deliveriesOf([healthy.webhookId]);
+    expect(hanging.reduce((n, h) => n + h.received, 0)).toBeGreaterThan(0);
+
+    const result = await pass;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(6000);
+    expect(result.delivered).toBe(1);
+    expect(result.retrying).toBe(100);
+    expect(hanging.map((h) => h.received)).toEqual(Array(100).fill(1));
+    const rows = await deliveriesOf(hookIds);
+    expect(rows).toHaveLength(100);
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: "pending", attempts: 1, lastHttpStatus: null, lockedUntil: null });
+      expect(row.attemptedAt).toHaveLength(1);
+      expect(row.lastError).toMatch(/timed out after 6000 ms/);
+      expect(row.nextAttemptAt.getTime() - row.attemptedAt[0]!.getTime()).toBe(30_000);
+    }
+    const [done] = await deliveriesOf([healthy.webhookId]);
+    expect(done).toMatchObject({ status: "delivered", attempts: 1, lastHttpStatus: 200 });
+    expect(ok?.eventId).toBe(done!.eventId);
+  }, 60_000);
+});
+
+describe("one destination with a long backlog", () => {
+  beforeAll(() =>
+    setEnv({
+      WEBHOOK_TIMEOUT_MS: "3000",
+      WEBHOOK_BREAKER_FAILURES: "0",
+      WEBHOOK_DESTINATION_CONCURRENCY: "4",
+    }),
+  );
+
+  it("gets at most its cap in flight; another key is served at once; every request is recorded", async () => {
+    const dead = await hangingReceiver();
+    closers.push(() => dead.close());
+    const key = await makeKey(["audit_only", "task_create"]);
+    const deadHook = await webhookFor(key, `${dead.url}/dead`);
+    for (let i = 0; i < 60; i++) await commitEvent(key);
+    const healthy = await healthyKey();
+    await commitEvent(healthy.key);
+
+    const started = Date.now();
+    const pass = processOutbox({ budgetMs: 4000 });
+    await healthy.receiver.waitFor(1, 5000);
+    expect(Date.now() - started).toBeLessThan(2500); // before the first dead attempt times out
+    await pass;
+
+    expect(dead.maxOpen).toBeLessThanOrEqual(4);
+    expect(dead.received).toBeGreaterThanOrEqual(4);
+    const rows = await deliveriesOf([deadHook]);
+    expect(rows).toHaveLength(60);
+    const recorded = rows.reduce((n, r) => n + r.attemptedAt.length, 0);
+    expect(recorded).toBe(dead.received);
+    expect(rows.filter((r) => r.status === "delivering")).toHaveLength(0);
+    for (const r of rows.filter((x) => x.attempts > 0))
+      expect(r.lastError).toMatch(/timed out after 3000 ms/);
+    // The rest of the backlog is not this file's concern any more.
+    const db = await getDb();
+    await db.update(deliveries).set({ status: "cancelled" }).where(eq(deliveries.webhookId, deadHook));
+  }, 30_000);
+});
+
+describe("the circuit breaker", () => {
+  beforeAll(() =>
+    setEnv({
+      WEBHOOK_TIMEOUT_MS: "2000",
+      WEBHOOK_BREAKER_FAILURES: "3",
+      WEBHOOK_DESTINATION_CONCURRENCY: "1",
+    }),
+  );
+
+  it("stops sending to a failing destination but records each due delivery on the same schedule", async () => {
+    const failing = await startReceiver(() => ({ status: 503 }));
+    closers.push(() => failing.close());
+    const key = await makeKey(["audit_only", "task_create"]);
+    const hook = await webhookFor(key, `${failing.url}/down`);
+    for (let i = 0; i < 6; i++) await commitEvent(key);
+    const result = await processOutbox();
+    expect(result.retrying).toBe(6);
+    // Three real attempts opened the circuit; the other three were recorded without a request.
+    expect(failing.requests).toHaveLength(3);
+    const rows = await deliveriesOf([hook]);
+    expect(rows.every((r) => r.status === "pending" && r.attempts === 1)).toBe(true);
+    const skipped = rows.filter((r) => r.lastError?.startsWith("not attempted"));
+    expect(skipped).toHaveLength(3);
+    for (const r of rows) expect(r.nextAttemptAt.getTime() - r.attemptedAt[0]!.getTime()).toBe(30_000);
+    expect(rows.filter((r) => r.lastHttpStatus === 503)).toHaveLength(3);
+
+    // After the cool-down (here: forgotten), attempts are real again and a success closes it.
+    resetBreakers();
+    failing.respond = () => ({ status: 200 });
+    const db = await getDb();
+    await db
+      .update(deliveries)
+      .set({ nextAttemptAt: new Date(Date.now() - 1000) })
+      .where(eq(deliveries.webhookId, hook));
+    const again = await processOutbox();
+    expect(again.delivered).toBe(6);
+    expect(failing.requests).toHaveLength(9);
+  }, 30_000);
+});
