@@ -47,7 +47,10 @@ export interface LocalChain {
   deployToken(): Promise<Address>;
   /** Mints `amount` micro-USDC to `to`. */
   mint(token: Address, to: Address, amount: bigint): Promise<void>;
-  /** One USDC transfer from `from` to `to`; returns the transaction hash (mined at once). */
+  /**
+   * One USDC transfer from `from` to `to`; returns the transaction hash (mined at once, in a
+   * block dated no earlier than the wall clock).
+   */
   transfer(token: Address, from: Address, to: Address, amount: bigint): Promise<Hex>;
   /** One transaction emitting a Transfer to `to` per amount. */
   batchTransfer(token: Address, from: Address, to: Address, amounts: bigint[]): Promise<Hex>;
@@ -59,6 +62,22 @@ export interface LocalChain {
 interface HardhatServer {
   listen(): Promise<{ address: string; port: number }>;
   close(): Promise<void>;
+}
+
+let edrContext: Promise<unknown> | undefined;
+
+/**
+ * Creates Hardhat's process-wide EDR context once, before any provider. Hardhat 2 creates it
+ * lazily and marks it created before its provider factory is registered, so two chains started
+ * at once (Promise.all) could let the second one use it too early and fail with "Provider for
+ * provided chain type does not exist". Awaiting one shared promise closes that race.
+ */
+function edrContextReady(): Promise<unknown> {
+  const { getGlobalEdrContext } = require("hardhat/internal/hardhat-network/provider/provider") as {
+    getGlobalEdrContext(): Promise<unknown>;
+  };
+  edrContext ??= getGlobalEdrContext();
+  return edrContext;
 }
 
 /**
@@ -81,6 +100,7 @@ export async function startLocalChain(chainId: number): Promise<LocalChain> {
       hardhat: { chainId, blockGasLimit: 1_000_000_000, loggingEnabled: false, mining: { auto: true } },
     },
   });
+  await edrContextReady();
   const provider = await createProvider(config, "hardhat");
   const server = new JsonRpcServer({ hostname: "127.0.0.1", port: 0, provider });
   const { port } = await server.listen();
@@ -104,7 +124,19 @@ export async function startLocalChain(chainId: number): Promise<LocalChain> {
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result as T;
   };
+  // Hardhat dates a block by its own clock, which starts a second or more behind the wall
+  // clock, or one second after its parent, which runs ahead of it after a burst of blocks.
+  // A transfer's block is dated at the wall clock (rounded up to the second) or just after
+  // its parent: never before it was sent, as on a chain whose clock agrees with ours (the
+  // checker pays a task only with transfers dated at or after its approval).
+  const dateNextBlock = async () => {
+    const parent = await publicClient.getBlock({ blockTag: "latest" });
+    const wall = BigInt(Math.ceil(Date.now() / 1000));
+    const next = wall > parent.timestamp ? wall : parent.timestamp + 1n;
+    await rpc("evm_setNextBlockTimestamp", [Number(next)]);
+  };
   const send = async (from: Address, to: Address, functionName: string, args: unknown[]) => {
+    await dateNextBlock();
     const hash = await wallet.writeContract({
       account: from,
       address: to,
