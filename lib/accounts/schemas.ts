@@ -89,7 +89,10 @@ export const getAccountQuerySchema = z.object({
   include: z
     .enum(["dashboard"])
     .optional()
-    .meta({ description: "`dashboard`: adds transactions, tasks (each with `sandbox`, true for a never-charged sandbox task) and invoices (client JWT or admin)." }),
+    .meta({
+      description:
+        "`dashboard`: adds transactions, tasks (each with `sandbox`, true for a never-charged sandbox task) and invoices (client JWT or admin).",
+    }),
   invoice_id: z
     .string()
     .trim()

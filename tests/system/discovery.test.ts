@@ -1,10 +1,10 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { GET as capabilities } from "../../api/capabilities.js";
-import { SERVICE_TYPES, TASK_STATUSES } from "../../lib/db/schema/enums.js";
 import { GET as llms } from "../../api/llms.js";
 import { GET as openapi } from "../../api/openapi.js";
 import { GET as services } from "../../api/services.js";
+import { SERVICE_TYPES, TASK_STATUSES } from "../../lib/db/schema/enums.js";
 import { estimateQuerySchema } from "../../lib/pricing/schemas.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 
