@@ -22,11 +22,6 @@ export function addMessages({ en, fr }) {
   Object.assign(MESSAGES.fr, fr);
 }
 
-/** Whether the dictionary has `key` (in English, the fallback of every text). */
-export function hasMessage(key) {
-  return key in MESSAGES.en;
-}
-
 let current = initialLang();
 
 /** The stored choice, else the browser's language when it is French, else English. */
