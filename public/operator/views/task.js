@@ -261,6 +261,7 @@ export async function taskView(id) {
       statusBadge(task.status),
       badge(task.service_type, "service"),
       task.urgency === "urgent" ? badge(t("urgency.urgent"), "urgent") : null,
+      task.sandbox ? badge(t("sandbox.badge"), "sandbox") : null,
     ),
     requestSection(task, mapUrl),
     estimateSection(task),
