@@ -5,6 +5,7 @@
  */
 import { field, h } from "../shared/dom.js";
 import { pageMessages } from "../shared/feedback.js";
+import { renderHook } from "../shared/render-hook.js";
 import { table } from "../shared/views.js";
 import { request } from "./api.js";
 import { t } from "./i18n.js";
@@ -13,17 +14,11 @@ import { t } from "./i18n.js";
 export const messages = pageMessages(document.getElementById("status"));
 const { errorBox, showError } = messages;
 
-let renderer = async () => {};
-
-/** Registers the router's render function (called once by client/app.js). */
-export function setRenderer(render) {
-  renderer = render;
-}
-
-/** Re-renders the current route; `focus: false` keeps the focus where it is. */
-export function render(options) {
-  return renderer(options);
-}
+/**
+ * `render(options)` re-renders the current route (`focus: false` keeps the focus where it is);
+ * `setRenderer(render)` is called once by client/app.js.
+ */
+export const { setRenderer, render } = renderHook();
 
 /** Goes to `hash`, or re-renders when it is already the current one. */
 export function go(hash) {

@@ -5,22 +5,17 @@
  */
 import { h } from "../shared/dom.js";
 import { pageMessages } from "../shared/feedback.js";
+import { renderHook } from "../shared/render-hook.js";
 import { t } from "./i18n.js";
 
 /** `announce`, `errorBox`, `showError` of the console page (shared/feedback.js). */
 export const messages = pageMessages(document.getElementById("status"));
 
-let renderer = async () => {};
-
-/** Registers the router's render function (called once by operator/app.js). */
-export function setRenderer(render) {
-  renderer = render;
-}
-
-/** Re-renders the current route; `focus: false` keeps the focus where it is. */
-export function render(options) {
-  return renderer(options);
-}
+/**
+ * `render(options)` re-renders the current route (`focus: false` keeps the focus where it is);
+ * `setRenderer(render)` is called once by operator/app.js.
+ */
+export const { setRenderer, render } = renderHook();
 
 /** The console's hash route of a task. */
 export function taskHref(id) {

@@ -49,6 +49,16 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
     };
     realTask = await submit({});
     sandboxTask = await submit({ "x-service-mode": "sandbox" });
+    // The dashboard data says which tasks are sandbox ones.
+    const dash = await fetch(`${env.host.url}/api/client-account?include=dashboard`, {
+      headers: { authorization: `Bearer ${jwt}` },
+    });
+    const rows = ((await dash.json()) as { dashboard: { tasks: { task_id: string; sandbox: boolean }[] } })
+      .dashboard.tasks;
+    expect(Object.fromEntries(rows.map((r) => [r.task_id, r.sandbox]))).toEqual({
+      [realTask]: false,
+      [sandboxTask]: true,
+    });
   });
 
   async function openPage(viewport: (typeof VIEWPORTS)[number], init?: { jwt?: string; adminKey?: string }) {
