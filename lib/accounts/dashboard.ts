@@ -27,6 +27,8 @@ export interface Dashboard {
     status: string;
     price_cad: number | null;
     payment_method: string | null;
+    /** A sandbox task (X-Service-Mode: sandbox): never charged; the dashboard hides it by default. */
+    sandbox: boolean;
     created_at: string;
   }[];
   invoices: {
@@ -78,6 +80,7 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
       status: t.status,
       price_cad: t.priceCad,
       payment_method: t.paymentMethod,
+      sandbox: t.sandbox,
       created_at: t.createdAt.toISOString(),
     })),
     invoices: invoiceRows.map((i) => ({

@@ -86,10 +86,10 @@ export type CreateAccountBody = z.output<typeof createAccountBodySchema>;
 
 export const getAccountQuerySchema = z.object({
   email: z.email().max(254).optional().meta({ description: "Admin only: the account of this e-mail." }),
-  include: z
-    .enum(["dashboard"])
-    .optional()
-    .meta({ description: "`dashboard`: adds transactions, tasks and invoices (client JWT or admin)." }),
+  include: z.enum(["dashboard"]).optional().meta({
+    description:
+      "`dashboard`: adds transactions, tasks (each with `sandbox`, true for a never-charged sandbox task) and invoices (client JWT or admin).",
+  }),
   invoice_id: z
     .string()
     .trim()

@@ -2,10 +2,13 @@
  * The machine-readable manifest of GET /api/capabilities (spec "System and
  * discovery"): platform, services summary, service zone, known locations, hours,
  * response times, languages, currencies, authentication (with each endpoint's scope,
- * generated from the operation descriptors), features, endpoints, quick start, links.
+ * generated from the operation descriptors), features, every task status in lifecycle order
+ * (`task_statuses`, which the operator console's filters read) and the terminal ones,
+ * endpoints, quick start, links.
  */
 import { listServices, PRICING, SLA, typicalEstimateRange } from "../catalog/services.js";
 import { type Config, getConfig, productionProfile, publicBaseUrl } from "../config.js";
+import { TASK_STATUSES } from "../db/schema/enums.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
@@ -125,6 +128,7 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       health_check: "/api/status",
       agent_identity_header: "X-Agent-Identity: {model}/{agent_name}/{org_id}",
     },
+    task_statuses: TASK_STATUSES,
     terminal_statuses: ["completed", "rejected", "failed", "payment_expired", "cancelled"],
     endpoints: operations.map((op) => ({ method: op.method, path: op.path, summary: op.summary })),
     quick_start: [

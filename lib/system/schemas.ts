@@ -1,5 +1,6 @@
 /** Response schemas of the discovery endpoints (for /openapi.json and tests). */
 import { z } from "zod";
+import { TASK_STATUSES } from "../db/schema/enums.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
 
@@ -53,6 +54,12 @@ export const capabilitiesSchema = z
     currencies: z.record(z.string(), z.unknown()),
     authentication: z.record(z.string(), z.unknown()),
     features: z.record(z.string(), z.unknown()),
+    task_statuses: z
+      .array(z.enum(TASK_STATUSES))
+      .meta({ description: "Every task status, in lifecycle order (received first)." }),
+    terminal_statuses: z
+      .array(z.enum(TASK_STATUSES))
+      .meta({ description: "The statuses after which a task never changes again." }),
     endpoints: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string() })),
     quick_start: z.array(z.string()),
     _links: z.record(z.string(), z.string()),

@@ -17,80 +17,13 @@ import { field, h } from "../shared/dom.js";
 import { pageMessages } from "../shared/feedback.js";
 import { applyStaticStrings, showView } from "../shared/shell.js";
 import { heading, table } from "../shared/views.js";
+import { EN, FR } from "./analytics-messages.js";
 import { ApiError, get, getKey, setKey } from "./api.js";
-import { formatCad, formatDateTime, formatNumber, MESSAGES, t } from "./i18n.js";
+import { addMessages, formatCad, formatDateTime, formatNumber, t } from "./i18n.js";
+import { adminLoginView } from "./login.js";
 import { startOperatorShell } from "./session.js";
 
-Object.assign(MESSAGES.en, {
-  "an.title": "Analytics",
-  "an.intro": "Paid, non-sandbox tasks. Weeks are ISO weeks of the payment date in America/Toronto.",
-  "an.period": "Period",
-  "an.from": "From (optional)",
-  "an.to": "To (optional)",
-  "an.apply": "Show",
-  "an.default_period": "Leave both empty for the last 12 weeks.",
-  "an.range": "From {from} to {to}",
-  "an.revenue": "Revenue by service and week",
-  "an.revenue_total": "Total revenue",
-  "an.revenue_alt": "Stacked bar chart of revenue in CAD per ISO week, one colour per service. {summary}",
-  "an.revenue_empty": "No paid task in this period.",
-  "an.week": "Week",
-  "an.total": "Total",
-  "an.top_clients": "Top clients",
-  "an.client": "Client",
-  "an.account": "Account",
-  "an.tasks": "Tasks",
-  "an.revenue_col": "Revenue",
-  "an.no_clients": "No client in this period.",
-  "an.completion": "Completion rate",
-  "an.completion_alt": "Doughnut chart: {completed} completed, {failed} failed, {cancelled} cancelled.",
-  "an.completion_none": "No paid task has ended in this period.",
-  "an.completion_help": "Completed ÷ (completed + failed + cancelled), among paid tasks.",
-  "an.outcome": "Outcome",
-  "an.count": "Tasks",
-  "an.created": "Tasks created by status",
-  "an.no_created": "No task was created in this period.",
-  "an.status": "Status",
-  "an.chart_unavailable": "The chart library could not be loaded; the tables below hold the same data.",
-  "an.bad_dates": "The start date must not be after the end date.",
-});
-Object.assign(MESSAGES.fr, {
-  "an.title": "Analytique",
-  "an.intro":
-    "Tâches payées, hors bac à sable. Les semaines sont les semaines ISO de la date de paiement (America/Toronto).",
-  "an.period": "Période",
-  "an.from": "Du (facultatif)",
-  "an.to": "Au (facultatif)",
-  "an.apply": "Afficher",
-  "an.default_period": "Laissez les deux vides pour les 12 dernières semaines.",
-  "an.range": "Du {from} au {to}",
-  "an.revenue": "Revenus par service et par semaine",
-  "an.revenue_total": "Revenus totaux",
-  "an.revenue_alt":
-    "Histogramme empilé des revenus en CAD par semaine ISO, une couleur par service. {summary}",
-  "an.revenue_empty": "Aucune tâche payée dans cette période.",
-  "an.week": "Semaine",
-  "an.total": "Total",
-  "an.top_clients": "Meilleurs clients",
-  "an.client": "Client",
-  "an.account": "Compte",
-  "an.tasks": "Tâches",
-  "an.revenue_col": "Revenus",
-  "an.no_clients": "Aucun client dans cette période.",
-  "an.completion": "Taux de réalisation",
-  "an.completion_alt":
-    "Graphique en anneau : {completed} terminées, {failed} échouées, {cancelled} annulées.",
-  "an.completion_none": "Aucune tâche payée ne s'est terminée dans cette période.",
-  "an.completion_help": "Terminées ÷ (terminées + échouées + annulées), parmi les tâches payées.",
-  "an.outcome": "Issue",
-  "an.count": "Tâches",
-  "an.created": "Tâches créées par état",
-  "an.no_created": "Aucune tâche créée dans cette période.",
-  "an.status": "État",
-  "an.chart_unavailable":
-    "La bibliothèque de graphiques n'a pas pu être chargée; les tableaux ci-dessous contiennent les mêmes données.",
-  "an.bad_dates": "La date de début doit précéder la date de fin.",
-});
+addMessages({ en: EN, fr: FR });
 
 /** Okabe–Ito colours: distinguishable with the common colour-vision deficiencies. */
 const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"];
@@ -105,7 +38,8 @@ const langSelect = document.getElementById("lang-select");
 let charts = [];
 
 // The analytics page shows no `details` of an error envelope.
-const { announce, errorBox, showError } = pageMessages(statusRegion, { details: false });
+const messages = pageMessages(statusRegion, { details: false });
+const { announce, errorBox, showError } = messages;
 
 /** Fills `box` (role=alert) with the lines of `error`, or hides it when `error` is null. */
 function fillError(box, error) {
@@ -370,51 +304,6 @@ async function dashboardView(params) {
   return { view, drawers };
 }
 
-function loginView() {
-  const error = alertBox(null);
-  const form = h(
-    "form",
-    {
-      class: "panel",
-      method: "post",
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const key = form.elements.namedItem("api_key").value.trim();
-        if (!key) return;
-        fillError(error, null);
-        try {
-          await get("/api/analytics?action=dashboard", { key });
-          setKey(key);
-          form.elements.namedItem("api_key").value = "";
-          announce(t("login.ok"));
-          render();
-        } catch (e) {
-          const message =
-            e instanceof ApiError && e.status === 401
-              ? t("login.invalid")
-              : e instanceof ApiError && e.status === 403
-                ? t("login.not_admin")
-                : null;
-          fillError(error, message ? new Error(message) : e);
-        }
-      },
-    },
-    heading(t("login.title")),
-    h("p", {}, t("login.intro")),
-    field(t("login.key"), "input", {
-      type: "password",
-      name: "api_key",
-      required: true,
-      autocomplete: "off",
-      autocapitalize: "off",
-      spellcheck: "false",
-    }),
-    error,
-    h("button", { type: "submit", class: "button primary" }, t("login.submit")),
-  );
-  return form;
-}
-
 let renderToken = 0;
 
 async function render({ focus = true } = {}) {
@@ -426,7 +315,7 @@ async function render({ focus = true } = {}) {
   let view;
   let drawers = [];
   if (!signedIn) {
-    view = loginView();
+    view = adminLoginView({ probe: "/api/analytics?action=dashboard", messages, signedIn: () => render() });
   } else {
     const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
     main.setAttribute("aria-busy", "true");

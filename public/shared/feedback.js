@@ -1,27 +1,49 @@
 /**
  * Messages of the console, analytics and client pages: the status toast and error boxes that
  * show the service's error envelope ("Error CODE: message", field, request id). Texts come
- * from the common dictionary (public/operator/i18n.js, which the client's i18n.js extends).
+ * from the common dictionary (shared/i18n.js).
  */
-import { t } from "../operator/i18n.js";
+
 import { ApiError } from "./api.js";
 import { h, replace } from "./dom.js";
+import { t } from "./i18n.js";
+
+/** How long a toast stays before it hides by itself (ms). */
+const AUTO_HIDE_MS = 6000;
 
 /**
- * The messages of one page.
+ * The messages of one page. The toast is `#status` (role=status) inside a `.toast` box that
+ * also holds a `.toast-dismiss` button (see the pages' HTML); Escape dismisses it too.
  * @param {HTMLElement} statusRegion the polite live region shown as a toast (#status)
  * @param {{ details?: boolean }} options `details: false` leaves the envelope's `details` out
- * @returns {{ announce(message: string): void, errorLines(error: unknown): string[],
+ * @returns {{ announce(message: string, options?: { persist?: boolean }): void, errorLines(error: unknown): string[],
  *   errorBox(): HTMLElement, showError(box: HTMLElement, error: unknown): void }}
  */
 export function pageMessages(statusRegion, { details = true } = {}) {
   let statusTimer;
-  /** Announces a message (polite live region, also shown as a toast for 6 s). */
-  function announce(message) {
+  const dismissButton = statusRegion.parentElement?.querySelector(".toast-dismiss");
+  /** Hides the toast (its text stays in the live region until the next message). */
+  function dismiss() {
+    clearTimeout(statusTimer);
+    statusRegion.classList.remove("visible");
+    if (dismissButton) dismissButton.hidden = true;
+  }
+  if (dismissButton) dismissButton.hidden = true;
+  dismissButton?.addEventListener("click", dismiss);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && statusRegion.classList.contains("visible")) dismiss();
+  });
+
+  /**
+   * Announces a message in the polite live region, also shown as a toast with a dismiss button.
+   * It hides by itself after 6 s unless `persist` is set (then it stays until dismissed).
+   */
+  function announce(message, { persist = false } = {}) {
     statusRegion.textContent = message;
     statusRegion.classList.add("visible");
+    if (dismissButton) dismissButton.hidden = false;
     clearTimeout(statusTimer);
-    statusTimer = setTimeout(() => statusRegion.classList.remove("visible"), 6000);
+    if (!persist) statusTimer = setTimeout(dismiss, AUTO_HIDE_MS);
   }
 
   /** The envelope of an ApiError as readable lines: "Error CODE: message", field, request id. */

@@ -3,8 +3,9 @@
  * (`data-i18n`, `data-i18n-label`), the language select, the log-out button, hash routing,
  * the skip link, and showing a rendered view (document title, focus on its heading).
  */
-import { getLang, setLang, t } from "../operator/i18n.js";
+
 import { replace } from "./dom.js";
+import { getLang, setLang, t } from "./i18n.js";
 
 /** Texts of the static shell (elements with data-i18n / data-i18n-label) and the language select. */
 export function applyStaticStrings(langSelect) {

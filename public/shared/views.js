@@ -18,13 +18,21 @@ export function badge(text, kind) {
 
 /**
  * A data table in a scrollable region: hidden caption, column headers, rows whose first cell
- * is the row header, an optional footer row; `numeric` column indexes get class `num`.
+ * is the row header, an optional footer row; `numeric` column indexes get class `num`. Each
+ * cell carries its column's name in `data-label`, so that below 600 px (css/tables.css) every
+ * row is shown as a card of "label: value" lines instead of a table wider than the screen.
  */
 export function table(caption, columns, rows, { numeric = [], foot } = {}) {
-  const cell = (value, i) =>
-    i === 0
-      ? h("th", { scope: "row" }, value)
-      : h("td", { class: numeric.includes(i) ? "num" : null }, value);
+  const cell = (value, i) => {
+    const attrs = { class: numeric.includes(i) ? "num" : null, "data-label": columns[i] || null };
+    return i === 0 ? h("th", { ...attrs, scope: "row" }, value) : h("td", attrs, value);
+  };
+  const row = (cells) =>
+    h(
+      "tr",
+      {},
+      cells.map((v, i) => cell(v, i)),
+    );
   return h(
     "div",
     { class: "table-scroll", role: "region", "aria-label": caption, tabindex: "0" },
@@ -41,28 +49,8 @@ export function table(caption, columns, rows, { numeric = [], foot } = {}) {
           columns.map((c, i) => h("th", { scope: "col", class: numeric.includes(i) ? "num" : null }, c)),
         ),
       ),
-      h(
-        "tbody",
-        {},
-        rows.map((cells) =>
-          h(
-            "tr",
-            {},
-            cells.map((v, i) => cell(v, i)),
-          ),
-        ),
-      ),
-      foot
-        ? h(
-            "tfoot",
-            {},
-            h(
-              "tr",
-              {},
-              foot.map((v, i) => cell(v, i)),
-            ),
-          )
-        : null,
+      h("tbody", {}, rows.map(row)),
+      foot ? h("tfoot", {}, row(foot)) : null,
     ),
   );
 }

@@ -4,6 +4,7 @@ import { GET as capabilities } from "../../api/capabilities.js";
 import { GET as llms } from "../../api/llms.js";
 import { GET as openapi } from "../../api/openapi.js";
 import { GET as services } from "../../api/services.js";
+import { SERVICE_TYPES, TASK_STATUSES } from "../../lib/db/schema/enums.js";
 import { estimateQuerySchema } from "../../lib/pricing/schemas.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 
@@ -68,6 +69,14 @@ describe("GET /api/capabilities", () => {
       methods: ["POST"],
       accept: "application/json, text/event-stream",
     });
+  });
+
+  it("lists every task status in lifecycle order and the service ids (the pages' filters read them)", async () => {
+    const { body } = await call(capabilities, "/api/capabilities");
+    expect(body.task_statuses).toEqual([...TASK_STATUSES]);
+    expect(body.task_statuses[0]).toBe("received");
+    for (const s of body.terminal_statuses) expect(body.task_statuses).toContain(s);
+    expect(body.services.map((s: { id: string }) => s.id)).toEqual([...SERVICE_TYPES]);
   });
 });
 
