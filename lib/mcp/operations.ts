@@ -29,6 +29,7 @@ export const mcpPostOperation = defineOperation({
     "Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).",
   tags: ["MCP"],
   auth: "delegated",
+  deferAnonymousLimit: true,
   documentedBody: z.union([jsonRpc, z.array(jsonRpc).meta({ description: "A batch (revision 2025-03-26)" })]),
   response: jsonRpc,
   // The MCP transport answers these itself, with a JSON-RPC error body (not the error envelope).
