@@ -106,8 +106,14 @@ const taskIdArgument = z
   .max(64)
   .meta({ description: "The task_id returned by submit_task." });
 
-/** `submit_task`'s result: the creation response, and whether the call was forced into sandbox. */
-const submittedSchema = taskCreatedSchema.extend({ forced_sandbox: z.boolean().optional() });
+/**
+ * `submit_task`'s result: the creation response and whether the call was forced into sandbox;
+ * called as an MCP task, its tasks/result is the task's status (as check_task_status gives it).
+ */
+const submittedSchema = z.union([
+  taskCreatedSchema.extend({ forced_sandbox: z.boolean().optional() }),
+  mcpTaskStatusSchema,
+]);
 
 /** `list_my_tasks`'s result. */
 const myTasksSchema = z.object({
