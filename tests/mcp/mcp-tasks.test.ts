@@ -356,6 +356,20 @@ describe("MCP protocol details", () => {
     },
   );
 
+  it("describes the Tasks flow and the keyless flow in /llms.txt", async () => {
+    const text = await (await fetch(`${host.url}/llms.txt`)).text();
+    expect(text).toContain("## MCP");
+    for (const word of [
+      "tasks/get",
+      "tasks/result",
+      "input_required",
+      "task://{task_id}/proof/{n}",
+      "access_token",
+    ]) {
+      expect(text).toContain(word);
+    }
+  });
+
   it("still answers the latest revision to a client asking for an unknown one", async () => {
     const init: any = await (
       await post({
