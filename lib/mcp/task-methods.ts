@@ -38,7 +38,9 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "../db/client.js";
 import { type Task, tasks } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
 import { ApiError } from "../http/errors.js";
+import { chargeFailedAuthentication } from "../http/handler.js";
 import { sha256Hex } from "../ids.js";
 import { listKeyTasks, readProofFile } from "../tasks/caller-tasks.js";
 import { cancelTask } from "../tasks/cancel-task.js";
@@ -105,18 +107,28 @@ function assertFollows(task: Task, credential: TaskCredential): void {
   if (!followsTask(task, credential)) throw taskNotFound(task.id);
 }
 
-/** Runs `fn`, turning a missing task into -32602 and other failures into JSON-RPC errors. */
+/**
+ * Runs `fn`, turning a missing task into -32602 and other failures into JSON-RPC errors. A
+ * refused key costs the IP like any failed authentication (lib/http/limits.ts), as in the tools.
+ */
 async function answer<T>(ctx: ToolContext, taskId: string | undefined, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
     if (
       taskId !== undefined &&
-      error instanceof ApiError &&
+      (error instanceof ApiError || error instanceof DomainError) &&
       error.code === "NOT_FOUND" &&
       error.field === "task_id"
     ) {
       throw taskNotFound(taskId);
+    }
+    if ((error instanceof ApiError || error instanceof DomainError) && error.code === "UNAUTHORIZED") {
+      try {
+        await chargeFailedAuthentication(ctx.ip);
+      } catch (limited) {
+        throw protocolError(limited, ctx.requestId);
+      }
     }
     throw protocolError(error, ctx.requestId);
   }
@@ -134,11 +146,7 @@ async function taskOfAccessToken(accessToken: string): Promise<Task | undefined>
 }
 
 /** `tasks/result` of `task` (see the module comment). */
-async function taskResult(
-  ctx: ToolContext,
-  taskId: string,
-  credential: TaskCredential,
-): Promise<CallToolResult> {
+async function taskResult(taskId: string, credential: TaskCredential): Promise<CallToolResult> {
   const { task, history } = await readTaskWithHistory(taskId);
   assertFollows(task, credential);
   const status = PROTOCOL_STATUS[task.status];
@@ -153,7 +161,6 @@ async function taskResult(
   }
   const view = await taskStatusView(task, credential.caller, history, { proofContent: false });
   const result = await taskToolResult(task, view, credential.caller, { flagFailure: true });
-  void ctx;
   return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
 }
 
@@ -199,7 +206,9 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
       try {
         task = (await readTaskWithHistory(parsed.taskId)).task;
       } catch (error) {
-        if (error instanceof ApiError && error.code === "NOT_FOUND") throw resourceNotFound(uri);
+        if ((error instanceof ApiError || error instanceof DomainError) && error.code === "NOT_FOUND") {
+          throw resourceNotFound(uri);
+        }
         throw error;
       }
       if (!followsTask(task, credential)) throw resourceNotFound(uri);
@@ -234,7 +243,7 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
 
   server.setRequestHandler(taskResultRequest, async (request) => {
     const { taskId } = request.params;
-    return answer(ctx, taskId, async () => taskResult(ctx, taskId, await credentialOf(ctx, request.params)));
+    return answer(ctx, taskId, async () => taskResult(taskId, await credentialOf(ctx, request.params)));
   });
 
   server.setRequestHandler(cancelTaskRequest, async (request) => {

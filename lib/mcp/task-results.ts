@@ -97,7 +97,8 @@ export const proofLinkSchema = z.object({
 /**
  * The `structuredContent` of a task tool result: the HTTP status response without inline proof
  * bodies, plus links to the proof files, the MCP status and whether the caller owns the task.
- * (A `receipt` member joins here when receipts exist.)
+ * Members added to the HTTP status view (and its schema, lib/tasks/view-schemas.ts) flow through
+ * here unchanged: that is where a task's `receipt` joins the MCP task result.
  */
 export const mcpTaskStatusSchema = taskStatusSchema.omit({ proof_files_data: true }).extend({
   mcp_status: z.enum(["working", "input_required", "completed", "failed", "cancelled"]),
