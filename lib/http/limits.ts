@@ -25,8 +25,8 @@ function rateLimited(failed: RateLimitResult): ApiError {
 }
 
 /**
- * Applies the general limit (per key, else per IP) and the operation's extra per-IP
- * limits; returns the rate-limit headers of the tightest one. Per-IP limits count an IPv6
+ * Applies the general limit (per key, else per IP, unless the operation defers the per-IP one
+ * to the endpoint: `deferAnonymousLimit`) and the operation's extra per-IP limits; returns the rate-limit headers of the tightest one. Per-IP limits count an IPv6
  * client for its whole /64 (`rateLimitSubject`).
  * @throws ApiError RATE_LIMITED (429 with Retry-After); StorageError when the limiter's storage fails
  */
@@ -36,6 +36,7 @@ export async function enforceRateLimits(
   ip: string,
 ): Promise<Record<string, string>> {
   const subject = rateLimitSubject(ip);
+  if (!caller && operation.deferAnonymousLimit && !operation.rateLimits?.length) return {};
   const checks = [caller ? getLimiter("key").limit(caller.keyId) : getLimiter("anon").limit(subject)];
   for (const policy of operation.rateLimits ?? []) checks.push(getLimiter(policy).limit(subject));
   const results = checks.length === 1 ? [await checks[0]!] : await Promise.all(checks);
@@ -55,6 +56,24 @@ export async function enforceRateLimits(
  */
 export async function chargeFailedAuthentication(ip: string): Promise<Record<string, string>> {
   const result = await getLimiter("anon").limit(rateLimitSubject(ip));
+  const headers = rateLimitHeaders(result);
+  if (!result.success) throw rateLimited(result);
+  return headers;
+}
+
+/**
+ * The general limit counted by an endpoint that defers it (`deferAnonymousLimit`): on `caller`'s
+ * key budget (`RATE_LIMIT_PER_MIN`) when given, else on the IP's budget of requests without a key
+ * (per /64 for IPv6). Returns the RateLimit-* headers of the count.
+ * @throws ApiError RATE_LIMITED (429 with Retry-After)
+ */
+export async function enforceGeneralLimit(
+  caller: Caller | null,
+  ip: string,
+): Promise<Record<string, string>> {
+  const result = caller
+    ? await getLimiter("key").limit(caller.keyId)
+    : await getLimiter("anon").limit(rateLimitSubject(ip));
   const headers = rateLimitHeaders(result);
   if (!result.success) throw rateLimited(result);
   return headers;

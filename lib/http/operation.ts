@@ -104,6 +104,12 @@ export interface Operation<
   idempotent?: boolean;
   /** Extra per-IP limits besides the general per-key / per-IP one. */
   rateLimits?: ("key_creation" | "login")[];
+  /**
+   * The wrapper does not count a request without a header key against the per-IP budget: the
+   * endpoint counts it once it knows the credential (MCP: a tool call authenticated by its
+   * `api_key` argument counts on that key's budget, see lib/mcp/rate-limit.ts).
+   */
+  deferAnonymousLimit?: boolean;
 }
 
 /** One documented response of an operation. */

@@ -1,22 +1,21 @@
 /**
- * The MCP endpoint's transport (spec: protocol revision 2025-03-26, Streamable HTTP,
- * stateless): a fresh server and transport per request with no session id and JSON
- * responses, built on the official SDK's Web-standard transport. Newer revisions are
- * negotiated where the SDK supports them.
+ * The MCP endpoint's transport (Streamable HTTP, stateless): a fresh server (lib/mcp/server.ts)
+ * and transport per request with no session id and JSON responses, built on the official SDK's
+ * Web-standard transport. Revision 2025-11-25 is negotiated by default; 2025-06-18, 2025-03-26
+ * and the older revisions the SDK knows are answered in their own revision.
  *
  * DNS-rebinding protection (the SDK wires it only for Express): a request whose `Host`
  * is not an allowed host, or whose `Origin` is not an allowed origin, gets 403 with a
  * JSON-RPC error. Allowed: the host and origin of PUBLIC_BASE_URL, MCP_ALLOWED_HOSTS /
  * MCP_ALLOWED_ORIGINS, and localhost forms outside production.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { type Config, productionProfile, publicBaseUrl } from "../config.js";
 import { ApiError } from "../http/errors.js";
-import { chargeFailedAuthentication } from "../http/handler.js";
-import { rejectNulBytes } from "../http/validation.js";
-import { API_VERSION } from "../openapi/document.js";
-import { type ToolContext, toolError } from "./tool-kit.js";
+import { enforceGeneralLimit, readBodyText } from "../http/handler.js";
+import { createMcpServer, TASKS_REVISION } from "./server.js";
+import type { ToolContext } from "./tool-kit.js";
 import { TOOLS } from "./tools.js";
 
 const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
@@ -67,52 +66,99 @@ export function checkHostAndOrigin(request: Request, config: Config): Response |
   );
 }
 
-/** Builds the per-request server with every tool bound to `ctx`. */
-export function createMcpServer(ctx: ToolContext): McpServer {
-  const server = new McpServer(
-    {
-      name: "physical-task-execution-service",
-      title: "Physical Task Execution Service",
-      version: API_VERSION,
-    },
-    {
-      capabilities: { tools: {} },
-      instructions:
-        "Hire human operators for real-world tasks in Quebec. Start with list_services and get_estimate; " +
-        "register_api_key for a key; submit_task (sandbox without a key); poll check_task_status. Prices in CAD.",
-    },
-  );
-  for (const tool of TOOLS) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        annotations: tool.annotations,
-      },
-      async (args: Record<string, unknown>) => {
-        try {
-          rejectNulBytes(args);
-          return await tool.run(args, ctx);
-        } catch (error) {
-          if (error instanceof ApiError && error.code === "UNAUTHORIZED") {
-            // A failed key costs the IP like any failed authentication (lib/http/handler.ts).
-            try {
-              await chargeFailedAuthentication(ctx.ip);
-            } catch (limited) {
-              return toolError(limited, ctx.requestId);
-            }
-          }
-          return toolError(error, ctx.requestId);
-        }
-      },
-    );
-  }
-  return server;
+/** The JSON-RPC error response the transport itself would give (its status and code). */
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
 }
 
-/** Answers one MCP HTTP request (POST, GET or DELETE). */
+/** What the handler needs to know of a POST body before the transport reads it. */
+interface Peek {
+  /** The parsed body, handed to the transport (so it is read once). */
+  body: unknown;
+  /** The one message is a call authenticated by an `api_key` argument (counted on that key). */
+  keyArgument: boolean;
+  /** The revision an `initialize` in the body asks for, if any. */
+  initializeVersion: string | undefined;
+}
+
+/** Whether `message` authenticates with an `api_key` argument: a tool that takes one, or a task/resource method. */
+function carriesKeyArgument(message: unknown): boolean {
+  if (!message || typeof message !== "object") return false;
+  const { method, params } = message as { method?: unknown; params?: Record<string, unknown> };
+  if (!params || typeof params !== "object") return false;
+  if (method === "tools/call") {
+    const tool = TOOLS.find((t) => t.name === params.name);
+    const args = params.arguments as Record<string, unknown> | undefined;
+    return Boolean(
+      tool && "api_key" in tool.input && typeof args?.api_key === "string" && args.api_key !== "",
+    );
+  }
+  if (typeof method === "string" && (method.startsWith("tasks/") || method === "resources/read")) {
+    return typeof params.api_key === "string" && params.api_key !== "";
+  }
+  return false;
+}
+
+/**
+ * Reads and parses a POST body the transport would accept (right Accept and Content-Type; else
+ * the transport answers 406/415 itself). A body over `limit` → 413, bad JSON → 400 -32700, as
+ * the transport answers them.
+ */
+async function peekBody(request: Request, limit: number): Promise<Peek | Response | undefined> {
+  const accept = request.headers.get("accept") ?? "";
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (
+    request.method !== "POST" ||
+    !accept.includes("application/json") ||
+    !accept.includes("text/event-stream")
+  )
+    return undefined;
+  if (type !== "application/json") return undefined;
+  let text: string;
+  try {
+    text = await readBodyText(request, limit);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "PAYLOAD_TOO_LARGE") {
+      return jsonRpcError(413, -32000, `Payload too large: the body exceeds ${limit} bytes`);
+    }
+    throw error;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  const init = messages.find(
+    (m) => m && typeof m === "object" && (m as { method?: unknown }).method === "initialize",
+  ) as { params?: { protocolVersion?: unknown } } | undefined;
+  const version = init?.params?.protocolVersion;
+  return {
+    body,
+    keyArgument: !Array.isArray(body) && carriesKeyArgument(body),
+    initializeVersion: typeof version === "string" ? version : undefined,
+  };
+}
+
+/**
+ * Whether to serve Tasks: the revision the request is in (its `initialize`, else the
+ * `MCP-Protocol-Version` header) is 2025-11-25 or later, or unknown. An unknown revision in
+ * `initialize` is answered with the latest one, which has Tasks.
+ */
+function servesTasks(request: Request, initializeVersion: string | undefined): boolean {
+  const version = initializeVersion ?? request.headers.get("mcp-protocol-version") ?? undefined;
+  if (!version || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return true;
+  return version >= TASKS_REVISION;
+}
+
+/**
+ * Answers one MCP HTTP request (POST, GET or DELETE). The general rate limit of a request
+ * without a header key is counted here (the operation defers it): on the key of an `api_key`
+ * argument when the request is one message carrying one (the method counts it, see
+ * `chargeDeferredLimit`), else on the IP's budget of requests without a key.
+ * @throws ApiError RATE_LIMITED (the wrapper answers 429 with Retry-After)
+ */
 export async function handleMcpRequest(
   request: Request,
   ctx: ToolContext,
@@ -120,7 +166,14 @@ export async function handleMcpRequest(
 ): Promise<Response> {
   const refused = checkHostAndOrigin(request, config);
   if (refused) return refused;
-  const server = createMcpServer(ctx);
+  const peek = await peekBody(request, config.MAX_BODY_BYTES);
+  if (peek instanceof Response) return peek;
+  let limitHeaders: Record<string, string> = {};
+  if (!ctx.headerCaller) {
+    if (peek?.keyArgument) ctx.limitDeferred = true;
+    else limitHeaders = await enforceGeneralLimit(null, ctx.ip);
+  }
+  const server = createMcpServer(ctx, { tasks: servesTasks(request, peek?.initializeVersion) });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -128,7 +181,9 @@ export async function handleMcpRequest(
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    const response = await transport.handleRequest(request, peek ? { parsedBody: peek.body } : undefined);
+    for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
+    return response;
   } finally {
     void server.close();
   }

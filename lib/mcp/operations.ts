@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineOperation } from "../http/operation.js";
 
 const jsonRpc = z.record(z.string(), z.unknown()).meta({
-  description: "JSON-RPC 2.0 message (MCP 2025-03-26)",
+  description: "JSON-RPC 2.0 message (MCP 2025-11-25)",
   examples: [{ jsonrpc: "2.0", id: 1, method: "tools/list" }],
 });
 
@@ -22,13 +22,18 @@ export const mcpPostOperation = defineOperation({
   path: "/api/mcp",
   summary: "Model Context Protocol endpoint (Streamable HTTP, stateless, JSON responses)",
   description:
-    "Methods: initialize, tools/list, tools/call, ping, notifications/initialized. Tools: list_services, get_estimate, " +
-    "submit_task, check_task_status, score_task, get_capabilities, register_api_key, register_webhook, get_reputation, " +
-    "check_balance, pre_authorize_cost. Keys: x-api-key header, Bearer, or the api_key tool argument. " +
-    "Failures: JSON-RPC error objects (protocol) or isError tool results carrying the HTTP API's error codes. " +
+    "Protocol revision 2025-11-25 by default (2025-06-18 and 2025-03-26 clients answered in theirs). Methods: " +
+    "initialize, ping, tools/list, tools/call (task-augmented for submit_task), tasks/get, tasks/result, tasks/list, " +
+    "tasks/cancel, resources/templates/list, resources/list, resources/read (proof files, task://{task_id}/proof/{n}). " +
+    "Tools: list_services, get_estimate, submit_task, check_task_status, score_task, get_capabilities, " +
+    "register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, list_my_tasks. " +
+    "Keys: x-api-key header, Bearer, or the api_key tool argument (counted on that key's rate limit); anonymous " +
+    "tasks: the access_token argument. Failures: JSON-RPC error objects (protocol; an unknown tool is -32602) or " +
+    "isError tool results carrying the HTTP API's error codes. " +
     "Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).",
   tags: ["MCP"],
   auth: "delegated",
+  deferAnonymousLimit: true,
   documentedBody: z.union([jsonRpc, z.array(jsonRpc).meta({ description: "A batch (revision 2025-03-26)" })]),
   response: jsonRpc,
   // The MCP transport answers these itself, with a JSON-RPC error body (not the error envelope).

@@ -4,11 +4,12 @@
  * tool results (text content plus `structuredContent`; failures as `isError` results
  * carrying the HTTP API's error codes).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Scope } from "../db/schema/enums.js";
 import { DomainError } from "../errors.js";
 import { ApiError, fromDomainError } from "../http/errors.js";
+import { enforceGeneralLimit } from "../http/handler.js";
 import { isStorageFailure } from "../http/storage-failure.js";
 import { authenticateKey, type Caller, hasScope } from "../keys/authenticate.js";
 import { describeError } from "../log-error.js";
@@ -21,6 +22,12 @@ export interface ToolContext {
   headerKeyInvalid: boolean;
   ip: string;
   requestId: string;
+  /**
+   * The request carried no header key and one message authenticated by an `api_key` argument:
+   * the wrapper did not count it, so the method counts it on that key's budget
+   * ({@link chargeDeferredLimit}).
+   */
+  limitDeferred?: boolean;
 }
 
 /** The optional `api_key` argument of tools that need a key. */
@@ -29,6 +36,25 @@ export const apiKeyArgument = z
   .max(200)
   .optional()
   .meta({ description: "API key (svc_…), when not sent in the x-api-key header." });
+
+/** The optional `access_token` argument: the credential of an anonymous (keyless) task. */
+export const accessTokenArgument = z
+  .string()
+  .max(200)
+  .optional()
+  .meta({ description: "The access_token that submit_task returned for a task submitted without a key." });
+
+/**
+ * Counts a request whose general rate limit was deferred to MCP (`ctx.limitDeferred`): on the
+ * budget of the key `apiKey` (`RATE_LIMIT_PER_MIN`). Clears the flag, so a request counts once.
+ * @throws ApiError UNAUTHORIZED (invalid key; the caller charges the IP), RATE_LIMITED
+ */
+export async function chargeDeferredLimit(ctx: ToolContext, apiKey: unknown): Promise<void> {
+  if (!ctx.limitDeferred) return;
+  ctx.limitDeferred = false;
+  const caller = typeof apiKey === "string" && apiKey !== "" ? await authenticateKey(apiKey) : null;
+  await enforceGeneralLimit(caller, ctx.ip);
+}
 
 /**
  * The caller of a tool: the `api_key` argument wins over the header key.
@@ -73,27 +99,52 @@ export function toolResult(value: Record<string, unknown>, note?: string): CallT
   };
 }
 
-/** A failed tool result with the HTTP API's error code (`isError: true`). */
-export function toolError(error: unknown, requestId: string): CallToolResult {
-  let apiError: ApiError;
-  if (error instanceof ApiError) apiError = error;
-  else if (error instanceof DomainError) apiError = fromDomainError(error);
-  else if (isStorageFailure(error))
-    apiError = new ApiError("STORAGE_ERROR", "Storage is temporarily unavailable; retry shortly");
-  else {
-    console.error(`[${requestId}] MCP tool error: ${describeError(error)}`);
-    apiError = new ApiError("INTERNAL", "Internal error; the request id identifies it in our logs");
-  }
-  const body = {
+/**
+ * The error envelope of `apiError` (the HTTP API's body); a rate-limit error also carries
+ * `retry_after_seconds` (from its Retry-After), since a tool result has no headers.
+ */
+function errorBody(apiError: ApiError, requestId: string) {
+  const retryAfter = apiError.code === "RATE_LIMITED" ? Number(apiError.headers["retry-after"]) : Number.NaN;
+  return {
     error: {
       code: apiError.code,
       message: apiError.message,
       ...(apiError.field ? { field: apiError.field } : {}),
       details: apiError.details,
       ...apiError.extra,
+      ...(Number.isFinite(retryAfter) ? { retry_after_seconds: retryAfter } : {}),
     },
     request_id: requestId,
   };
+}
+
+/** `error` as an `ApiError` (domain errors mapped, storage failures 503, anything else logged, INTERNAL). */
+function asApiError(error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) return fromDomainError(error);
+  if (isStorageFailure(error))
+    return new ApiError("STORAGE_ERROR", "Storage is temporarily unavailable; retry shortly");
+  console.error(`[${requestId}] MCP tool error: ${describeError(error)}`);
+  return new ApiError("INTERNAL", "Internal error; the request id identifies it in our logs");
+}
+
+/**
+ * A failure of a protocol method (tasks/*, resources/read, a task-augmented tools/call) as a
+ * JSON-RPC error: -32602 (invalid params) for the caller's faults (a 4xx of the HTTP API: unknown
+ * or unreadable task, refused credential, conflict, rate limit), -32603 for ours; `data` is the
+ * HTTP API's error envelope. An `McpError` passes through.
+ */
+export function protocolError(error: unknown, requestId: string): McpError {
+  if (error instanceof McpError) return error;
+  const apiError = asApiError(error, requestId);
+  const code = apiError.status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  return new McpError(code, `${apiError.code}: ${apiError.message}`, errorBody(apiError, requestId));
+}
+
+/** A failed tool result with the HTTP API's error code (`isError: true`). */
+export function toolError(error: unknown, requestId: string): CallToolResult {
+  const apiError = asApiError(error, requestId);
+  const body = errorBody(apiError, requestId);
   return {
     isError: true,
     content: [{ type: "text", text: `${apiError.code}: ${apiError.message}` }],

@@ -104,8 +104,18 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       event_stream: { path: "/api/tasks/stream", max_timeout_hours: 4 },
       mcp: {
         path: "/api/mcp",
-        protocol_version: "2025-03-26",
+        protocol_version: "2025-11-25",
+        supported_protocol_versions: ["2025-11-25", "2025-06-18", "2025-03-26"],
         transport: "streamable-http (stateless)",
+        // MCP Tasks: submit_task is task-capable; tasks/get, tasks/result, tasks/list, tasks/cancel.
+        tasks: {
+          task_tools: ["submit_task"],
+          methods: ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"],
+        },
+        // Proof files are resources, readable by the submitter (key or access_token).
+        resource_templates: ["task://{task_id}/proof/{n}"],
+        keyless_credential:
+          "access_token (argument of check_task_status and cancel_task; params of task methods)",
         // GET and DELETE answer 405 (no server-initiated stream, no sessions).
         methods: ["POST"],
         accept: "application/json, text/event-stream",

@@ -32,6 +32,15 @@ Errors always use {"error":{"code","message","field","details"},"request_id"} (M
 
 Send an Idempotency-Key (e.g. a UUID) on every POST and DELETE that changes state, and after a network error, a 5xx or a 409 CONFLICT retry with the same key and body: the effect happens once, and a repeat returns the first answer with Idempotency-Replayed: true. When storage is down, public reads sent with a key are answered as anonymous with Warning: 199 - "API key not checked: storage unavailable".
 
+## MCP (POST ${base}/api/mcp)
+Streamable HTTP, stateless, protocol revision 2025-11-25 (2025-06-18 and 2025-03-26 still served). A physical task takes hours, so submit_task is an MCP task: call it task-augmented and poll tasks/get (pollInterval ms) instead of waiting; the MCP task id is the service task id.
+- Status mapping: received, paid, dispatched, on_site → working; accepted_pending_payment, counter_offered → input_required (the input is the USDC payment: tasks/result then gives the payment instructions); completed → completed; failed, rejected, payment_expired → failed; cancelled → cancelled. statusMessage says what to do next.
+- tasks/result once terminal: status, operator notes, proof_files (links); a task still working answers -32602 with data.poll_interval_ms. tasks/cancel follows the cancellation rules (free before payment). tasks/list: your key's tasks, newest first (nextCursor).
+- Proof files are resources, never inline: resource_link items task://{task_id}/proof/{n} with mimeType, size and _meta.sha256; resources/read returns the blob (base64) to the submitting key, an admin key or the task's access_token.
+- Without a key: submit_task creates a SANDBOX task and returns access_token (in structuredContent, or _meta.access_token of a task-augmented call). Pass it as the access_token argument of check_task_status and cancel_task, and as params.access_token of tasks/get, tasks/result, tasks/cancel, tasks/list and resources/read.
+- With a key: the x-api-key header, or the api_key argument (tools) / params.api_key (task and resource methods), counted on that key's rate limit. list_my_tasks lists your tasks. Rate-limited tool calls carry error.retry_after_seconds.
+- A call to an unknown tool is JSON-RPC error -32602; tool failures are isError results carrying the HTTP error envelope.
+
 ## Services
 ${services}
 

@@ -10,7 +10,7 @@ import { type Task, tasks } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { advanceSandboxTask } from "./sandbox.js";
-import { type TaskHistoryEntry, taskStatusView } from "./task-view.js";
+import { type TaskHistoryEntry, type TaskViewOptions, taskStatusView } from "./task-view.js";
 
 /** A history entry as the query's json aggregate carries it: [task_status, type, created_at]. */
 type HistoryTuple = [TaskStatus | null, EventType, string];
@@ -54,17 +54,25 @@ export async function readTaskWithHistory(
   return { task: row.task, history };
 }
 
+/** Options of {@link readTaskStatus}: the view's, and a check of the reader. */
+export interface ReadTaskStatusOptions extends TaskViewOptions {
+  /** Called with the task as read, before a sandbox task advances; throws to refuse the read. */
+  authorize?: (task: Task) => void;
+}
+
 /**
  * Reads task `taskId`, advances it one step when it is a sandbox task (its history is then
- * read again), and builds its status view for `viewer`.
- * @throws ApiError NOT_FOUND for an unknown task
+ * read again), and builds its status view for `viewer` (`options` as for taskStatusView).
+ * @throws ApiError NOT_FOUND for an unknown task; whatever `options.authorize` throws
  */
 export async function readTaskStatus(
   taskId: string,
   viewer: Caller | null,
+  options: ReadTaskStatusOptions = {},
 ): Promise<{ task: Task; view: Record<string, unknown> }> {
   const read = await readTaskWithHistory(taskId);
+  options.authorize?.(read.task);
   const task = await advanceSandboxTask(read.task);
-  const view = await taskStatusView(task, viewer, task === read.task ? read.history : undefined);
+  const view = await taskStatusView(task, viewer, task === read.task ? read.history : undefined, options);
   return { task, view };
 }

@@ -56,7 +56,8 @@ const SHOW_PAYMENT: TaskStatus[] = [
   "failed",
 ];
 
-function recommendedAction(task: Task): string {
+/** What the caller should do next about `task`, one sentence (`_polling.recommended_action`). */
+export function recommendedAction(task: Task): string {
   const usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
   switch (task.status) {
     case "received":
@@ -125,6 +126,16 @@ export async function taskHistory(taskId: string): Promise<TaskHistoryEntry[]> {
     .orderBy(asc(taskEvents.seq));
 }
 
+/** Options of {@link taskStatusView}. */
+export interface TaskViewOptions {
+  /**
+   * Whether a completed task's view carries its proof files inline (`proof_files_data`, base64;
+   * the HTTP read). MCP passes false: its results link to the files as resources instead.
+   * Default true.
+   */
+  proofContent?: boolean;
+}
+
 /**
  * Builds the status response of `task` for `viewer`. `history` is the task's
  * {@link taskHistory} when the caller read it already (with the task, in one query);
@@ -134,6 +145,7 @@ export async function taskStatusView(
   task: Task,
   viewer: Caller | null,
   history?: TaskHistoryEntry[],
+  options: TaskViewOptions = {},
 ): Promise<Record<string, unknown>> {
   history ??= await taskHistory(task.id);
   const view: Record<string, unknown> = {
@@ -187,7 +199,7 @@ export async function taskStatusView(
     view.payment_usdc = usdc;
   }
   if (task.status === "counter_offered") view.counter_offer_amount = task.counterOfferAmount;
-  if (task.status === "completed") {
+  if (task.status === "completed" && options.proofContent !== false) {
     const db = await getDb();
     const files = await db
       .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
@@ -199,6 +211,8 @@ export async function taskStatusView(
       type: f.type,
       content: Buffer.from(f.content).toString("base64"),
     }));
+  }
+  if (task.status === "completed") {
     view.operator_notes = task.operatorNotes;
     view.completed_at = task.completedAt?.toISOString() ?? null;
   }

@@ -4,6 +4,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -152,11 +153,12 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
-  it("answers an unknown tool as an error", async () => {
+  it("answers an unknown tool with the JSON-RPC error -32602, not a tool result", async () => {
     const client = await connect();
     const result = await client.callTool({ name: "launch_rockets", arguments: {} }).catch((e) => e);
-    if (result instanceof Error) expect(String(result.message)).toMatch(/launch_rockets|not found/i);
-    else expect(result.isError).toBe(true);
+    expect(result).toBeInstanceOf(McpError);
+    expect(result.code).toBe(-32602);
+    expect(String(result.message)).toMatch(/launch_rockets/);
     await client.close();
   });
 

@@ -146,6 +146,8 @@ export const tasks = pgTable(
     index("tasks_requester_contact_idx").on(t.requesterContact),
     index("tasks_account_id_idx").on(t.accountId),
     index("tasks_org_id_idx").on(t.orgId),
+    /** MCP tasks/list for an access token finds its task by the token's hash. */
+    index("tasks_access_token_hash_idx").on(t.accessTokenHash),
     /** Exact amounts are unique among open payments (sandbox tasks never touch a chain). */
     uniqueIndex("tasks_open_payment_usdc_uq")
       .on(t.paymentUsdcMicro)

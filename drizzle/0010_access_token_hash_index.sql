@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_access_token_hash_idx" ON "tasks" USING btree ("access_token_hash");

@@ -1,0 +1,287 @@
+/**
+ * The protocol methods over service tasks (MCP revision 2025-11-25, "Tasks" and "Resources"),
+ * answered from the database on every request (the endpoint is stateless: any instance answers):
+ *
+ * - `tasks/get`: the MCP task of a service task (lib/mcp/task-results.ts); a sandbox task
+ *   advances one step per read, as with check_task_status.
+ * - `tasks/result`: the tool result of a terminal task (status, operator notes, proof links;
+ *   `isError` when it failed); of a task awaiting payment (`input_required`), its current result
+ *   with the payment instructions. A task still `working` is refused at once (-32602, with
+ *   `data.poll_interval_ms`): a serverless function cannot hold a request open for the hours
+ *   physical work takes, so callers poll `tasks/get` and ask for the result once it is terminal.
+ * - `tasks/cancel`: the rules of DELETE /api/submit-task (lib/tasks/cancel-task.ts).
+ * - `tasks/list`: the caller's tasks, newest first, paginated by `cursor`/`nextCursor`: those
+ *   of its key, or the one task of an `access_token`.
+ * - `resources/templates/list`, `resources/list` (empty: proof files are found through task
+ *   results), `resources/read` of `task://{task_id}/proof/{n}`.
+ *
+ * Credentials: the header key, or `api_key` and `access_token` members of the request's params
+ * (for clients that cannot set headers; anonymous tasks have only their access token). Only the
+ * key that submitted a task, an admin key, or the task's access token may see it; to anyone
+ * else an existing task is "not found", as an unknown one (-32602).
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type CallToolResult,
+  CancelTaskRequestSchema,
+  ErrorCode,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListTasksRequestSchema,
+  McpError,
+  RELATED_TASK_META_KEY,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { getDb } from "../db/client.js";
+import { type Task, tasks } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
+import { ApiError } from "../http/errors.js";
+import { chargeFailedAuthentication } from "../http/handler.js";
+import { sha256Hex } from "../ids.js";
+import { listKeyTasks, readProofFile } from "../tasks/caller-tasks.js";
+import { cancelTask } from "../tasks/cancel-task.js";
+import { readTaskStatus, readTaskWithHistory } from "../tasks/read-task-status.js";
+import { nextPollSeconds, taskStatusView } from "../tasks/task-view.js";
+import {
+  followsTask,
+  PROOF_URI_TEMPLATE,
+  PROTOCOL_STATUS,
+  protocolTask,
+  type TaskCredential,
+  taskToolResult,
+} from "./task-results.js";
+import { chargeDeferredLimit, protocolError, resolveCaller, type ToolContext } from "./tool-kit.js";
+
+/** Credential members accepted in the params of the task and resource methods. */
+const credentialParams = {
+  api_key: z.string().max(200).optional(),
+  access_token: z.string().max(200).optional(),
+};
+
+const getTaskRequest = GetTaskRequestSchema.extend({
+  params: GetTaskRequestSchema.shape.params.extend(credentialParams),
+});
+const taskResultRequest = GetTaskPayloadRequestSchema.extend({
+  params: GetTaskPayloadRequestSchema.shape.params.extend(credentialParams),
+});
+const cancelTaskRequest = CancelTaskRequestSchema.extend({
+  params: CancelTaskRequestSchema.shape.params.extend({
+    ...credentialParams,
+    reason: z.string().max(500).optional(),
+  }),
+});
+const listTasksRequest = ListTasksRequestSchema.extend({
+  params: z
+    .object({ cursor: z.string().max(500).optional(), _meta: z.record(z.string(), z.unknown()).optional() })
+    .extend(credentialParams)
+    .optional(),
+});
+const readResourceRequest = ReadResourceRequestSchema.extend({
+  params: ReadResourceRequestSchema.shape.params.extend(credentialParams),
+});
+
+/** Page size of tasks/list. */
+const TASK_LIST_PAGE = 50;
+
+/** The credential of a request's params (the `api_key` member wins over the header key). */
+async function credentialOf(
+  ctx: ToolContext,
+  params: { api_key?: string | undefined; access_token?: string | undefined } | undefined,
+): Promise<TaskCredential> {
+  await chargeDeferredLimit(ctx, params?.api_key);
+  const caller = await resolveCaller(ctx, params?.api_key);
+  return { caller, accessToken: params?.access_token || undefined };
+}
+
+/** -32602 "Task not found", the answer for an unknown task and for one the caller may not see. */
+function taskNotFound(taskId: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+}
+
+/** Throws {@link taskNotFound} unless `credential` follows `task`. */
+function assertFollows(task: Task, credential: TaskCredential): void {
+  if (!followsTask(task, credential)) throw taskNotFound(task.id);
+}
+
+/**
+ * Runs `fn`, turning a missing task into -32602 and other failures into JSON-RPC errors. A
+ * refused key costs the IP like any failed authentication (lib/http/limits.ts), as in the tools.
+ */
+async function answer<T>(ctx: ToolContext, taskId: string | undefined, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (
+      taskId !== undefined &&
+      (error instanceof ApiError || error instanceof DomainError) &&
+      error.code === "NOT_FOUND" &&
+      error.field === "task_id"
+    ) {
+      throw taskNotFound(taskId);
+    }
+    if ((error instanceof ApiError || error instanceof DomainError) && error.code === "UNAUTHORIZED") {
+      try {
+        await chargeFailedAuthentication(ctx.ip);
+      } catch (limited) {
+        throw protocolError(limited, ctx.requestId);
+      }
+    }
+    throw protocolError(error, ctx.requestId);
+  }
+}
+
+/** The task whose access token is `accessToken`, if any. */
+async function taskOfAccessToken(accessToken: string): Promise<Task | undefined> {
+  const db = await getDb();
+  const [task] = await db
+    .select()
+    .from(tasks)
+    .where(eq(tasks.accessTokenHash, sha256Hex(accessToken)))
+    .limit(1);
+  return task;
+}
+
+/** `tasks/result` of `task` (see the module comment). */
+async function taskResult(taskId: string, credential: TaskCredential): Promise<CallToolResult> {
+  const { task, history } = await readTaskWithHistory(taskId);
+  assertFollows(task, credential);
+  const status = PROTOCOL_STATUS[task.status];
+  if (status === "working") {
+    const pollMs = nextPollSeconds(task) * 1000;
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Task ${taskId} is still working (${task.status}): poll tasks/get every ${pollMs / 1000} s and call ` +
+        "tasks/result once it is completed, failed or cancelled",
+      { task_id: taskId, status: task.status, mcp_status: status, poll_interval_ms: pollMs },
+    );
+  }
+  const view = await taskStatusView(task, credential.caller, history, { proofContent: false });
+  const result = await taskToolResult(task, view, credential.caller, { flagFailure: true });
+  return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
+}
+
+/** Parses `task://{task_id}/proof/{n}`. */
+function parseProofUri(uri: string): { taskId: string; n: number } | undefined {
+  const match = /^task:\/\/([^/?#]+)\/proof\/([1-9]\d{0,3})$/.exec(uri);
+  if (!match) return undefined;
+  try {
+    return { taskId: decodeURIComponent(match[1]!), n: Number(match[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** -32002 "Resource not found" (the MCP specification's code), for an unknown or unreadable proof. */
+function resourceNotFound(uri: string): McpError {
+  return new McpError(-32002, `Resource not found: ${uri}`, { uri });
+}
+
+/** Installs the task and resource methods on `server`, bound to `ctx`. */
+export function registerTaskMethods(server: Server, ctx: ToolContext, options: { tasks: boolean }): void {
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: PROOF_URI_TEMPLATE,
+        name: "task-proof-file",
+        title: "Proof file of a completed task",
+        description:
+          "Proof file n (from 1, upload order) of a completed task: a photo, PDF, video or text the operator " +
+          "uploaded. Readable by the key that submitted the task, an admin key, or the task's access_token " +
+          "(params.access_token). Tool results link each file with its mimeType, size and SHA-256.",
+      },
+    ],
+  }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+  server.setRequestHandler(readResourceRequest, async (request) => {
+    const { uri } = request.params;
+    const parsed = parseProofUri(uri);
+    if (!parsed) throw resourceNotFound(uri);
+    return answer(ctx, undefined, async () => {
+      const credential = await credentialOf(ctx, request.params);
+      let task: Task;
+      try {
+        task = (await readTaskWithHistory(parsed.taskId)).task;
+      } catch (error) {
+        if ((error instanceof ApiError || error instanceof DomainError) && error.code === "NOT_FOUND") {
+          throw resourceNotFound(uri);
+        }
+        throw error;
+      }
+      if (!followsTask(task, credential)) throw resourceNotFound(uri);
+      const file = await readProofFile(task.id, parsed.n).catch(() => undefined);
+      if (!file) throw resourceNotFound(uri);
+      return {
+        contents: [
+          {
+            uri,
+            mimeType: file.mimeType,
+            blob: Buffer.from(file.content).toString("base64"),
+            _meta: { filename: file.filename, size: file.sizeBytes, sha256: file.sha256 },
+          },
+        ],
+      };
+    });
+  });
+
+  if (!options.tasks) return;
+
+  server.setRequestHandler(getTaskRequest, async (request) => {
+    const { taskId } = request.params;
+    return answer(ctx, taskId, async () => {
+      const credential = await credentialOf(ctx, request.params);
+      const { task } = await readTaskStatus(taskId, credential.caller, {
+        proofContent: false,
+        authorize: (t) => assertFollows(t, credential),
+      });
+      return { ...protocolTask(task) };
+    });
+  });
+
+  server.setRequestHandler(taskResultRequest, async (request) => {
+    const { taskId } = request.params;
+    return answer(ctx, taskId, async () => taskResult(taskId, await credentialOf(ctx, request.params)));
+  });
+
+  server.setRequestHandler(cancelTaskRequest, async (request) => {
+    const { taskId } = request.params;
+    return answer(ctx, taskId, async () => {
+      const credential = await credentialOf(ctx, request.params);
+      const { task: current } = await readTaskWithHistory(taskId);
+      assertFollows(current, credential);
+      const { task } = await cancelTask(
+        taskId,
+        credential,
+        request.params.reason ?? "Cancelled through tasks/cancel",
+      );
+      return { ...protocolTask(task) };
+    });
+  });
+
+  server.setRequestHandler(listTasksRequest, async (request) => {
+    return answer(ctx, undefined, async () => {
+      const credential = await credentialOf(ctx, request.params);
+      if (credential.caller) {
+        const page = await listKeyTasks(credential.caller.keyId, {
+          cursor: request.params?.cursor,
+          limit: TASK_LIST_PAGE,
+        });
+        return {
+          tasks: page.tasks.map(protocolTask),
+          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+        };
+      }
+      if (credential.accessToken) {
+        const task = await taskOfAccessToken(credential.accessToken);
+        return { tasks: task ? [protocolTask(task)] : [] };
+      }
+      throw new ApiError(
+        "UNAUTHORIZED",
+        "tasks/list needs an API key (x-api-key header or params.api_key) or params.access_token",
+      );
+    });
+  });
+}

@@ -1,0 +1,165 @@
+/**
+ * A service task as MCP sees it (protocol revision 2025-11-25, "Tasks"): the MCP task whose id
+ * is the service's task id, its protocol status, who may follow it, and the tool result of a
+ * task (a short summary line, `resource_link` items for the proof files, the data in
+ * `structuredContent`). Proof bodies never travel in a tool result: they are resources
+ * (`task://{task_id}/proof/{n}`, lib/mcp/proof-resources.ts).
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { CallToolResult, Task as McpTask, ResourceLink } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { TaskStatus } from "../db/schema/enums.js";
+import type { Task } from "../db/schema/index.js";
+import { sha256Hex } from "../ids.js";
+import type { Caller } from "../keys/authenticate.js";
+import { type ProofFileSummary, proofFileSummaries } from "../tasks/caller-tasks.js";
+import { isOwner, nextPollSeconds, recommendedAction } from "../tasks/task-view.js";
+import { isTerminal } from "../tasks/transitions.js";
+import { taskStatusSchema } from "../tasks/view-schemas.js";
+
+/** The URI template of a proof file resource; `n` counts from 1 in upload order. */
+export const PROOF_URI_TEMPLATE = "task://{task_id}/proof/{n}";
+
+/** The URI of proof file `n` (from 1) of task `taskId`. */
+export function proofUri(taskId: string, n: number): string {
+  return `task://${encodeURIComponent(taskId)}/proof/${n}`;
+}
+
+/**
+ * Our task statuses on the protocol's five: human review and work in progress are `working`;
+ * awaiting payment (approved, or a counter-offer) is `input_required` (the input is the
+ * payment); a rejected task and a payment window that closed are `failed`, like a failed task.
+ */
+export const PROTOCOL_STATUS: Record<TaskStatus, McpTask["status"]> = {
+  received: "working",
+  accepted_pending_payment: "input_required",
+  counter_offered: "input_required",
+  paid: "working",
+  dispatched: "working",
+  on_site: "working",
+  completed: "completed",
+  failed: "failed",
+  rejected: "failed",
+  payment_expired: "failed",
+  cancelled: "cancelled",
+};
+
+/** Who asks about a task: a key (header or `api_key` argument) and/or an anonymous task's access token. */
+export interface TaskCredential {
+  caller: Caller | null;
+  accessToken?: string | undefined;
+}
+
+/**
+ * Whether `credential` may follow `task` as its submitter: the key that submitted it, an admin
+ * key, or the task's access token (anonymous submissions; compared by SHA-256 in constant time).
+ */
+export function followsTask(task: Task, credential: TaskCredential): boolean {
+  if (isOwner(task, credential.caller)) return true;
+  const token = credential.accessToken;
+  if (!token || !task.accessTokenHash) return false;
+  const a = Buffer.from(sha256Hex(token));
+  const b = Buffer.from(task.accessTokenHash);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The MCP task of service task `task` (tasks/get, tasks/list, tasks/cancel, task creation):
+ * `ttl` null (results are kept with the task), `pollInterval` in milliseconds from the task's
+ * `_polling.next_poll_seconds` while it can change, `statusMessage` the recommended action.
+ */
+export function protocolTask(task: Task): McpTask {
+  const terminal = isTerminal(task.status);
+  const statusMessage =
+    task.status === "completed"
+      ? "Done: call tasks/result for the operator notes and the proof files (resources)."
+      : `${task.status}: ${recommendedAction(task)}`;
+  return {
+    taskId: task.id,
+    status: PROTOCOL_STATUS[task.status],
+    ttl: null,
+    createdAt: task.createdAt.toISOString(),
+    lastUpdatedAt: task.updatedAt.toISOString(),
+    ...(terminal ? {} : { pollInterval: nextPollSeconds(task) * 1000 }),
+    statusMessage,
+  };
+}
+
+/** One proof file as a tool result describes it. */
+export const proofLinkSchema = z.object({
+  uri: z.string().meta({ description: "task://{task_id}/proof/{n}; read it with resources/read." }),
+  filename: z.string(),
+  mime_type: z.string(),
+  size_bytes: z.number().int().meta({ description: "Bytes." }),
+  sha256: z.string().meta({ description: "Lowercase hex SHA-256 of the file." }),
+});
+
+/**
+ * The `structuredContent` of a task tool result: the HTTP status response without inline proof
+ * bodies, plus links to the proof files, the MCP status and whether the caller owns the task.
+ * Members added to the HTTP status view (and its schema, lib/tasks/view-schemas.ts) flow through
+ * here unchanged: that is where a task's `receipt` joins the MCP task result.
+ */
+export const mcpTaskStatusSchema = taskStatusSchema.omit({ proof_files_data: true }).extend({
+  mcp_status: z.enum(["working", "input_required", "completed", "failed", "cancelled"]),
+  proof_files: z.array(proofLinkSchema).optional().meta({ description: "Completed tasks: the proof files." }),
+  owned_by_caller: z.boolean(),
+});
+
+/** The proof links of `files` of task `taskId`. */
+function proofLinks(taskId: string, files: ProofFileSummary[]): z.infer<typeof proofLinkSchema>[] {
+  return files.map((f) => ({
+    uri: proofUri(taskId, f.index),
+    filename: f.filename,
+    mime_type: f.mimeType,
+    size_bytes: f.sizeBytes,
+    sha256: f.sha256,
+  }));
+}
+
+/**
+ * The tool result of `task` whose status view (built without proof bodies) is `view`: a summary
+ * line, one `resource_link` per proof file (with MIME type, size and SHA-256), and the data.
+ * `isError` is set when the protocol status is `failed` (tasks/result of a failed task).
+ */
+export async function taskToolResult(
+  task: Task,
+  view: Record<string, unknown>,
+  caller: Caller | null,
+  options: { flagFailure?: boolean } = {},
+): Promise<CallToolResult> {
+  const files = task.status === "completed" ? await proofFileSummaries(task.id) : [];
+  const links = proofLinks(task.id, files);
+  const { proof_files_data: _omitted, ...rest } = view;
+  if (task.status === "completed" && rest._polling) {
+    rest._polling = {
+      ...(rest._polling as Record<string, unknown>),
+      recommended_action:
+        "Done: read operator_notes; the proof files are resources (proof_files[].uri, resources/read).",
+    };
+  }
+  const data: Record<string, unknown> = {
+    ...rest,
+    mcp_status: PROTOCOL_STATUS[task.status],
+    ...(task.status === "completed" ? { proof_files: links } : {}),
+    owned_by_caller: isOwner(task, caller),
+  };
+  const action = (view._polling as { recommended_action?: string } | undefined)?.recommended_action;
+  const summary =
+    task.status === "completed"
+      ? `${task.id}: completed with ${files.length} proof file(s), linked below as resources (resources/read).`
+      : `${task.id}: ${task.status}. ${action ?? ""}`.trim();
+  const resourceLinks: ResourceLink[] = links.map((l) => ({
+    type: "resource_link",
+    uri: l.uri,
+    name: l.filename,
+    mimeType: l.mime_type,
+    size: l.size_bytes,
+    _meta: { sha256: l.sha256 },
+  }));
+  return {
+    content: [{ type: "text", text: summary }, ...resourceLinks],
+    structuredContent: data,
+    ...(options.flagFailure && PROTOCOL_STATUS[task.status] === "failed" ? { isError: true } : {}),
+  };
+}
