@@ -2,7 +2,7 @@
  * Dependency rules of the service (dependency-cruiser), checked by `npm run deps` inside `npm test`.
  *
  * The layers, lowest first (docs/architecture.md has the diagram and the reasons):
- *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/log-error.ts, lib/catalog, lib/geo, lib/net: storage, settings, ids,
+ *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/validation.ts, lib/log-error.ts, lib/catalog, lib/geo, lib/net: storage, settings, ids,
  *             reference data (services, prices, SLA hours, zone, places), outbound-URL safety
  *   state     the task state layer in lib/tasks: transition table, applyTransition/batch, deadlines,
  *             records of payment and execution, the task vocabulary (schemas)
@@ -63,6 +63,8 @@ const LAYERS = {
     // One money module (cents, micro-USDC, rounding) and the domain error type: pure, used by all.
     "^lib/money\\.ts$",
     "^lib/errors\\.ts$",
+    // Input validation (zod issues → domain error codes, NUL bytes, query numbers) for schemas of every layer.
+    "^lib/validation\\.ts$",
     // Error descriptions for logs (codes, SQL state, never parameter values).
     "^lib/log-error\\.ts$",
     `^lib/(catalog|geo|net)/${NOT_OPS}`,

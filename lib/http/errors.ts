@@ -4,7 +4,7 @@
  * Envelope (contract.md "Error body"):
  * `{ "error": { "code", "message", "field"?, "details": [] }, "request_id": "req_…" }`.
  */
-import type { DomainError, DomainErrorCode } from "../errors.js";
+import { DomainError, type DomainErrorCode } from "../errors.js";
 
 /** Error code → HTTP status. Spec "Errors" table plus contract.md's additions. */
 export const ERROR_STATUS = {
@@ -113,16 +113,53 @@ const DOMAIN_CODES_ARE_HTTP_CODES: Record<DomainErrorCode, ErrorCode> = {
   VALIDATION_ERROR: "VALIDATION_ERROR",
   LOCATION_NOT_FOUND: "LOCATION_NOT_FOUND",
   OUT_OF_SERVICE_ZONE: "OUT_OF_SERVICE_ZONE",
+  MISSING_FIELD: "MISSING_FIELD",
+  INVALID_FORMAT: "INVALID_FORMAT",
+  FIELD_TOO_LONG: "FIELD_TOO_LONG",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  RATE_LIMITED: "RATE_LIMITED",
+  EXCHANGE_RATE_UNAVAILABLE: "EXCHANGE_RATE_UNAVAILABLE",
+  UPSTREAM_UNAVAILABLE: "UPSTREAM_UNAVAILABLE",
 };
 
 /**
+ * The headers stating a domain error's retry facts: `RateLimit-Limit`, `RateLimit-Remaining`,
+ * `RateLimit-Reset` (seconds) of an exhausted limit (IETF draft "RateLimit header fields for
+ * HTTP"), and `Retry-After` in seconds (RFC 9110 section 10.2.3).
+ */
+function retryHeaders(error: DomainError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.rateLimit) {
+    headers["ratelimit-limit"] = String(error.rateLimit.limit);
+    headers["ratelimit-remaining"] = String(error.rateLimit.remaining);
+    headers["ratelimit-reset"] = String(error.rateLimit.resetSeconds);
+  }
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  return headers;
+}
+
+/**
  * The HTTP form of a domain error (lib/errors.ts): the same code, its status from `ERROR_STATUS`,
- * its field and extra members; used by the handler wrapper and the MCP tools.
+ * its field, details and extra members, and the Retry-After / RateLimit-* headers of its retry
+ * facts; used by the handler wrapper and the MCP tools.
  */
 export function fromDomainError(error: DomainError): ApiError {
   return new ApiError(DOMAIN_CODES_ARE_HTTP_CODES[error.code], error.message, {
     ...(error.field === undefined ? {} : { field: error.field }),
+    details: error.details.map((d) => ({
+      field: d.field,
+      code: DOMAIN_CODES_ARE_HTTP_CODES[d.code],
+      message: d.message,
+    })),
+    headers: retryHeaders(error),
     extra: error.extra,
     cause: error,
   });
+}
+
+/** The public error code of `error` when it is an `ApiError` or a `DomainError`, else undefined. */
+export function errorCodeOf(error: unknown): ErrorCode | undefined {
+  if (error instanceof ApiError) return error.code;
+  if (error instanceof DomainError) return DOMAIN_CODES_ARE_HTTP_CODES[error.code];
+  return undefined;
 }

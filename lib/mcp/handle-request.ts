@@ -12,7 +12,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type Config, productionProfile, publicBaseUrl } from "../config.js";
-import { ApiError } from "../http/errors.js";
+import { errorCodeOf } from "../http/errors.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
 import { rejectNulBytes } from "../http/validation.js";
 import { API_VERSION } from "../openapi/document.js";
@@ -96,7 +96,7 @@ export function createMcpServer(ctx: ToolContext): McpServer {
           rejectNulBytes(args);
           return await tool.run(args, ctx);
         } catch (error) {
-          if (error instanceof ApiError && error.code === "UNAUTHORIZED") {
+          if (errorCodeOf(error) === "UNAUTHORIZED") {
             // A failed key costs the IP like any failed authentication (lib/http/handler.ts).
             try {
               await chargeFailedAuthentication(ctx.ip);

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { CHAIN_TRANSFER_STATUSES } from "../db/schema/enums.js";
 import { defineOperation } from "../http/operation.js";
-import { queryNumber } from "../http/query.js";
+import { queryNumber } from "../validation.js";
 
 /** Largest page of GET /api/chain-transfers. */
 export const CHAIN_TRANSFERS_MAX_LIMIT = 500;
