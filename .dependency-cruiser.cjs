@@ -11,7 +11,8 @@
  *             and the public view of a task (lib/tasks/task-view.ts)
  *   workflows the rest of lib/tasks (submit, review, cancel, settle refund, sandbox, reads) and lib/jobs
  *   adapters  lib/http, lib/mcp, lib/openapi, lib/system and every lib/<domain>/operations.ts (the
- *             operation descriptors the HTTP wrapper, /openapi.json and MCP are built from)
+ *             operation descriptors the HTTP wrapper, /openapi.json and MCP are built from), and
+ *             lib/descriptors (the descriptor type they are written with)
  *   entry     api/ (one file per endpoint) and scripts/
  * A module may import its own layer and the layers below it, never a higher one. public/ (the static
  * pages) is separate from all of them. Peers within a layer may import each other as long as no two
@@ -76,7 +77,9 @@ const LAYERS = {
     "^lib/tasks/task-view\\.ts$",
   ),
   workflows: `^lib/(tasks|jobs)/${NOT_OPS}`,
-  adapters: any(OPERATIONS, "^lib/(http|mcp|openapi|system)/"),
+  // lib/descriptors: the descriptor type and the public error-code table the operations.ts files
+  // are written with; it imports only the base layer, so no domain folder imports lib/http.
+  adapters: any(OPERATIONS, "^lib/(descriptors|http|mcp|openapi|system)/"),
   entry: "^(api|scripts)/",
 };
 

@@ -1,42 +1,14 @@
 /**
- * The one error class of the HTTP layer, its closed set of codes and the envelope.
+ * The one error class of the HTTP layer, its closed set of codes (the table is in
+ * lib/descriptors/error-codes.ts, re-exported here) and the envelope.
  *
  * Envelope (contract.md "Error body"):
  * `{ "error": { "code", "message", "field"?, "details": [] }, "request_id": "req_…" }`.
  */
+import { ERROR_STATUS, type ErrorCode } from "../descriptors/error-codes.js";
 import { DomainError, type DomainErrorCode } from "../errors.js";
 
-/** Error code → HTTP status. Spec "Errors" table plus contract.md's additions. */
-export const ERROR_STATUS = {
-  MISSING_FIELD: 400,
-  INVALID_FORMAT: 400,
-  UNAUTHORIZED: 401,
-  PAYMENT_REQUIRED: 402,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  FIELD_TOO_LONG: 422,
-  VALIDATION_ERROR: 422,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  LOCATION_NOT_FOUND: 422,
-  OUT_OF_SERVICE_ZONE: 422,
-  RATE_LIMITED: 429,
-  INTERNAL: 500,
-  STORAGE_ERROR: 503,
-  EXCHANGE_RATE_UNAVAILABLE: 503,
-  /** A third-party service we depend on (e.g. Cloudflare Turnstile) did not answer; retry later. */
-  UPSTREAM_UNAVAILABLE: 503,
-  /**
-   * The deployment is not configured to serve: the production profile lacks a required variable
-   * (JWT_SECRET, WEBHOOK_SECRET_KEY, …) or a variable has a bad value; the message names them.
-   */
-  CONFIGURATION_ERROR: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+export { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../descriptors/error-codes.js";
 
 /** One item of `error.details`: a problem with one field. */
 export interface ErrorDetail {

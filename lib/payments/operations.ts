@@ -1,6 +1,6 @@
 /** Operation descriptors of the payments domain (operator views of on-chain transfers). */
 import { z } from "zod";
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import { chainTransfersQuerySchema, chainTransferViewSchema } from "./schemas.js";
 
 export const listChainTransfersOperation = defineOperation({
