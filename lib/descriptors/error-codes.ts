@@ -5,7 +5,7 @@
  * (`lib/<domain>/operations.ts`) do not import lib/http.
  */
 
-/** Error code → HTTP status. Spec "Errors" table plus contract.md's additions. */
+/** Error code → HTTP status: the error table of the interface specification plus the codes this service adds. */
 export const ERROR_STATUS = {
   MISSING_FIELD: 400,
   INVALID_FORMAT: 400,
