@@ -1,7 +1,7 @@
 /**
  * Rate limits counted inside an operation, once the value they are keyed on is known (an e-mail in
  * the body, the account of a code): the per-e-mail and per-IP limits of client login, password-reset
- * requests and e-mail verification (lib/auth/client-auth.ts). Same limiter and storage as the
+ * requests and e-mail verification (lib/accounts/client-auth.ts). Same limiter and storage as the
  * handler wrapper's limits (lib/ratelimit/limiter.ts), so the same 429 and 503 behaviour.
  */
 

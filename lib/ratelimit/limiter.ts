@@ -17,7 +17,7 @@ import { type Config, getConfig } from "../config.js";
 import { StorageError } from "../errors.js";
 
 /**
- * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/auth/client-auth.ts
+ * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/accounts/client-auth.ts
  * (per e-mail and per IP, lib/ratelimit/enforce.ts), the others by the handler wrapper.
  */
 export type RateLimitPolicy =

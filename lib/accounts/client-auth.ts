@@ -21,20 +21,20 @@
  * counter also counts the verification e-mails registrations send (lib/accounts/register-account.ts).
  */
 import { and, eq } from "drizzle-orm";
-import { findAccountByEmail } from "../accounts/find-account.js";
-import { passwordSchema } from "../accounts/schemas.js";
+import { queueResetEmail } from "../auth/account-emails.js";
+import { CLIENT_JWT_TTL_SECONDS } from "../auth/jwt.js";
+import { issueToken, redeemToken, revokeTokens } from "../auth/one-time-tokens.js";
+import { hashPassword, verifyPassword } from "../auth/passwords.js";
+import type { ClientAuthAction, ClientAuthBody } from "../auth/schemas.js";
+import { type ClientPrincipal, openSession, revokeAccountSessions, revokeSession } from "../auth/sessions.js";
 import { getDb } from "../db/client.js";
 import { authTokens, clientAccounts } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { parseOrThrow } from "../validation.js";
-import { queueResetEmail } from "./account-emails.js";
-import { CLIENT_JWT_TTL_SECONDS } from "./jwt.js";
-import { issueToken, redeemToken, revokeTokens } from "./one-time-tokens.js";
-import { hashPassword, verifyPassword } from "./passwords.js";
-import type { ClientAuthAction, ClientAuthBody } from "./schemas.js";
-import { type ClientPrincipal, openSession, revokeAccountSessions, revokeSession } from "./sessions.js";
+import { findAccountByEmail } from "./find-account.js";
+import { passwordSchema } from "./schemas.js";
 
 /** The response of every action. */
 export interface ClientAuthResponse {
