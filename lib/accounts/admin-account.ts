@@ -16,6 +16,7 @@
  * - `set_discount` (`discount_percent` 0 to 100): applies to later charges.
  */
 import { eq } from "drizzle-orm";
+import { findAccountByEmail, findAccountById, lockAccount } from "../billing/account-records.js";
 import { accountBalance } from "../billing/balance.js";
 import { createInvoice } from "../billing/invoices.js";
 import { getDb, type Tx } from "../db/client.js";
@@ -26,7 +27,6 @@ import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { toCents } from "../money.js";
 import { type AccountView, accountView } from "./account-view.js";
-import { findAccountByEmail, findAccountById, lockAccount } from "./find-account.js";
 import type { AccountAdminBody } from "./schemas.js";
 
 /** Result of an admin operation. */

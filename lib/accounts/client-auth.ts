@@ -27,13 +27,13 @@ import { issueToken, redeemToken, revokeTokens } from "../auth/one-time-tokens.j
 import { hashPassword, verifyPassword } from "../auth/passwords.js";
 import type { ClientAuthAction, ClientAuthBody } from "../auth/schemas.js";
 import { type ClientPrincipal, openSession, revokeAccountSessions, revokeSession } from "../auth/sessions.js";
+import { findAccountByEmail } from "../billing/account-records.js";
 import { getDb } from "../db/client.js";
 import { authTokens, clientAccounts } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { parseOrThrow } from "../validation.js";
-import { findAccountByEmail } from "./find-account.js";
 import { passwordSchema } from "./schemas.js";
 
 /** The response of every action. */

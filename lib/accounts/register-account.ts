@@ -22,6 +22,7 @@ import { queueVerificationEmail } from "../auth/account-emails.js";
 import { issueToken } from "../auth/one-time-tokens.js";
 import { hashPassword } from "../auth/passwords.js";
 import { verifyTurnstile } from "../auth/turnstile.js";
+import { findAccountByEmail } from "../billing/account-records.js";
 import { getDb, type Tx } from "../db/client.js";
 import { apiKeys, clientAccounts, emails, invoices, ledgerEntries } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -29,7 +30,6 @@ import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { type AccountView, accountView } from "./account-view.js";
-import { findAccountByEmail } from "./find-account.js";
 import type { CreateAccountBody } from "./schemas.js";
 
 const WEB_REQUIRED = [

@@ -7,13 +7,14 @@
  * suggestions) when the account is not active or the funds are short; a denial emits
  * `billing.payment_required`, a grant that lowers the spending level `billing.low_balance`.
  */
-import { lockAccount } from "../accounts/find-account.js";
+
 import { getDb } from "../db/client.js";
 import { preauthorizations } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { fromCents, toCents } from "../money.js";
+import { lockAccount } from "./account-records.js";
 import { accountBalance, isWorse, type SpendingLevel, spendingLevel } from "./balance.js";
 import { emitBillingEvent } from "./events.js";
 import { resolveBillingAccount } from "./resolve-agent.js";

@@ -1,4 +1,9 @@
-/** Lookups of prepaid client accounts (by id, e-mail, or an API key linked to the account). */
+/**
+ * Lookups of prepaid client accounts (by id, e-mail, or an API key linked to the account) and the
+ * row lock every ledger writer takes. Billing owns them (the account is what a task is billed to
+ * and what the ledger locks); lib/accounts (registration, the owner's and the operator's views)
+ * builds on them, so the two folders depend one way only.
+ */
 import { eq } from "drizzle-orm";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
