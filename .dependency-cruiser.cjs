@@ -2,7 +2,7 @@
  * Dependency rules of the service (dependency-cruiser), checked by `npm run deps` inside `npm test`.
  *
  * The layers, lowest first (docs/architecture.md has the diagram and the reasons):
- *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/log-error.ts, lib/catalog, lib/geo, lib/net: storage, settings, ids,
+ *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/validation.ts, lib/log-error.ts, lib/catalog, lib/geo, lib/net: storage, settings, ids,
  *             reference data (services, prices, SLA hours, zone, places), outbound-URL safety
  *   state     the task state layer in lib/tasks: transition table, applyTransition/batch, deadlines,
  *             records of payment and execution, the task vocabulary (schemas)
@@ -11,7 +11,8 @@
  *             and the public view of a task (lib/tasks/task-view.ts)
  *   workflows the rest of lib/tasks (submit, review, cancel, settle refund, sandbox, reads) and lib/jobs
  *   adapters  lib/http, lib/mcp, lib/openapi, lib/system and every lib/<domain>/operations.ts (the
- *             operation descriptors the HTTP wrapper, /openapi.json and MCP are built from)
+ *             operation descriptors the HTTP wrapper, /openapi.json and MCP are built from), and
+ *             lib/descriptors (the descriptor type they are written with)
  *   entry     api/ (one file per endpoint) and scripts/
  * A module may import its own layer and the layers below it, never a higher one. public/ (the static
  * pages) is separate from all of them. Peers within a layer may import each other as long as no two
@@ -63,6 +64,8 @@ const LAYERS = {
     // One money module (cents, micro-USDC, rounding) and the domain error type: pure, used by all.
     "^lib/money\\.ts$",
     "^lib/errors\\.ts$",
+    // Input validation (zod issues → domain error codes, NUL bytes, query numbers) for schemas of every layer.
+    "^lib/validation\\.ts$",
     // Error descriptions for logs (codes, SQL state, never parameter values).
     "^lib/log-error\\.ts$",
     `^lib/(catalog|geo|net)/${NOT_OPS}`,
@@ -74,7 +77,9 @@ const LAYERS = {
     "^lib/tasks/task-view\\.ts$",
   ),
   workflows: `^lib/(tasks|jobs)/${NOT_OPS}`,
-  adapters: any(OPERATIONS, "^lib/(http|mcp|openapi|system)/"),
+  // lib/descriptors: the descriptor type and the public error-code table the operations.ts files
+  // are written with; it imports only the base layer, so no domain folder imports lib/http.
+  adapters: any(OPERATIONS, "^lib/(descriptors|http|mcp|openapi|system)/"),
   entry: "^(api|scripts)/",
 };
 

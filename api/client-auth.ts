@@ -4,7 +4,7 @@
  * the operation carrying the per-IP login limit; the others do not count against it. `logout`
  * goes through the operation whose client JWT the wrapper checks.
  */
-import { clientAuth } from "../lib/auth/client-auth.js";
+import { clientAuth } from "../lib/accounts/client-auth.js";
 import { clientAuthOperation, clientLoginOperation, clientLogoutOperation } from "../lib/auth/operations.js";
 import { endpoint, route } from "../lib/http/handler.js";
 

@@ -5,14 +5,18 @@
  * domain never depends on the HTTP layer.
  *
  * The rule for domain code: raise `DomainError` with one of `DOMAIN_ERROR_CODES`, or return a
- * result. Headers (Retry-After, Allow) and transport codes (405, 413, 429, 503) belong to lib/http.
- * Folders still raising `ApiError` directly are converted one at a time (lib/scores is the first).
+ * result. Headers (Retry-After, RateLimit-*, Allow) are lib/http's: a domain error states the
+ * facts they are built from (`retryAfterSeconds`, `rateLimit`), never a header. Codes only the
+ * transport produces (METHOD_NOT_ALLOWED, STORAGE_ERROR, CONFIGURATION_ERROR, INTERNAL) are not
+ * domain codes.
  */
 
 /**
- * The closed set of domain failure codes; each is also an HTTP error code of the same name (the
- * status is lib/http's business: NOT_FOUND 404, CONFLICT 409, FORBIDDEN 403, UNAUTHORIZED 401,
- * PAYMENT_REQUIRED 402, VALIDATION_ERROR and the other rule violations 422).
+ * The closed set of domain failure codes; each is also a public error code of the API with the
+ * same name (the status is lib/http's business: MISSING_FIELD and INVALID_FORMAT 400,
+ * UNAUTHORIZED 401, PAYMENT_REQUIRED 402, FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409,
+ * PAYLOAD_TOO_LARGE 413, VALIDATION_ERROR, FIELD_TOO_LONG and the other rule violations 422,
+ * RATE_LIMITED 429, EXCHANGE_RATE_UNAVAILABLE and UPSTREAM_UNAVAILABLE 503).
  */
 export const DOMAIN_ERROR_CODES = [
   "NOT_FOUND",
@@ -23,9 +27,41 @@ export const DOMAIN_ERROR_CODES = [
   "VALIDATION_ERROR",
   "LOCATION_NOT_FOUND",
   "OUT_OF_SERVICE_ZONE",
+  /** A required input is absent or empty. */
+  "MISSING_FIELD",
+  /** An input of the wrong type or that cannot be parsed (a URL, a date, a number, base64). */
+  "INVALID_FORMAT",
+  /** A string or list over its length limit. */
+  "FIELD_TOO_LONG",
+  /** An input over its size limit in bytes (proof files). */
+  "PAYLOAD_TOO_LARGE",
+  /** A budget of attempts is spent (per e-mail, per IP); `rateLimit` says when it refills. */
+  "RATE_LIMITED",
+  /** No CAD/USD rate is known: the rate source failed and the cached rate is stale. */
+  "EXCHANGE_RATE_UNAVAILABLE",
+  /** A third-party service the rule needs (the CAPTCHA check) is not available. */
+  "UPSTREAM_UNAVAILABLE",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+/** One problem with one input, when a failure lists several (`error.details` of the envelope). */
+export interface DomainErrorDetail {
+  /** The input at fault by its public name; nested members joined by dots (`files.0.content`). */
+  field: string;
+  code: DomainErrorCode;
+  message: string;
+}
+
+/** The state of an exhausted rate limit (RATE_LIMITED): lib/http states it as RateLimit-* headers. */
+export interface RateLimitFacts {
+  /** Attempts the window allows. */
+  limit: number;
+  /** Attempts left in the window (0 when exhausted). */
+  remaining: number;
+  /** Seconds until the window refills. */
+  resetSeconds: number;
+}
 
 /** Options of a `DomainError`. */
 export interface DomainErrorOptions {
@@ -33,6 +69,12 @@ export interface DomainErrorOptions {
   field?: string;
   /** Facts for the caller, by their public names (e.g. `current_status`); become `error.*` members. */
   extra?: Record<string, unknown>;
+  /** Every problem found, in the order to report them (the first is the error itself). */
+  details?: DomainErrorDetail[];
+  /** Seconds after which trying again may succeed (lib/http: `Retry-After`). */
+  retryAfterSeconds?: number;
+  /** The exhausted limit of a RATE_LIMITED error (lib/http: `RateLimit-*`). */
+  rateLimit?: RateLimitFacts;
   cause?: unknown;
 }
 
@@ -42,11 +84,30 @@ export class DomainError extends Error {
   readonly code: DomainErrorCode;
   readonly field: string | undefined;
   readonly extra: Record<string, unknown>;
+  readonly details: DomainErrorDetail[];
+  readonly retryAfterSeconds: number | undefined;
+  readonly rateLimit: RateLimitFacts | undefined;
 
   constructor(code: DomainErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.field = options.field;
     this.extra = options.extra ?? {};
+    this.details = options.details ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.rateLimit = options.rateLimit;
   }
+}
+
+/** True when `error` is a `DomainError` with `code` (e.g. a CONFLICT a caller tolerates). */
+export function isDomainError(error: unknown, code?: DomainErrorCode): error is DomainError {
+  return error instanceof DomainError && (code === undefined || error.code === code);
+}
+
+/**
+ * Marks a failure of storage (database, cache) raised on purpose, e.g. the rate limiter's store
+ * timing out; lib/http answers it like any storage failure (503 STORAGE_ERROR).
+ */
+export class StorageError extends Error {
+  override name = "StorageError";
 }

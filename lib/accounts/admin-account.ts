@@ -16,17 +16,17 @@
  * - `set_discount` (`discount_percent` 0 to 100): applies to later charges.
  */
 import { eq } from "drizzle-orm";
+import { findAccountByEmail, findAccountById, lockAccount } from "../billing/account-records.js";
 import { accountBalance } from "../billing/balance.js";
 import { createInvoice } from "../billing/invoices.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { AccountStatus } from "../db/schema/enums.js";
 import { type ClientAccount, clientAccounts, ledgerEntries } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { toCents } from "../money.js";
 import { type AccountView, accountView } from "./account-view.js";
-import { findAccountByEmail, findAccountById, lockAccount } from "./find-account.js";
 import type { AccountAdminBody } from "./schemas.js";
 
 /** Result of an admin operation. */
@@ -43,19 +43,19 @@ export interface AccountAdminResult {
 
 function required<T>(value: T | undefined, field: string, action: string): T {
   if (value === undefined)
-    throw new ApiError("MISSING_FIELD", `${field} is required for ${action}`, { field });
+    throw new DomainError("MISSING_FIELD", `${field} is required for ${action}`, { field });
   return value;
 }
 
 async function targetAccount(body: AccountAdminBody): Promise<ClientAccount> {
   if (!body.email && !body.account_id) {
-    throw new ApiError("MISSING_FIELD", "email or account_id is required", { field: "email" });
+    throw new DomainError("MISSING_FIELD", "email or account_id is required", { field: "email" });
   }
   const account = body.account_id
     ? await findAccountById(body.account_id)
     : await findAccountByEmail(body.email!);
   if (!account || (body.email && account.email !== body.email)) {
-    throw new ApiError("NOT_FOUND", `No account ${body.account_id ?? body.email}`, {
+    throw new DomainError("NOT_FOUND", `No account ${body.account_id ?? body.email}`, {
       field: body.account_id ? "account_id" : "email",
     });
   }
@@ -73,7 +73,7 @@ async function setStatus(tx: Tx, id: string, status: AccountStatus): Promise<Cli
 
 /**
  * Applies one admin action.
- * @throws ApiError MISSING_FIELD, VALIDATION_ERROR (amounts), NOT_FOUND, CONFLICT (activate without
+ * @throws DomainError MISSING_FIELD, VALIDATION_ERROR (amounts), NOT_FOUND, CONFLICT (activate without
  *   deposit; deposit to an account whose e-mail is not verified)
  */
 export async function accountAdmin(
@@ -91,19 +91,19 @@ export async function accountAdmin(
       case "adjust": {
         const amount = required(body.amount_cad, "amount_cad", body.action);
         if (!account.emailVerifiedAt) {
-          throw new ApiError(
+          throw new DomainError(
             "CONFLICT",
             "The account's e-mail is not verified yet; its owner must verify it before any deposit or adjustment",
             { extra: { reason: "email_not_verified" } },
           );
         }
         if (body.action === "deposit" && amount < 0.01) {
-          throw new ApiError("VALIDATION_ERROR", "amount_cad of a deposit must be at least 0.01", {
+          throw new DomainError("VALIDATION_ERROR", "amount_cad of a deposit must be at least 0.01", {
             field: "amount_cad",
           });
         }
         if (amount === 0) {
-          throw new ApiError("VALIDATION_ERROR", "amount_cad must not be 0", { field: "amount_cad" });
+          throw new DomainError("VALIDATION_ERROR", "amount_cad must not be 0", { field: "amount_cad" });
         }
         const description =
           body.action === "adjust"
@@ -112,7 +112,7 @@ export async function accountAdmin(
         if (amount < 0) {
           const { available_balance_cad } = await accountBalance(account.id, tx, now);
           if (toCents(available_balance_cad) + toCents(amount) < 0) {
-            throw new ApiError(
+            throw new DomainError(
               "VALIDATION_ERROR",
               `This adjustment would make the available balance negative (${available_balance_cad.toFixed(2)} CAD available)`,
               { field: "amount_cad", extra: { available_balance_cad } },
@@ -160,9 +160,13 @@ export async function accountAdmin(
         break;
       case "activate":
         if (account.status === "pending_deposit") {
-          throw new ApiError("CONFLICT", "The account has no deposit yet: record one with action=deposit", {
-            extra: { current_status: account.status },
-          });
+          throw new DomainError(
+            "CONFLICT",
+            "The account has no deposit yet: record one with action=deposit",
+            {
+              extra: { current_status: account.status },
+            },
+          );
         }
         if (account.status === "suspended") account = await setStatus(tx, account.id, "active");
         break;

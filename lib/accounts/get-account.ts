@@ -11,13 +11,13 @@
  * - neither: 401 (raised by the wrapper).
  */
 import type { ClientPrincipal } from "../auth/sessions.js";
+import { getAccountByEmailOrThrow, getAccountForKeyOrThrow } from "../billing/account-records.js";
 import { getInvoiceOrThrow, type InvoiceView } from "../billing/invoices.js";
 import type { ClientAccount } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { type AccountView, accountView } from "./account-view.js";
 import { accountDashboard, type Dashboard } from "./dashboard.js";
-import { getAccountByEmailOrThrow, getAccountForKeyOrThrow } from "./find-account.js";
 import type { GetAccountQuery } from "./schemas.js";
 
 /** The response. */
@@ -36,7 +36,7 @@ export type AccountReader =
 
 /**
  * Answers for `reader` (see the module comment).
- * @throws ApiError UNAUTHORIZED (dashboard/invoice without a JWT or an admin key), FORBIDDEN (`email`
+ * @throws DomainError UNAUTHORIZED (dashboard/invoice without a JWT or an admin key), FORBIDDEN (`email`
  *   of another account without admin), NOT_FOUND (no linked account, unknown invoice)
  */
 export async function getAccount(reader: AccountReader, query: GetAccountQuery): Promise<AccountResponse> {
@@ -46,7 +46,7 @@ export async function getAccount(reader: AccountReader, query: GetAccountQuery):
   if (client) {
     const found = client.account;
     if (query.email && query.email.toLowerCase() !== found.email) {
-      throw new ApiError("FORBIDDEN", "A client token reads only its own account", { field: "email" });
+      throw new DomainError("FORBIDDEN", "A client token reads only its own account", { field: "email" });
     }
     account = found;
     privileged = true;
@@ -58,7 +58,7 @@ export async function getAccount(reader: AccountReader, query: GetAccountQuery):
     } else {
       account = await getAccountForKeyOrThrow(caller.keyId);
       if (query.email && query.email.toLowerCase() !== account.email) {
-        throw new ApiError("FORBIDDEN", "Only an admin key may look up another account by email", {
+        throw new DomainError("FORBIDDEN", "Only an admin key may look up another account by email", {
           field: "email",
         });
       }
@@ -66,7 +66,7 @@ export async function getAccount(reader: AccountReader, query: GetAccountQuery):
     privileged = caller.isAdmin;
   }
   if ((query.include || query.invoice_id) && !privileged) {
-    throw new ApiError(
+    throw new DomainError(
       "UNAUTHORIZED",
       "include=dashboard and invoice_id require the client token: Authorization: Bearer <jwt> from POST /api/client-auth?action=login",
       { field: query.invoice_id ? "invoice_id" : "include" },

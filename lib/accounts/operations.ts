@@ -1,5 +1,5 @@
 /** Operation descriptors of /api/client-account and /api/account-admin. */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import {
   accountAdminBodySchema,
   accountAdminResponseSchema,

@@ -22,14 +22,14 @@ import { queueVerificationEmail } from "../auth/account-emails.js";
 import { issueToken } from "../auth/one-time-tokens.js";
 import { hashPassword } from "../auth/passwords.js";
 import { verifyTurnstile } from "../auth/turnstile.js";
+import { findAccountByEmail } from "../billing/account-records.js";
 import { getDb, type Tx } from "../db/client.js";
 import { apiKeys, clientAccounts, emails, invoices, ledgerEntries } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { type AccountView, accountView } from "./account-view.js";
-import { findAccountByEmail } from "./find-account.js";
 import type { CreateAccountBody } from "./schemas.js";
 
 const WEB_REQUIRED = [
@@ -62,7 +62,7 @@ const isUniqueViolation = (error: unknown): boolean => {
  * Creates an account for `caller` (a key) or a web registrant (`caller` null).
  * Verification e-mails per address are limited (EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR, shared with
  * `verify-email` attempts on that address).
- * @throws ApiError RATE_LIMITED, FORBIDDEN (key with another e-mail), MISSING_FIELD, VALIDATION_ERROR
+ * @throws DomainError RATE_LIMITED, FORBIDDEN (key with another e-mail), MISSING_FIELD, VALIDATION_ERROR
  *   (tos_accepted false, CAPTCHA refused, password with a key), UPSTREAM_UNAVAILABLE (CAPTCHA
  *   service down), CONFLICT (the e-mail's account is verified)
  */
@@ -77,14 +77,14 @@ export async function registerAccount(input: {
   let email: string;
   if (caller) {
     if (body.email && body.email !== caller.contact) {
-      throw new ApiError(
+      throw new DomainError(
         "FORBIDDEN",
         `With an API key the account e-mail is the key's contact (${caller.contact}); register another e-mail without a key`,
         { field: "email" },
       );
     }
     if (body.password !== undefined) {
-      throw new ApiError(
+      throw new DomainError(
         "VALIDATION_ERROR",
         "With an API key no password is set: the account's owner sets it with POST /api/client-auth?action=reset-request " +
           "(the code goes to the account's e-mail)",
@@ -95,7 +95,7 @@ export async function registerAccount(input: {
   } else {
     for (const field of WEB_REQUIRED) {
       if (body[field] === undefined) {
-        throw new ApiError(
+        throw new DomainError(
           "MISSING_FIELD",
           `${field} is required for web registration (without an API key)`,
           {
@@ -105,7 +105,7 @@ export async function registerAccount(input: {
       }
     }
     if (body.tos_accepted !== true) {
-      throw new ApiError(
+      throw new DomainError(
         "VALIDATION_ERROR",
         "tos_accepted must be true: the terms of service must be accepted",
         {
@@ -118,10 +118,14 @@ export async function registerAccount(input: {
   if (!caller) {
     const captcha = await verifyTurnstile(body.cf_turnstile_token!, input.ip);
     if (!captcha.ok) {
-      throw new ApiError("VALIDATION_ERROR", "The CAPTCHA token was refused; reload the form and try again", {
-        field: "cf_turnstile_token",
-        extra: { turnstile_error_codes: captcha.errorCodes },
-      });
+      throw new DomainError(
+        "VALIDATION_ERROR",
+        "The CAPTCHA token was refused; reload the form and try again",
+        {
+          field: "cf_turnstile_token",
+          extra: { turnstile_error_codes: captcha.errorCodes },
+        },
+      );
     }
   }
   // Each registration e-mails a verification code to the address: limited per address, so that
@@ -214,8 +218,8 @@ async function discardUnverified(tx: Tx, accountId: string, email: string): Prom
   await tx.delete(clientAccounts).where(eq(clientAccounts.id, accountId));
 }
 
-function conflict(email: string): ApiError {
-  return new ApiError("CONFLICT", `An account already exists for ${email}`, {
+function conflict(email: string): DomainError {
+  return new DomainError("CONFLICT", `An account already exists for ${email}`, {
     field: "email",
     extra: {
       suggestion: "Log in with POST /api/client-auth, or reset the password with action=reset-request",

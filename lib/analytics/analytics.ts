@@ -21,7 +21,7 @@ import { DateTime } from "luxon";
 import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
 import { getDb } from "../db/client.js";
 import { activityLog, apiKeys, clientAccounts, ledgerEntries, tasks } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { roundCad } from "../money.js";
 import type { AnalyticsQuery } from "./schemas.js";
 
@@ -38,7 +38,9 @@ function period(query: AnalyticsQuery, defaultDays: number): { from: Date; to: D
 
 function orgIdOf(query: AnalyticsQuery): string {
   if (!query.org_id)
-    throw new ApiError("MISSING_FIELD", `org_id is required for action=${query.action}`, { field: "org_id" });
+    throw new DomainError("MISSING_FIELD", `org_id is required for action=${query.action}`, {
+      field: "org_id",
+    });
   return query.org_id;
 }
 

@@ -1,5 +1,5 @@
 /** Operation descriptor of GET /api/analytics (admin). */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import { analyticsQuerySchema, analyticsResponseSchema } from "./schemas.js";
 
 export const analyticsOperation = defineOperation({

@@ -1,7 +1,7 @@
 /** Zod schemas of GET /api/analytics (admin; spec "Administrative endpoints"). */
 import { z } from "zod";
 import { isoDate } from "../billing/schemas.js";
-import { queryNumber } from "../http/query.js";
+import { queryNumber } from "../validation.js";
 
 export const ANALYTICS_ACTIONS = ["agents", "org", "export", "dashboard"] as const;
 

@@ -6,7 +6,7 @@
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { ConfigError, getConfig, productionProfile } from "../config.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 
 /** Lifetime of a client JWT, seconds (spec "Limits": 24 hours). */
 export const CLIENT_JWT_TTL_SECONDS = 24 * 3600;
@@ -61,7 +61,7 @@ export async function signClientJwt(
 
 /**
  * Verifies a client JWT (signature, HS256 only, issuer, audience, expiry).
- * @throws ApiError UNAUTHORIZED (expired, forged, malformed or foreign token)
+ * @throws DomainError UNAUTHORIZED (expired, forged, malformed or foreign token)
  */
 export async function verifyClientJwt(token: string): Promise<ClientSession> {
   try {
@@ -77,7 +77,7 @@ export async function verifyClientJwt(token: string): Promise<ClientSession> {
       !payload.exp ||
       !payload.iat
     ) {
-      throw new ApiError("UNAUTHORIZED", "The client token lacks its claims; log in again");
+      throw new DomainError("UNAUTHORIZED", "The client token lacks its claims; log in again");
     }
     return {
       sessionId: payload.jti,
@@ -88,13 +88,13 @@ export async function verifyClientJwt(token: string): Promise<ClientSession> {
       expiresAt: new Date(payload.exp * 1000),
     };
   } catch (error) {
-    if (error instanceof ApiError || error instanceof ConfigError) throw error;
+    if (error instanceof DomainError || error instanceof ConfigError) throw error;
     if (error instanceof joseErrors.JWTExpired) {
-      throw new ApiError("UNAUTHORIZED", "The client token has expired; log in again", {
+      throw new DomainError("UNAUTHORIZED", "The client token has expired; log in again", {
         extra: { reason: "token_expired" },
       });
     }
-    throw new ApiError("UNAUTHORIZED", "Invalid client token", { extra: { reason: "token_invalid" } });
+    throw new DomainError("UNAUTHORIZED", "Invalid client token", { extra: { reason: "token_invalid" } });
   }
 }
 

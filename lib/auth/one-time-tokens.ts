@@ -9,7 +9,7 @@ import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Tx } from "../db/client.js";
 import type { AuthTokenPurpose } from "../db/schema/enums.js";
 import { authTokens } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { randomAlphanumeric, sha256Hex } from "../ids.js";
 
 /** Lifetime of each kind of token, seconds. */
@@ -37,7 +37,7 @@ export async function issueToken(
 
 /**
  * Spends `token` for `purpose`: marks it used and returns its account id.
- * @throws ApiError UNAUTHORIZED (unknown, wrong purpose, expired or already used)
+ * @throws DomainError UNAUTHORIZED (unknown, wrong purpose, expired or already used)
  */
 export async function redeemToken(
   tx: Tx,
@@ -58,9 +58,13 @@ export async function redeemToken(
     )
     .returning({ accountId: authTokens.accountId });
   if (!row) {
-    throw new ApiError("UNAUTHORIZED", "The token is invalid, expired or already used; request a new one", {
-      field: "token",
-    });
+    throw new DomainError(
+      "UNAUTHORIZED",
+      "The token is invalid, expired or already used; request a new one",
+      {
+        field: "token",
+      },
+    );
   }
   return row.accountId;
 }

@@ -4,7 +4,7 @@
  * `action=login` through `clientLoginOperation`, the same operation with that limit, and
  * `action=logout` through `clientLogoutOperation`, whose client JWT the wrapper checks.
  */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import { clientAuthBodySchema, clientAuthQuerySchema, clientAuthResponseSchema } from "./schemas.js";
 
 export const clientAuthOperation = defineOperation({

@@ -17,7 +17,7 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { getDb, type Tx } from "../db/client.js";
 import { type ClientAccount, clientAccounts, clientSessions } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import { type ClientSession, predatesPasswordChange, signClientJwt, verifyClientJwt } from "./jwt.js";
 
@@ -61,7 +61,7 @@ export async function revokeAccountSessions(tx: Tx, accountId: string, now = new
 
 /**
  * Verifies the client JWT `token` against its session and account (see the module comment).
- * @throws ApiError UNAUTHORIZED with `reason`: `token_expired`, `token_invalid` (lib/auth/jwt.ts),
+ * @throws DomainError UNAUTHORIZED with `reason`: `token_expired`, `token_invalid` (lib/auth/jwt.ts),
  *   `session_ended` (logged out, password changed, unknown session), `account_suspended`,
  *   `account_gone`
  */
@@ -81,23 +81,27 @@ export async function verifyClientSession(token: string, now = new Date()): Prom
       ),
     );
   if (!row) {
-    throw new ApiError("UNAUTHORIZED", "This session has ended (logged out or replaced); log in again", {
+    throw new DomainError("UNAUTHORIZED", "This session has ended (logged out or replaced); log in again", {
       extra: { reason: "session_ended" },
     });
   }
   const account = row.account;
   if (predatesPasswordChange(session, account)) {
-    throw new ApiError("UNAUTHORIZED", "The password was changed after this token was issued; log in again", {
-      extra: { reason: "session_ended" },
-    });
+    throw new DomainError(
+      "UNAUTHORIZED",
+      "The password was changed after this token was issued; log in again",
+      {
+        extra: { reason: "session_ended" },
+      },
+    );
   }
   if (account.status === "suspended") {
-    throw new ApiError("UNAUTHORIZED", "This account is suspended; contact the operator", {
+    throw new DomainError("UNAUTHORIZED", "This account is suspended; contact the operator", {
       extra: { reason: "account_suspended" },
     });
   }
   if (!account.emailVerifiedAt) {
-    throw new ApiError("UNAUTHORIZED", "The account's e-mail is not verified", {
+    throw new DomainError("UNAUTHORIZED", "The account's e-mail is not verified", {
       extra: { reason: "email_not_verified" },
     });
   }

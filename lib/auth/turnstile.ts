@@ -8,26 +8,24 @@
  * in the production profile (lib/config.ts) web registration is refused (503).
  */
 import { getConfig, productionProfile } from "../config.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 
 /** Outcome of one check: `skipped` when no secret is configured outside production. */
 export type TurnstileResult = { ok: true; skipped: boolean } | { ok: false; errorCodes: string[] };
 
 /**
  * Verifies `token` from `ip` with Turnstile's siteverify.
- * @throws ApiError UPSTREAM_UNAVAILABLE (not configured in production; siteverify unreachable,
+ * @throws DomainError UPSTREAM_UNAVAILABLE (not configured in production; siteverify unreachable,
  *   timed out or answered something other than its JSON)
  */
 export async function verifyTurnstile(token: string, ip: string | undefined): Promise<TurnstileResult> {
   const config = getConfig();
   if (!config.TURNSTILE_SECRET_KEY) {
     if (productionProfile(config).active) {
-      throw new ApiError(
+      throw new DomainError(
         "UPSTREAM_UNAVAILABLE",
         "Web registration is not available: CAPTCHA not configured",
-        {
-          headers: { "retry-after": "3600" },
-        },
+        { retryAfterSeconds: 3600 },
       );
     }
     return { ok: true, skipped: true };
@@ -46,8 +44,8 @@ export async function verifyTurnstile(token: string, ip: string | undefined): Pr
     data = (await res.json()) as typeof data;
     if (typeof data?.success !== "boolean") throw new Error("siteverify answer has no boolean success");
   } catch (error) {
-    throw new ApiError("UPSTREAM_UNAVAILABLE", "CAPTCHA verification is unavailable; retry shortly", {
-      headers: { "retry-after": "30" },
+    throw new DomainError("UPSTREAM_UNAVAILABLE", "CAPTCHA verification is unavailable; retry shortly", {
+      retryAfterSeconds: 30,
       cause: error,
     });
   }

@@ -19,13 +19,13 @@
  *   consumed by the charge (its hold is released into the charge).
  */
 import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
-import { findAccountForKey, lockAccount } from "../accounts/find-account.js";
 import type { Tx } from "../db/client.js";
 import { ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
 import { applyDiscount, fromCents, toCents } from "../money.js";
 import { applyTransition, type TransitionResult } from "../tasks/apply-transition.js";
 import { executionDeadline } from "../tasks/deadlines.js";
+import { findAccountForKey, lockAccount } from "./account-records.js";
 import { accountBalance, isWorse, spendingLevel } from "./balance.js";
 import { emitBillingEvent } from "./events.js";
 import { createInvoice } from "./invoices.js";

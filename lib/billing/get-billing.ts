@@ -42,7 +42,7 @@ export interface BillingResponse {
 
 /**
  * Answers GET /api/billing for `caller`.
- * @throws ApiError FORBIDDEN, NOT_FOUND, VALIDATION_ERROR (see resolveBillingAccount; date_from after date_to)
+ * @throws DomainError FORBIDDEN, NOT_FOUND, VALIDATION_ERROR (see resolveBillingAccount; date_from after date_to)
  */
 export async function getBilling(caller: Caller, query: BillingQuery): Promise<BillingResponse> {
   const account = await resolveBillingAccount(caller, query.agent_id);

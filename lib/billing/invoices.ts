@@ -8,7 +8,7 @@ import { getConfig } from "../config.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import type { InvoiceKind } from "../db/schema/enums.js";
 import { type ClientAccount, type InvoiceLine, invoices } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 
 /** Writes an invoice in `tx`; `amountCad` is its positive total. Returns its id. */
@@ -63,7 +63,7 @@ export interface InvoiceView {
 
 /**
  * Invoice `invoiceId` of `account` as JSON.
- * @throws ApiError NOT_FOUND (unknown, or another account's)
+ * @throws DomainError NOT_FOUND (unknown, or another account's)
  */
 export async function getInvoiceOrThrow(
   account: ClientAccount,
@@ -76,7 +76,7 @@ export async function getInvoiceOrThrow(
     .from(invoices)
     .where(and(eq(invoices.id, invoiceId), eq(invoices.accountId, account.id)));
   if (!row)
-    throw new ApiError("NOT_FOUND", `No invoice ${invoiceId} on this account`, { field: "invoice_id" });
+    throw new DomainError("NOT_FOUND", `No invoice ${invoiceId} on this account`, { field: "invoice_id" });
   const config = getConfig();
   return {
     invoice_id: row.id,

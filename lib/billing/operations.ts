@@ -1,5 +1,5 @@
 /** Operation descriptors of /api/billing (spec "Billing"; scope billing_read, whose absence is 401). */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import {
   billingQuerySchema,
   billingResponseSchema,

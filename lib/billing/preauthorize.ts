@@ -7,13 +7,14 @@
  * suggestions) when the account is not active or the funds are short; a denial emits
  * `billing.payment_required`, a grant that lowers the spending level `billing.low_balance`.
  */
-import { lockAccount } from "../accounts/find-account.js";
+
 import { getDb } from "../db/client.js";
 import { preauthorizations } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { fromCents, toCents } from "../money.js";
+import { lockAccount } from "./account-records.js";
 import { accountBalance, isWorse, type SpendingLevel, spendingLevel } from "./balance.js";
 import { emitBillingEvent } from "./events.js";
 import { resolveBillingAccount } from "./resolve-agent.js";
@@ -34,7 +35,7 @@ export interface PreauthorizationGranted {
 
 /**
  * Grants a hold of `maxCostCad` on the account `agentId` names, or throws 402.
- * @throws ApiError PAYMENT_REQUIRED (`authorized: false`, `reason`, `available_balance_cad`,
+ * @throws DomainError PAYMENT_REQUIRED (`authorized: false`, `reason`, `available_balance_cad`,
  *   `shortfall_cad`, `suggestions`), FORBIDDEN, NOT_FOUND, VALIDATION_ERROR (see resolveBillingAccount)
  */
 export async function preAuthorize(
@@ -130,7 +131,7 @@ export async function preAuthorize(
         : d.reason === "account_pending_deposit"
           ? "The account awaits its first deposit"
           : "The account is suspended";
-    throw new ApiError("PAYMENT_REQUIRED", why, { extra: d });
+    throw new DomainError("PAYMENT_REQUIRED", why, { extra: d });
   }
   return outcome.granted!;
 }

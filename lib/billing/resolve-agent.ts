@@ -6,15 +6,15 @@
  * caller's typed contact e-mail grants nothing. An admin sees any account.
  */
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
-import { findAccountForKey, getAccountByEmailOrThrow } from "../accounts/find-account.js";
 import { getDb } from "../db/client.js";
 import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
+import { findAccountForKey, getAccountByEmailOrThrow } from "./account-records.js";
 
 /**
  * The account `agentId` names, as seen by `caller`.
- * @throws ApiError FORBIDDEN (not the caller's linked account, or the caller's key is linked to
+ * @throws DomainError FORBIDDEN (not the caller's linked account, or the caller's key is linked to
  *   none), NOT_FOUND (admin: no such account or key name), VALIDATION_ERROR (admin: a key name
  *   linked to several accounts: use the e-mail)
  */
@@ -44,12 +44,12 @@ export async function resolveBillingAccount(caller: Caller, agentId: string): Pr
     .innerJoin(clientAccounts, eq(clientAccounts.id, apiKeys.accountId))
     .where(and(eq(apiKeys.name, id), isNull(apiKeys.revokedAt), isNotNull(apiKeys.accountId)));
   if (rows.length === 0) {
-    throw new ApiError("NOT_FOUND", `No active API key named ${id} is linked to an account`, {
+    throw new DomainError("NOT_FOUND", `No active API key named ${id} is linked to an account`, {
       field: "agent_id",
     });
   }
   if (rows.length > 1) {
-    throw new ApiError(
+    throw new DomainError(
       "VALIDATION_ERROR",
       `Keys named ${id} are linked to several accounts; use the account e-mail`,
       {
@@ -60,8 +60,8 @@ export async function resolveBillingAccount(caller: Caller, agentId: string): Pr
   return rows[0]!.account;
 }
 
-function forbidden(): ApiError {
-  return new ApiError(
+function forbidden(): DomainError {
+  return new DomainError(
     "FORBIDDEN",
     "agent_id must be the account your key is linked to: its e-mail or the name of a key linked to it " +
       "(the account's owner links keys when signed in: the client dashboard or POST /api/account-keys)",

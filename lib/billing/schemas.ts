@@ -2,8 +2,8 @@
 import { DateTime } from "luxon";
 import { z } from "zod";
 import { SERVICE_TYPES } from "../db/schema/enums.js";
-import { queryNumber } from "../http/query.js";
 import { roundCad } from "../money.js";
+import { queryNumber } from "../validation.js";
 
 /** Default and maximum page size of `transactions`. */
 export const TRANSACTIONS_DEFAULT_LIMIT = 50;

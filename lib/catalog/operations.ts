@@ -1,5 +1,5 @@
 /** Operation descriptor of GET /api/services. */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import { servicesListResponseSchema, servicesQuerySchema } from "./schemas.js";
 
 export const listServicesOperation = defineOperation({

@@ -9,7 +9,7 @@ import { presentedJwt } from "../auth/jwt.js";
 import { type ClientPrincipal, verifyClientSession } from "../auth/sessions.js";
 import { type Config, productionProfile } from "../config.js";
 import { authenticateKey, type Caller, hasScope, presentedKey } from "../keys/authenticate.js";
-import { ApiError } from "./errors.js";
+import { ApiError, errorCodeOf } from "./errors.js";
 import { type AuthMode, isPublicRead, type Operation } from "./operation.js";
 import { isStorageFailure } from "./storage-failure.js";
 
@@ -89,7 +89,7 @@ export async function authenticateKeyOf(
     try {
       return await authenticateKey(key);
     } catch (error) {
-      if (error instanceof ApiError && error.code === "UNAUTHORIZED") return null;
+      if (errorCodeOf(error) === "UNAUTHORIZED") return null;
       throw error;
     }
   }

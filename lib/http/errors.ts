@@ -1,42 +1,14 @@
 /**
- * The one error class of the HTTP layer, its closed set of codes and the envelope.
+ * The one error class of the HTTP layer, its closed set of codes (the table is in
+ * lib/descriptors/error-codes.ts, re-exported here) and the envelope.
  *
  * Envelope (contract.md "Error body"):
  * `{ "error": { "code", "message", "field"?, "details": [] }, "request_id": "req_…" }`.
  */
-import type { DomainError, DomainErrorCode } from "../errors.js";
+import { ERROR_STATUS, type ErrorCode } from "../descriptors/error-codes.js";
+import { DomainError, type DomainErrorCode } from "../errors.js";
 
-/** Error code → HTTP status. Spec "Errors" table plus contract.md's additions. */
-export const ERROR_STATUS = {
-  MISSING_FIELD: 400,
-  INVALID_FORMAT: 400,
-  UNAUTHORIZED: 401,
-  PAYMENT_REQUIRED: 402,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  FIELD_TOO_LONG: 422,
-  VALIDATION_ERROR: 422,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  LOCATION_NOT_FOUND: 422,
-  OUT_OF_SERVICE_ZONE: 422,
-  RATE_LIMITED: 429,
-  INTERNAL: 500,
-  STORAGE_ERROR: 503,
-  EXCHANGE_RATE_UNAVAILABLE: 503,
-  /** A third-party service we depend on (e.g. Cloudflare Turnstile) did not answer; retry later. */
-  UPSTREAM_UNAVAILABLE: 503,
-  /**
-   * The deployment is not configured to serve: the production profile lacks a required variable
-   * (JWT_SECRET, WEBHOOK_SECRET_KEY, …) or a variable has a bad value; the message names them.
-   */
-  CONFIGURATION_ERROR: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+export { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../descriptors/error-codes.js";
 
 /** One item of `error.details`: a problem with one field. */
 export interface ErrorDetail {
@@ -113,16 +85,53 @@ const DOMAIN_CODES_ARE_HTTP_CODES: Record<DomainErrorCode, ErrorCode> = {
   VALIDATION_ERROR: "VALIDATION_ERROR",
   LOCATION_NOT_FOUND: "LOCATION_NOT_FOUND",
   OUT_OF_SERVICE_ZONE: "OUT_OF_SERVICE_ZONE",
+  MISSING_FIELD: "MISSING_FIELD",
+  INVALID_FORMAT: "INVALID_FORMAT",
+  FIELD_TOO_LONG: "FIELD_TOO_LONG",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  RATE_LIMITED: "RATE_LIMITED",
+  EXCHANGE_RATE_UNAVAILABLE: "EXCHANGE_RATE_UNAVAILABLE",
+  UPSTREAM_UNAVAILABLE: "UPSTREAM_UNAVAILABLE",
 };
 
 /**
+ * The headers stating a domain error's retry facts: `RateLimit-Limit`, `RateLimit-Remaining`,
+ * `RateLimit-Reset` (seconds) of an exhausted limit (IETF draft "RateLimit header fields for
+ * HTTP"), and `Retry-After` in seconds (RFC 9110 section 10.2.3).
+ */
+function retryHeaders(error: DomainError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.rateLimit) {
+    headers["ratelimit-limit"] = String(error.rateLimit.limit);
+    headers["ratelimit-remaining"] = String(error.rateLimit.remaining);
+    headers["ratelimit-reset"] = String(error.rateLimit.resetSeconds);
+  }
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  return headers;
+}
+
+/**
  * The HTTP form of a domain error (lib/errors.ts): the same code, its status from `ERROR_STATUS`,
- * its field and extra members; used by the handler wrapper and the MCP tools.
+ * its field, details and extra members, and the Retry-After / RateLimit-* headers of its retry
+ * facts; used by the handler wrapper and the MCP tools.
  */
 export function fromDomainError(error: DomainError): ApiError {
   return new ApiError(DOMAIN_CODES_ARE_HTTP_CODES[error.code], error.message, {
     ...(error.field === undefined ? {} : { field: error.field }),
+    details: error.details.map((d) => ({
+      field: d.field,
+      code: DOMAIN_CODES_ARE_HTTP_CODES[d.code],
+      message: d.message,
+    })),
+    headers: retryHeaders(error),
     extra: error.extra,
     cause: error,
   });
+}
+
+/** The public error code of `error` when it is an `ApiError` or a `DomainError`, else undefined. */
+export function errorCodeOf(error: unknown): ErrorCode | undefined {
+  if (error instanceof ApiError) return error.code;
+  if (error instanceof DomainError) return DOMAIN_CODES_ARE_HTTP_CODES[error.code];
+  return undefined;
 }

@@ -20,7 +20,7 @@ import { parseJsonBody, readBodyText } from "./body.js";
 import { clientIp } from "./client-ip.js";
 import { corsHeaders, withHeaders } from "./cors.js";
 import { assertServable, toErrorResponse } from "./error-response.js";
-import { ApiError } from "./errors.js";
+import { errorCodeOf } from "./errors.js";
 import { idempotencyKeyOf, requestFingerprint, runIdempotent } from "./idempotency.js";
 import { pathParams, queryObject, rejectNulInputs } from "./inputs.js";
 import { chargeFailedAuthentication, enforceRateLimits } from "./limits.js";
@@ -102,7 +102,7 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
         try {
           principal = await authenticate(operation, request, config, extraHeaders);
         } catch (error) {
-          if (error instanceof ApiError && error.code === "UNAUTHORIZED") {
+          if (errorCodeOf(error) === "UNAUTHORIZED") {
             Object.assign(extraHeaders, await chargeFailedAuthentication(ip));
           }
           throw error;

@@ -10,7 +10,7 @@ import {
   rateLimitHeaders,
   rateLimitSubject,
 } from "../ratelimit/limiter.js";
-import type { ApiError } from "./errors.js";
+import { type ApiError, fromDomainError } from "./errors.js";
 import type { Operation } from "./operation.js";
 
 /** 429 RATE_LIMITED for the exceeded `failed` result of a wrapper policy. */
@@ -21,7 +21,7 @@ function rateLimited(failed: RateLimitResult): ApiError {
       : failed.policy === "login"
         ? `${failed.limit} login attempts per IP per hour`
         : `${failed.limit} requests per minute ${failed.policy === "key" ? "per API key" : "per IP without a key"}`;
-  return rateLimitExceeded(failed, what);
+  return fromDomainError(rateLimitExceeded(failed, what));
 }
 
 /**

@@ -6,6 +6,8 @@
  * answer 503 STORAGE_ERROR instead of 500 (spec "Errors").
  */
 
+import { StorageError } from "../errors.js";
+
 const NET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
 // SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator
 // intervention), 57014 (query_canceled: statement_timeout), 25P03
@@ -14,11 +16,6 @@ const NET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "
 // a retry succeeds; more likely now that a keyed request's writes share one transaction,
 // lib/http/idempotency.ts).
 const SQLSTATE = /^(08|53|57P|57014$|25P03$|40001$|40P01$)/;
-
-/** Marks an error raised by a storage layer on purpose. */
-export class StorageError extends Error {
-  override name = "StorageError";
-}
 
 /** True when `error` (or any cause) is a storage or connection failure. */
 export function isStorageFailure(error: unknown): boolean {

@@ -1,91 +1,28 @@
 /**
- * Maps zod issues onto the error codes of the spec ("Errors"):
- * absent (or empty) required value → 400 MISSING_FIELD; a value of the wrong type or that cannot
- * be parsed (e.g. `hours=abc`) → 400 INVALID_FORMAT; a string over its limit → 422
- * FIELD_TOO_LONG; any other rule (range, enum, e-mail, unknown field) → 422
- * VALIDATION_ERROR. The response takes the first issue's code by that priority and
- * lists every issue in `details`.
+ * The validation of lib/validation.ts for the adapters (the handler wrapper, MCP tools) with the
+ * HTTP error: the same rules and codes (MISSING_FIELD, INVALID_FORMAT 400; FIELD_TOO_LONG,
+ * VALIDATION_ERROR 422; every issue in `details`), thrown as an `ApiError`.
  */
 import type { z } from "zod";
-import { ApiError, type ErrorCode, type ErrorDetail } from "./errors.js";
+import { DomainError } from "../errors.js";
+import * as domain from "../validation.js";
+import { type ApiError, fromDomainError } from "./errors.js";
 
-const PRIORITY: ErrorCode[] = ["MISSING_FIELD", "INVALID_FORMAT", "FIELD_TOO_LONG", "VALIDATION_ERROR"];
+export { findNulByte } from "../validation.js";
 
-function fieldOf(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String);
-  if (issue.code === "unrecognized_keys" && issue.keys.length > 0) path.push(issue.keys[0]!);
-  return path.join(".");
-}
-
-/** Marks a path that does not map onto the raw input (the value was transformed, e.g. "a,b" → ["a","b"]). */
-const UNMAPPED = Symbol("unmapped");
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let node = input;
-  for (const key of path) {
-    if (node === undefined || node === null) return node;
-    if (typeof node !== "object") return UNMAPPED;
-    node = (node as Record<PropertyKey, unknown>)[key];
-  }
-  return node;
-}
-
-function codeOf(issue: z.core.$ZodIssue, input: unknown): ErrorCode {
-  if (issue.code === "invalid_type") {
-    const value = valueAt(input, issue.path);
-    return value === undefined || value === null ? "MISSING_FIELD" : "INVALID_FORMAT";
-  }
-  if (
-    (issue.code === "invalid_value" || issue.code === "invalid_union") &&
-    valueAt(input, issue.path) === undefined
-  ) {
-    return "MISSING_FIELD";
-  }
-  if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) <= 1) {
-    const value = valueAt(input, issue.path);
-    if (typeof value === "string" && value.trim() === "") return "MISSING_FIELD";
-  }
-  if (issue.code === "too_big" && (issue.origin === "string" || issue.origin === "array")) {
-    return "FIELD_TOO_LONG";
-  }
-  const params = (issue as { params?: { code?: string } }).params;
-  if (params?.code && PRIORITY.includes(params.code as ErrorCode)) return params.code as ErrorCode;
-  return "VALIDATION_ERROR";
-}
-
-function messageOf(issue: z.core.$ZodIssue, field: string, code: ErrorCode): string {
-  const name = field || "value";
-  switch (code) {
-    case "MISSING_FIELD":
-      return `${name} is required`;
-    case "FIELD_TOO_LONG":
-      return issue.code === "too_big"
-        ? `${name} exceeds ${String(issue.maximum)} ${issue.origin === "array" ? "items" : "characters"}`
-        : `${name}: ${issue.message}`;
-    default:
-      if (issue.code === "unrecognized_keys") return `${name} is not a known field`;
-      return `${name}: ${issue.message}`;
+/** Runs `fn`, turning a `DomainError` it throws into its `ApiError`. */
+function asApiError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof DomainError) throw fromDomainError(error);
+    throw error;
   }
 }
 
-/** Converts a zod error on `input` into an `ApiError` per the rules above. */
+/** Converts a zod error on `input` into an `ApiError` (rules: lib/validation.ts `validationError`). */
 export function validationError(error: z.ZodError, input: unknown, prefix = ""): ApiError {
-  const details: ErrorDetail[] = [];
-  for (const issue of error.issues) {
-    if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) {
-        const field = [prefix, ...issue.path.map(String), key].filter(Boolean).join(".");
-        details.push({ field, code: "VALIDATION_ERROR", message: `${field} is not a known field` });
-      }
-      continue;
-    }
-    const field = [prefix, fieldOf(issue)].filter(Boolean).join(".");
-    const code = codeOf(issue, input);
-    details.push({ field, code, message: messageOf(issue, field, code) });
-  }
-  details.sort((a, b) => PRIORITY.indexOf(a.code) - PRIORITY.indexOf(b.code));
-  const first = details[0] ?? { field: "", code: "VALIDATION_ERROR" as const, message: "invalid input" };
-  return new ApiError(first.code, first.message, { field: first.field || undefined, details });
+  return fromDomainError(domain.validationError(error, input, prefix));
 }
 
 /**
@@ -93,52 +30,15 @@ export function validationError(error: z.ZodError, input: unknown, prefix = ""):
  * in `input` is 400 INVALID_FORMAT first (`rejectNulBytes`).
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix = ""): z.output<S> {
-  rejectNulBytes(input, prefix);
-  const result = schema.safeParse(input);
-  if (!result.success) throw validationError(result.error, input, prefix);
-  return result.data;
+  return asApiError(() => domain.parseOrThrow(schema, input, prefix));
 }
 
 /**
- * The path (`a.b.0`) of the first string in `input` — a value or an object key, at any depth —
- * that contains U+0000, or undefined. Walks iteratively, so deeply nested JSON cannot overflow
- * the stack.
- */
-export function findNulByte(input: unknown): string | undefined {
-  const stack: { value: unknown; path: string }[] = [{ value: input, path: "" }];
-  const join = (base: string, key: string) => (base ? `${base}.${key}` : key);
-  while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
-    if (typeof value === "string") {
-      if (value.includes("\u0000")) return path;
-    } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--)
-        stack.push({ value: value[i], path: join(path, String(i)) });
-    } else if (value !== null && typeof value === "object") {
-      for (const [key, item] of Object.entries(value)) {
-        if (key.includes("\u0000")) return join(path, key.replaceAll("\u0000", "\\u0000"));
-        stack.push({ value: item, path: join(path, key) });
-      }
-    }
-  }
-  return undefined;
-}
-
-/**
- * Refuses any string holding U+0000 (NUL), anywhere in `input`: PostgreSQL cannot store it in
- * text, and no field of this API has a use for it. Applied once for every endpoint by the handler
- * wrapper (query, path parameters, JSON body, header values), by `parseOrThrow` and by the MCP
- * tool wrapper.
- * @param input a query object, JSON body, tool arguments or a single string
+ * Refuses any string holding U+0000 (NUL) anywhere in `input` (query, path parameters, JSON body,
+ * header values, tool arguments): PostgreSQL cannot store it in text, and no field has a use for it.
  * @param prefix field name to report when `input` is itself the string (e.g. a header name)
  * @throws ApiError 400 INVALID_FORMAT whose `field` names the offending value (never its content)
  */
 export function rejectNulBytes(input: unknown, prefix = ""): void {
-  const at = findNulByte(input);
-  if (at === undefined) return;
-  const field = [prefix, at].filter(Boolean).join(".") || "value";
-  throw new ApiError("INVALID_FORMAT", `${field} contains a NUL character (U+0000), which is not allowed`, {
-    field,
-    details: [{ field, code: "INVALID_FORMAT", message: `${field} contains a NUL character (U+0000)` }],
-  });
+  asApiError(() => domain.rejectNulBytes(input, prefix));
 }

@@ -15,7 +15,7 @@
 import { and, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { idempotencyKeys } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { openBody, sealBody } from "./seal.js";
 
 /** Retention of a record, seconds (spec: keys expire after 24 hours). */
@@ -42,7 +42,7 @@ export interface IdempotencyRecord {
 
 /**
  * The finished, unexpired record of (`scope`, `key`), body decrypted, or undefined.
- * @throws ApiError CONFLICT when the body no longer decrypts (WEBHOOK_SECRET_KEY changed); the database's error.
+ * @throws DomainError CONFLICT when the body no longer decrypts (WEBHOOK_SECRET_KEY changed); the database's error.
  */
 export async function findRecord(
   db: Db,
@@ -72,7 +72,7 @@ export async function findRecord(
     body = openBody(row.body ?? "", scope, key);
   } catch {
     // WEBHOOK_SECRET_KEY changed since: refuse rather than run the request a second time.
-    throw new ApiError(
+    throw new DomainError(
       "CONFLICT",
       "The answer stored for this Idempotency-Key can no longer be read; send the request with a new key",
       { field: "Idempotency-Key" },

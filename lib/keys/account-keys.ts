@@ -18,7 +18,7 @@ import type { ClientPrincipal } from "../auth/sessions.js";
 import { getDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
 import { apiKeys } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import type { Caller } from "./authenticate.js";
 import { type CreatedApiKey, createApiKey } from "./create-api-key.js";
@@ -56,7 +56,7 @@ export async function listAccountKeys(client: ClientPrincipal): Promise<AccountK
 /**
  * Runs `body.action` for the signed-in owner `client`; `caller` is the key sent as `x-api-key`, if any
  * (`link` without `api_key` links it).
- * @throws ApiError VALIDATION_ERROR (missing member for the action, admin key), NOT_FOUND (unknown,
+ * @throws DomainError VALIDATION_ERROR (missing member for the action, admin key), NOT_FOUND (unknown,
  *   revoked or foreign key), CONFLICT (key linked to another account)
  */
 export async function manageAccountKeys(
@@ -70,7 +70,7 @@ export async function manageAccountKeys(
   switch (body.action) {
     case "create": {
       if (!body.name)
-        throw new ApiError("VALIDATION_ERROR", "name is required for create", { field: "name" });
+        throw new DomainError("VALIDATION_ERROR", "name is required for create", { field: "name" });
       const created = await createApiKey({
         name: body.name,
         contact: account.email,
@@ -84,7 +84,7 @@ export async function manageAccountKeys(
       const hash = body.api_key ? sha256Hex(body.api_key.trim()) : undefined;
       const match = hash ? eq(apiKeys.keyHash, hash) : caller ? eq(apiKeys.id, caller.keyId) : undefined;
       if (!match) {
-        throw new ApiError(
+        throw new DomainError(
           "VALIDATION_ERROR",
           "api_key is required for link: paste the full key (or send it as x-api-key with this request)",
           { field: "api_key" },
@@ -94,9 +94,9 @@ export async function manageAccountKeys(
         .select()
         .from(apiKeys)
         .where(and(match, isNull(apiKeys.revokedAt)));
-      if (!row) throw new ApiError("NOT_FOUND", "No active key matches api_key", { field: "api_key" });
+      if (!row) throw new DomainError("NOT_FOUND", "No active key matches api_key", { field: "api_key" });
       if (row.scopes.includes("admin")) {
-        throw new ApiError(
+        throw new DomainError(
           "VALIDATION_ERROR",
           "An operator (admin) key cannot be linked to a client account",
           {
@@ -111,7 +111,7 @@ export async function manageAccountKeys(
         .where(and(eq(apiKeys.id, row.id), isNull(apiKeys.accountId), isNull(apiKeys.revokedAt)))
         .returning();
       if (!linked) {
-        throw new ApiError("CONFLICT", "This key is linked to another account; unlink it there first", {
+        throw new DomainError("CONFLICT", "This key is linked to another account; unlink it there first", {
           field: "api_key",
         });
       }
@@ -119,14 +119,14 @@ export async function manageAccountKeys(
     }
     case "unlink": {
       if (!body.key_id)
-        throw new ApiError("VALIDATION_ERROR", "key_id is required for unlink", { field: "key_id" });
+        throw new DomainError("VALIDATION_ERROR", "key_id is required for unlink", { field: "key_id" });
       const [row] = await db
         .update(apiKeys)
         .set({ accountId: null })
         .where(and(eq(apiKeys.id, body.key_id), eq(apiKeys.accountId, account.id)))
         .returning({ id: apiKeys.id });
       if (!row) {
-        throw new ApiError("NOT_FOUND", "No key with this key_id is linked to your account", {
+        throw new DomainError("NOT_FOUND", "No key with this key_id is linked to your account", {
           field: "key_id",
         });
       }

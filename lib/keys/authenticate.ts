@@ -17,7 +17,7 @@ import { afterCommit } from "../db/ambient.js";
 import { getDb, getRootDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
 import { apiKeys } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { looksLikeApiKey } from "./api-key-format.js";
 
@@ -109,12 +109,12 @@ function touchLastUsed(db: Awaited<ReturnType<typeof getDb>>, keyId: string, now
 /**
  * Looks up `key`: from this instance's cache of verified keys when its entry is younger
  * than `API_KEY_CACHE_TTL_MS`, else from the database.
- * @throws ApiError UNAUTHORIZED for anything but an active key of this deployment.
+ * @throws DomainError UNAUTHORIZED for anything but an active key of this deployment.
  */
 export async function authenticateKey(key: string): Promise<Caller> {
   const config = getConfig();
   if (!looksLikeApiKey(key, config.KEY_PREFIX)) {
-    throw new ApiError(
+    throw new DomainError(
       "UNAUTHORIZED",
       `Invalid API key; keys look like ${config.KEY_PREFIX}_… (POST /api/api-keys)`,
     );
@@ -145,8 +145,8 @@ export async function authenticateKey(key: string): Promise<Caller> {
     })
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, keyHash));
-  if (!row) throw new ApiError("UNAUTHORIZED", "Unknown API key");
-  if (row.revokedAt) throw new ApiError("UNAUTHORIZED", "This API key has been revoked");
+  if (!row) throw new DomainError("UNAUTHORIZED", "Unknown API key");
+  if (row.revokedAt) throw new DomainError("UNAUTHORIZED", "This API key has been revoked");
   let lastUsedAt = row.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY;
   if (now - lastUsedAt > 60_000) {
     lastUsedAt = now;

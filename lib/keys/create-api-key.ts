@@ -3,7 +3,7 @@ import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { DEFAULT_SCOPES, type Scope } from "../db/schema/enums.js";
 import { apiKeys } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import { generateApiKey } from "./api-key-format.js";
 import type { Caller } from "./authenticate.js";
@@ -40,12 +40,12 @@ export interface CreatedApiKey {
 
 /**
  * Stores a new key (hash only) and returns it once.
- * @throws ApiError FORBIDDEN when `admin` is requested without an admin creator.
+ * @throws DomainError FORBIDDEN when `admin` is requested without an admin creator.
  */
 export async function createApiKey(input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const scopes = [...new Set(input.scopes ?? DEFAULT_SCOPES)] as Scope[];
   if (scopes.includes("admin") && !input.trusted && !input.creator?.isAdmin) {
-    throw new ApiError("FORBIDDEN", "Only an admin key can grant the admin scope", { field: "scopes" });
+    throw new DomainError("FORBIDDEN", "Only an admin key can grant the admin scope", { field: "scopes" });
   }
   const { key, hash, hint } = generateApiKey(getConfig().KEY_PREFIX);
   const db = await getDb();

@@ -1,5 +1,5 @@
 /** Operation descriptors of /api/api-keys. */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import {
   accountKeysBodySchema,
   accountKeysListSchema,

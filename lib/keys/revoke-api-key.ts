@@ -8,13 +8,13 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { apiKeys } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { type Caller, forgetCachedKey } from "./authenticate.js";
 import { visibleKeysCondition } from "./visibility.js";
 
 /**
- * @throws ApiError NOT_FOUND for an unknown, already revoked or foreign key.
+ * @throws DomainError NOT_FOUND for an unknown, already revoked or foreign key.
  */
 export async function revokeApiKey(
   caller: Caller,
@@ -30,6 +30,6 @@ export async function revokeApiKey(
     .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
   await forgetCachedKey(keyHash);
   if (!row)
-    throw new ApiError("NOT_FOUND", "No active key matches key_to_revoke", { field: "key_to_revoke" });
+    throw new DomainError("NOT_FOUND", "No active key matches key_to_revoke", { field: "key_to_revoke" });
   return { revoked: true, key_id: row.id, revoked_at: row.revokedAt!.toISOString() };
 }

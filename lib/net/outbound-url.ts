@@ -11,7 +11,7 @@
 import { promises as dns, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import { getConfig } from "../config.js";
-import { ApiError, type ErrorCode } from "../http/errors.js";
+import { DomainError, type DomainErrorCode } from "../errors.js";
 import { forbiddenReason } from "./ip-policy.js";
 
 /** Resolves a host name to every address it has (the shape of `dns.promises.lookup(h, { all: true })`). */
@@ -40,8 +40,8 @@ export interface OutboundUrlOptions {
   invalidCode?: "VALIDATION_ERROR" | "INVALID_FORMAT";
 }
 
-function invalid(code: ErrorCode, field: string, message: string, cause?: unknown): ApiError {
-  return new ApiError(code, message, { field, details: [{ field, code, message }], cause });
+function invalid(code: DomainErrorCode, field: string, message: string, cause?: unknown): DomainError {
+  return new DomainError(code, message, { field, details: [{ field, code, message }], cause });
 }
 
 /** `hostname` of a URL without the brackets of an IPv6 literal. */
@@ -69,7 +69,7 @@ async function resolveAll(lookup: LookupFn, host: string): Promise<readonly Look
  * parser normalizes, are checked directly; names are resolved).
  *
  * Store the returned URL's `href` (normalized), not `raw`.
- * @throws ApiError FIELD_TOO_LONG (422) over 2048 characters; `opts.invalidCode` (default
+ * @throws DomainError FIELD_TOO_LONG (422) over 2048 characters; `opts.invalidCode` (default
  *   VALIDATION_ERROR, 422) for anything else, naming `field`.
  */
 export async function checkOutboundUrl(

@@ -17,7 +17,7 @@ import { DateTime } from "luxon";
 import { type Config, getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { exchangeRates } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { fixRate } from "../money.js";
 
 /** A rate quote: USD per 1 CAD, where it came from and when it was observed (ISO 8601). */
@@ -109,7 +109,7 @@ async function cachedQuote(): Promise<(RateQuote & { fetchedAt: Date }) | null> 
 
 /**
  * The current rate quote (USD per 1 CAD).
- * @throws ApiError EXCHANGE_RATE_UNAVAILABLE (503) with the `valet` provider when neither
+ * @throws DomainError EXCHANGE_RATE_UNAVAILABLE (503) with the `valet` provider when neither
  *   Valet nor the cache has a rate at most `EXCHANGE_RATE_MAX_AGE_HOURS` old (unless `allowFallback`).
  */
 export async function currentCadUsdRate(options: RateOptions = {}): Promise<RateQuote> {
@@ -143,14 +143,14 @@ export async function currentCadUsdRate(options: RateOptions = {}): Promise<Rate
   if (options.allowFallback) {
     return fallbackQuote(config, now, "fallback (CAD_USD_FALLBACK_RATE): no fresh Bank of Canada rate");
   }
-  throw new ApiError(
+  throw new DomainError(
     "EXCHANGE_RATE_UNAVAILABLE",
     `No CAD→USD exchange rate newer than ${config.EXCHANGE_RATE_MAX_AGE_HOURS} h is available` +
       (quote ? ` (newest is as of ${quote.as_of})` : "") +
       (fetchError ? `; the Bank of Canada Valet API failed: ${fetchError}` : "") +
       ". Approval needs a current rate; retry later.",
     {
-      headers: { "Retry-After": "300" },
+      retryAfterSeconds: 300,
       extra: { rate_as_of: quote?.as_of ?? null, max_age_hours: config.EXCHANGE_RATE_MAX_AGE_HOURS },
     },
   );

@@ -7,7 +7,7 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { type ChainTransfer, chainTransfers } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
-import type { ChainTransfersQuery, ChainTransferView } from "./operations.js";
+import type { ChainTransfersQuery, ChainTransferView } from "./schemas.js";
 
 /** A stored transfer as shown to the operator (amounts in USDC with 6 decimals). */
 export function chainTransferView(t: ChainTransfer): ChainTransferView {

@@ -3,8 +3,8 @@
  * the location, applies the formula and adds the USDC equivalent.
  */
 import { getConfig } from "../config.js";
+import { DomainError } from "../errors.js";
 import { resolveLocation } from "../geo/resolve-location.js";
-import { ApiError } from "../http/errors.js";
 import { cadToUsd } from "../money.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
 import { computeEstimate } from "./compute-estimate.js";
@@ -12,13 +12,13 @@ import type { EstimateQuery, EstimateResponse } from "./schemas.js";
 
 /**
  * The estimate for `query`.
- * @throws ApiError LOCATION_NOT_FOUND (422) when the location matches no known place.
+ * @throws DomainError LOCATION_NOT_FOUND (422) when the location matches no known place.
  */
 export async function getEstimate(query: EstimateQuery): Promise<EstimateResponse> {
   const config = getConfig();
   const place = await resolveLocation(query.location);
   if (!place) {
-    throw new ApiError(
+    throw new DomainError(
       "LOCATION_NOT_FOUND",
       `No place in Quebec matches "${query.location}"; give a city (e.g. "Laval") or a full address with its city`,
       { field: "location" },

@@ -1,5 +1,5 @@
 /** Operation descriptor of GET /api/estimate. */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import { estimateQuerySchema, estimateResponseSchema } from "./schemas.js";
 
 export const getEstimateOperation = defineOperation({

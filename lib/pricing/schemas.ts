@@ -1,6 +1,6 @@
 /** Zod schemas of GET /api/estimate (query and response); they validate and feed /openapi.json. */
 import { z } from "zod";
-import { queryNumber } from "../http/query.js";
+import { queryNumber } from "../validation.js";
 
 /** The estimate inputs as typed values (MCP `get_estimate`); the query schema wraps them for strings. */
 export const estimateFields = {

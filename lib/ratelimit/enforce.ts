@@ -1,20 +1,20 @@
 /**
  * Rate limits counted inside an operation, once the value they are keyed on is known (an e-mail in
  * the body, the account of a code): the per-e-mail and per-IP limits of client login, password-reset
- * requests and e-mail verification (lib/auth/client-auth.ts). Same limiter and storage as the
+ * requests and e-mail verification (lib/accounts/client-auth.ts). Same limiter and storage as the
  * handler wrapper's limits (lib/ratelimit/limiter.ts), so the same 429 and 503 behaviour.
  */
 
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
-import { getLimiter, type RateLimitPolicy, type RateLimitResult, rateLimitHeaders } from "./limiter.js";
+import { getLimiter, type RateLimitPolicy, type RateLimitResult } from "./limiter.js";
 
 /**
  * Counts one attempt against each `[policy, identifier, what]` check (e-mails are counted by their
  * SHA-256, so the limiter's storage never holds an address).
  * @param checks what each limit is, for the message: "login attempts per e-mail per hour"
- * @throws ApiError RATE_LIMITED (429 with Retry-After and RateLimit-* headers) naming the first
- *   exhausted limit; StorageError when the limiter's storage fails (503)
+ * @throws DomainError RATE_LIMITED naming the first exhausted limit (HTTP: 429 with Retry-After
+ *   and RateLimit-* headers); StorageError when the limiter's storage fails (HTTP: 503)
  */
 export async function enforceLimits(
   checks: { policy: RateLimitPolicy; identifier: string; what: string }[],
@@ -27,21 +27,21 @@ export async function enforceLimits(
 }
 
 /**
- * The 429 RATE_LIMITED error of an exhausted limit: "Rate limit exceeded: <what>; retry after N s",
- * with its RateLimit-* and Retry-After headers and `limit`/`policy` members. One shape for the
- * wrapper's limits (lib/http/limits.ts) and the limits counted inside operations.
+ * The RATE_LIMITED error of an exhausted limit: "Rate limit exceeded: <what>; retry after N s",
+ * with `limit`/`policy` members and the facts lib/http states as RateLimit-* and Retry-After
+ * headers (seconds until the window refills; Retry-After at least 1). One shape for the wrapper's
+ * limits (lib/http/limits.ts) and the limits counted inside operations.
  * @param what the limit in words, e.g. "5 login attempts per IP per hour"
+ * @param now the current time in milliseconds since the epoch
  */
-export function rateLimitExceeded(failed: RateLimitResult, what: string): ApiError {
-  const headers = rateLimitHeaders(failed);
-  return new ApiError(
-    "RATE_LIMITED",
-    `Rate limit exceeded: ${what}; retry after ${headers["retry-after"]} s`,
-    {
-      headers,
-      extra: { limit: failed.limit, policy: failed.policy },
-    },
-  );
+export function rateLimitExceeded(failed: RateLimitResult, what: string, now = Date.now()): DomainError {
+  const resetSeconds = Math.max(0, Math.ceil((failed.reset - now) / 1000));
+  const retryAfterSeconds = Math.max(1, resetSeconds);
+  return new DomainError("RATE_LIMITED", `Rate limit exceeded: ${what}; retry after ${retryAfterSeconds} s`, {
+    extra: { limit: failed.limit, policy: failed.policy },
+    rateLimit: { limit: failed.limit, remaining: failed.remaining, resetSeconds },
+    retryAfterSeconds,
+  });
 }
 
 /** The limiter identifier of an e-mail address: the SHA-256 of its trimmed lowercase form. */

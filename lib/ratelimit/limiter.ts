@@ -14,10 +14,10 @@ import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import ipaddr from "ipaddr.js";
 import { type Config, getConfig } from "../config.js";
-import { StorageError } from "../http/storage-failure.js";
+import { StorageError } from "../errors.js";
 
 /**
- * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/auth/client-auth.ts
+ * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/accounts/client-auth.ts
  * (per e-mail and per IP, lib/ratelimit/enforce.ts), the others by the handler wrapper.
  */
 export type RateLimitPolicy =

@@ -1,5 +1,5 @@
 /** Operation descriptors of /api/task-score (spec "Tasks"). */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import { scoreQuerySchema, scoreResponseSchema, scoreSchema, submitScoreBodySchema } from "./schemas.js";
 
 export const submitScoreOperation = defineOperation({

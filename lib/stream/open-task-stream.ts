@@ -26,7 +26,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Config } from "../config.js";
 import { TERMINAL_TASK_STATUSES } from "../db/schema/enums.js";
 import type { Task } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { getTaskOrThrow } from "../tasks/apply-transition.js";
@@ -61,12 +61,12 @@ function sameHash(a: string, b: string): boolean {
 
 /**
  * Whether `caller` / `accessToken` may follow `task`.
- * @throws ApiError FORBIDDEN
+ * @throws DomainError FORBIDDEN
  */
 export function authorizeStream(task: Task, caller: Caller | null, accessToken: string | undefined): void {
   if (caller && (caller.isAdmin || (task.apiKeyId !== null && caller.keyId === task.apiKeyId))) return;
   if (accessToken && task.accessTokenHash && sameHash(sha256Hex(accessToken), task.accessTokenHash)) return;
-  throw new ApiError(
+  throw new DomainError(
     "FORBIDDEN",
     "The event stream requires the key that submitted the task, or its access_token (anonymous submissions)",
   );
@@ -76,7 +76,7 @@ function parseLastEventId(request: Request, query: StreamQuery): number | null {
   const raw = request.headers.get("last-event-id") ?? query.last_event_id;
   if (raw === undefined || raw === null || raw.trim() === "") return null;
   if (!/^\d{1,15}$/.test(raw.trim())) {
-    throw new ApiError(
+    throw new DomainError(
       "INVALID_FORMAT",
       "Last-Event-ID must be an event id received from this stream (an integer)",
       {
@@ -91,9 +91,13 @@ function parseTimeout(request: Request): number {
   const raw = request.headers.get("x-stream-timeout");
   if (raw === null || raw.trim() === "") return MAX_STREAM_TIMEOUT_SECONDS;
   if (!/^\d{1,9}$/.test(raw.trim()) || Number(raw.trim()) < 1) {
-    throw new ApiError("INVALID_FORMAT", "X-Stream-Timeout must be a whole number of seconds, 1 to 14400", {
-      field: "X-Stream-Timeout",
-    });
+    throw new DomainError(
+      "INVALID_FORMAT",
+      "X-Stream-Timeout must be a whole number of seconds, 1 to 14400",
+      {
+        field: "X-Stream-Timeout",
+      },
+    );
   }
   return Math.min(Number(raw.trim()), MAX_STREAM_TIMEOUT_SECONDS);
 }
@@ -121,7 +125,7 @@ export interface OpenStreamInput {
  * Authorizes and opens the stream.
  * @returns the `text/event-stream` response, or 204 when the task is terminal and the
  *   client already has every event (tells EventSource not to reconnect).
- * @throws ApiError NOT_FOUND (unknown task), FORBIDDEN, INVALID_FORMAT (Last-Event-ID, X-Stream-Timeout)
+ * @throws DomainError NOT_FOUND (unknown task), FORBIDDEN, INVALID_FORMAT (Last-Event-ID, X-Stream-Timeout)
  */
 export async function openTaskStream({ request, query, caller, config }: OpenStreamInput): Promise<Response> {
   const lastEventId = parseLastEventId(request, query);

@@ -1,6 +1,6 @@
 /** Operation descriptor of GET /api/tasks/stream (interface-spec.md "Event stream"). */
 import { z } from "zod";
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import { streamQuerySchema } from "./schemas.js";
 
 export const taskStreamOperation = defineOperation({

@@ -13,8 +13,8 @@ import { bulkInsert, jsonList, recordset } from "../db/bulk.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { TaskStatus } from "../db/schema/enums.js";
 import { type NewTaskEvent, type Task, taskEvents, tasks } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
-import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
 import { releaseAmounts, releasesAmount } from "./amount-reservations.js";
 import { allowedActions, findTransition, type TaskAction, type Transition } from "./transitions.js";
@@ -41,19 +41,19 @@ export interface TransitionResult {
 
 /**
  * Loads a task, locked `FOR UPDATE` until `tx` ends when `lock` is set.
- * @throws ApiError NOT_FOUND (unknown task)
+ * @throws DomainError NOT_FOUND (unknown task)
  */
 export async function getTaskOrThrow(taskId: string, tx?: Tx, lock = false): Promise<Task> {
   const db = tx ?? (await getDb());
   const query = db.select().from(tasks).where(eq(tasks.id, taskId));
   const [task] = lock ? await query.for("update") : await query;
-  if (!task) throw new ApiError("NOT_FOUND", `No task ${taskId}`, { field: "task_id" });
+  if (!task) throw new DomainError("NOT_FOUND", `No task ${taskId}`, { field: "task_id" });
   return task;
 }
 
-function conflict(action: TaskAction, task: Task): ApiError {
+function conflict(action: TaskAction, task: Task): DomainError {
   const allowed = allowedActions(task.status);
-  return new ApiError(
+  return new DomainError(
     "CONFLICT",
     `Cannot ${action.replace("_", " ")} task ${task.id}: its status is ${task.status}` +
       (allowed.length ? ` (allowed: ${allowed.join(", ")})` : " (terminal)"),
@@ -90,7 +90,7 @@ function eventRow(
  * Applies `action` to task `taskId` in its own transaction, or, when `tx` is given, inside
  * that transaction (as a savepoint: a failure undoes this transition only, and the caller
  * commits it with the rest of its work and then calls `kickOutbox()`).
- * @throws ApiError NOT_FOUND (unknown task), CONFLICT (action not allowed from the current status; `current_status` in the error)
+ * @throws DomainError NOT_FOUND (unknown task), CONFLICT (action not allowed from the current status; `current_status` in the error)
  */
 export async function applyTransition(
   taskId: string,

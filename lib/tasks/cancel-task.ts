@@ -9,13 +9,13 @@
  * account in the same transaction (`refund_status: refunded`).
  */
 import { refundTaskToAccount } from "../billing/charge-task.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { type Caller, hasScope } from "../keys/authenticate.js";
 import { applyTransition, getTaskOrThrow, type TransitionResult } from "./apply-transition.js";
 
 /**
- * @throws ApiError NOT_FOUND, FORBIDDEN (no ownership credential or scope), CONFLICT (terminal)
+ * @throws DomainError NOT_FOUND, FORBIDDEN (no ownership credential or scope), CONFLICT (terminal)
  */
 export async function cancelTask(
   taskId: string,
@@ -33,13 +33,13 @@ export async function cancelTask(
     task.accessTokenHash !== null &&
     sha256Hex(accessToken) === task.accessTokenHash;
   if (!ownsByKey && !ownsByToken) {
-    throw new ApiError(
+    throw new DomainError(
       "FORBIDDEN",
       "Only the key that submitted the task, or its access_token, can cancel it",
     );
   }
   if (owner && !ownsByToken && !hasScope(owner, "task_cancel")) {
-    throw new ApiError("FORBIDDEN", "Cancelling requires the task_cancel scope");
+    throw new DomainError("FORBIDDEN", "Cancelling requires the task_cancel scope");
   }
   return applyTransition(taskId, "cancel", {
     changes: async (locked, tx) => {

@@ -10,7 +10,7 @@ import { decodeProofFiles, proofFileRows } from "./proof-files.js";
 
 /**
  * Applies an execution step.
- * @throws ApiError NOT_FOUND, CONFLICT (wrong status), INVALID_FORMAT / VALIDATION_ERROR / PAYLOAD_TOO_LARGE (proof files)
+ * @throws DomainError NOT_FOUND, CONFLICT (wrong status), INVALID_FORMAT / VALIDATION_ERROR / PAYLOAD_TOO_LARGE (proof files)
  */
 export async function executeTask(body: CompleteTaskBody, now = new Date()): Promise<TransitionResult> {
   switch (body.action) {

@@ -6,7 +6,7 @@
 import { and, inArray, lt } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { tasks } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError, isDomainError } from "../errors.js";
 import { applyTransition } from "./apply-transition.js";
 
 /** Expires every overdue task; returns how many this run expired. */
@@ -32,7 +32,7 @@ export async function expireOverduePayments(
         changes: (t) => {
           // Re-checked under the row lock: a payment may have landed since the scan.
           if (!t.paymentExpiresAt || t.paymentExpiresAt >= now) {
-            throw new ApiError("CONFLICT", "not overdue any more");
+            throw new DomainError("CONFLICT", "not overdue any more");
           }
           return {};
         },
@@ -40,7 +40,7 @@ export async function expireOverduePayments(
       });
       expired++;
     } catch (error) {
-      if (!(error instanceof ApiError && error.code === "CONFLICT")) throw error;
+      if (!isDomainError(error, "CONFLICT")) throw error;
     }
   }
   return { expired, checked: due.length };

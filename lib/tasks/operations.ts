@@ -1,6 +1,6 @@
 /** Operation descriptors of the task endpoints (public and admin). */
 import { z } from "zod";
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import {
   cancelTaskBodySchema,
   cancelTaskQuerySchema,

@@ -35,9 +35,9 @@ import { createHash } from "node:crypto";
 import { fileTypeFromBuffer } from "file-type";
 import { z } from "zod";
 import type { NewProofFile } from "../db/schema/proof-files.js";
-import { ApiError } from "../http/errors.js";
-import { parseOrThrow } from "../http/validation.js";
+import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
+import { parseOrThrow } from "../validation.js";
 import { codePointLength, FIELD_TOO_LONG, strictBody } from "./schemas.js";
 
 /** Most proof files in one request. */
@@ -223,7 +223,7 @@ export function describeProofFile(
   };
 }
 
-const invalid = (field: string, message: string) => new ApiError("VALIDATION_ERROR", message, { field });
+const invalid = (field: string, message: string) => new DomainError("VALIDATION_ERROR", message, { field });
 
 /** Checks text content; returns the problem or undefined. */
 function textProblem(bytes: Buffer, mimeType: ProofMimeType): string | undefined {
@@ -249,12 +249,12 @@ function textProblem(bytes: Buffer, mimeType: ProofMimeType): string | undefined
 
 /**
  * Validates (with {@link proofFilesInputSchema}, so raw input is fine), decodes and checks
- * the proof files of a request, in order; throws the `ApiError` of the first problem.
+ * the proof files of a request, in order; throws the `DomainError` of the first problem.
  * `field` is the name of the array in error fields (default `proof_files`).
  */
 export async function decodeProofFiles(inputs: unknown, field = "proof_files"): Promise<DecodedProofFile[]> {
   if (Array.isArray(inputs) && inputs.length > MAX_PROOF_FILES) {
-    throw new ApiError("FIELD_TOO_LONG", `${field} exceeds ${MAX_PROOF_FILES} items`, { field });
+    throw new DomainError("FIELD_TOO_LONG", `${field} exceeds ${MAX_PROOF_FILES} items`, { field });
   }
   const files = parseOrThrow(proofFilesInputSchema, inputs, field);
 
@@ -263,7 +263,7 @@ export async function decodeProofFiles(inputs: unknown, field = "proof_files"): 
     const { base64, dataUrlType } = splitDataUrl(f.content);
     const size = decodedLength(base64);
     if (size > MAX_PROOF_FILE_BYTES) {
-      throw new ApiError(
+      throw new DomainError(
         "PAYLOAD_TOO_LARGE",
         `${field}.${i} is ${size} bytes; the limit is ${MAX_PROOF_FILE_BYTES} bytes per file`,
         { field: `${field}.${i}.content`, extra: { max_bytes: MAX_PROOF_FILE_BYTES } },
@@ -273,7 +273,7 @@ export async function decodeProofFiles(inputs: unknown, field = "proof_files"): 
   });
   const total = parts.reduce((sum, p) => sum + p.size, 0);
   if (total > MAX_PROOF_TOTAL_BYTES) {
-    throw new ApiError(
+    throw new DomainError(
       "PAYLOAD_TOO_LARGE",
       `${field} total ${total} bytes; the limit is ${MAX_PROOF_TOTAL_BYTES} bytes per request`,
       { field, extra: { max_bytes: MAX_PROOF_TOTAL_BYTES } },

@@ -7,7 +7,7 @@ import { eq, sql } from "drizzle-orm";
 import { type Db, getDb } from "../db/client.js";
 import type { EventType, TaskStatus } from "../db/schema/enums.js";
 import { type Task, tasks } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { advanceSandboxTask } from "./sandbox.js";
 import { type TaskHistoryEntry, type TaskViewOptions, taskStatusView } from "./task-view.js";
@@ -33,7 +33,7 @@ const queries = new WeakMap<Db, ReturnType<typeof buildQuery>>();
 
 /**
  * Task `taskId` and its history (events in `seq` order), in one query.
- * @throws ApiError NOT_FOUND (field `task_id`) for an unknown task
+ * @throws DomainError NOT_FOUND (field `task_id`) for an unknown task
  */
 export async function readTaskWithHistory(
   taskId: string,
@@ -45,7 +45,7 @@ export async function readTaskWithHistory(
     queries.set(db, query);
   }
   const [row] = await query.execute({ id: taskId });
-  if (!row) throw new ApiError("NOT_FOUND", `No task ${taskId}`, { field: "task_id" });
+  if (!row) throw new DomainError("NOT_FOUND", `No task ${taskId}`, { field: "task_id" });
   // node-postgres and PGlite parse json; a driver that does not hands over the text.
   const tuples = typeof row.history === "string" ? (JSON.parse(row.history) as HistoryTuple[]) : row.history;
   // created_at arrives in JSON's ISO 8601 form with the session's offset; Date keeps its millisecond,
@@ -63,7 +63,7 @@ export interface ReadTaskStatusOptions extends TaskViewOptions {
 /**
  * Reads task `taskId`, advances it one step when it is a sandbox task (its history is then
  * read again), and builds its status view for `viewer` (`options` as for taskStatusView).
- * @throws ApiError NOT_FOUND for an unknown task; whatever `options.authorize` throws
+ * @throws DomainError NOT_FOUND for an unknown task; whatever `options.authorize` throws
  */
 export async function readTaskStatus(
   taskId: string,

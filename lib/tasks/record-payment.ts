@@ -46,7 +46,7 @@ export function outOfBandPayment(
 /**
  * Records a payment received out of band (POST /api/task-payment): {@link recordPayment} of
  * {@link outOfBandPayment}(body) for `body.task_id`.
- * @throws ApiError NOT_FOUND, CONFLICT (not awaiting payment)
+ * @throws DomainError NOT_FOUND, CONFLICT (not awaiting payment)
  */
 export function recordOutOfBandPayment(body: RecordPaymentBody, now = new Date()): Promise<TransitionResult> {
   return recordPayment(body.task_id, outOfBandPayment(body), now);
@@ -83,7 +83,7 @@ function paymentPayload(executionDeadline: Date, payment: PaymentRecord): Record
 /**
  * Moves an awaiting-payment task to `paid`. `after` runs in the same transaction once
  * the task row is updated (throwing rolls the payment back).
- * @throws ApiError NOT_FOUND, CONFLICT (not awaiting payment)
+ * @throws DomainError NOT_FOUND, CONFLICT (not awaiting payment)
  */
 export async function recordPayment(
   taskId: string,

@@ -19,8 +19,8 @@
 import { payFromAccountIfFunded } from "../billing/charge-task.js";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
+import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
-import { ApiError } from "../http/errors.js";
 import { cadToMicroUsdc } from "../money.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
 import type { ReviewTaskBody } from "./admin-schemas.js";
@@ -32,7 +32,7 @@ import { paymentExpiry } from "./deadlines.js";
  * Applies a review decision (see the module comment); `now` is the review time, also the
  * moment the USDC amount is assigned to the task.
  * @returns the last transition: `pay` when a prepaid account was charged, else the decision.
- * @throws ApiError NOT_FOUND, CONFLICT (not `received`), MISSING_FIELD (counter_offer without
+ * @throws DomainError NOT_FOUND, CONFLICT (not `received`), MISSING_FIELD (counter_offer without
  *   amount), EXCHANGE_RATE_UNAVAILABLE (stale live rate); the database's errors (nothing written).
  */
 export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promise<TransitionResult> {
@@ -52,7 +52,7 @@ export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promis
   if (body.action === "counter_offer") {
     const amount = body.counter_offer_amount ?? body.price_cad;
     if (amount === undefined) {
-      throw new ApiError("MISSING_FIELD", "counter_offer_amount is required to counter-offer", {
+      throw new DomainError("MISSING_FIELD", "counter_offer_amount is required to counter-offer", {
         field: "counter_offer_amount",
       });
     }

@@ -5,7 +5,7 @@
  * image. Sandbox never e-mails, never touches a chain and never bills.
  */
 import type { Task } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { isDomainError } from "../errors.js";
 import { getTaskOrThrow } from "./apply-transition.js";
 import { executeTask } from "./execute-task.js";
 import { recordPayment } from "./record-payment.js";
@@ -49,7 +49,7 @@ export async function advanceSandboxTask(task: Task): Promise<Task> {
     }
   } catch (error) {
     // Two polls racing: the other one advanced it; show the current state.
-    if (error instanceof ApiError && error.code === "CONFLICT") return getTaskOrThrow(task.id);
+    if (isDomainError(error, "CONFLICT")) return getTaskOrThrow(task.id);
     throw error;
   }
 }

@@ -17,8 +17,8 @@ import { eq, sql } from "drizzle-orm";
 import { refundTaskToAccount } from "../billing/charge-task.js";
 import { getDb } from "../db/client.js";
 import { emails, type Task, tasks } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
-import { ApiError } from "../http/errors.js";
 import { commonValues, taskEmailRow } from "../mail/compose-task-email.js";
 import { formatCad } from "../mail/format.js";
 import { applyUnverifiedRecipientRule } from "../mail/unverified-recipients.js";
@@ -28,7 +28,7 @@ import { getTaskOrThrow } from "./apply-transition.js";
 /**
  * Records the outcome of task `body.task_id`'s pending refund at `now`.
  * @returns the updated task row.
- * @throws ApiError NOT_FOUND (unknown task); CONFLICT (refund not pending, `current_refund_status`
+ * @throws DomainError NOT_FOUND (unknown task); CONFLICT (refund not pending, `current_refund_status`
  *   in the error); VALIDATION_ERROR (amount above the price paid; `tx_hash` for an account-paid
  *   task, whose refund is credited here; nothing left to credit to the account)
  */
@@ -37,7 +37,7 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
   const settled = await db.transaction(async (tx) => {
     const task = await getTaskOrThrow(body.task_id, tx, true);
     if (task.refundStatus !== "pending") {
-      throw new ApiError(
+      throw new DomainError(
         "CONFLICT",
         `Task ${task.id} has no pending refund request (refund_status ${task.refundStatus})`,
         { extra: { current_refund_status: task.refundStatus } },
@@ -48,13 +48,13 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
     if (body.outcome === "refunded") {
       amount = body.amount_cad ?? task.refundAmountCad ?? paid;
       if (amount > paid) {
-        throw new ApiError("VALIDATION_ERROR", `amount_cad is above the price paid (${paid} CAD)`, {
+        throw new DomainError("VALIDATION_ERROR", `amount_cad is above the price paid (${paid} CAD)`, {
           field: "amount_cad",
         });
       }
       if (task.paymentMethod === "account") {
         if (body.tx_hash) {
-          throw new ApiError(
+          throw new DomainError(
             "VALIDATION_ERROR",
             "tx_hash: this task was paid from a prepaid account; the refund is credited to the account",
             { field: "tx_hash" },
@@ -62,7 +62,7 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
         }
         const credited = await refundTaskToAccount(tx, task, "cancelled task, refund settled", now, amount);
         if (credited === null) {
-          throw new ApiError("VALIDATION_ERROR", "Nothing of this task's charge is left to refund", {
+          throw new DomainError("VALIDATION_ERROR", "Nothing of this task's charge is left to refund", {
             field: "amount_cad",
           });
         }

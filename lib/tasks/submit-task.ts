@@ -18,9 +18,9 @@ import type { AgentIdentity } from "../activity/agent-identity.js";
 import { getService } from "../catalog/services.js";
 import { type Config, getConfig } from "../config.js";
 import type { NewTask, NewTaskEvent } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { type ResolvedLocation, resolveLocation } from "../geo/resolve-location.js";
-import { ApiError } from "../http/errors.js";
 import { newTaskId, prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
@@ -58,20 +58,20 @@ export const ACCESS_TOKEN_PREFIX = "tok_";
 
 /**
  * The place of `address`, which must lie inside the service zone.
- * @throws ApiError LOCATION_NOT_FOUND (no place in Quebec), OUT_OF_SERVICE_ZONE (with the
+ * @throws DomainError LOCATION_NOT_FOUND (no place in Quebec), OUT_OF_SERVICE_ZONE (with the
  *   matched place and its one-way distance from the hub), both on field `location_address`
  */
 async function placeInZone(address: string): Promise<ResolvedLocation> {
   const place = await resolveLocation(address);
   if (!place) {
-    throw new ApiError(
+    throw new DomainError(
       "LOCATION_NOT_FOUND",
       "location_address matches no place in Quebec; give a full street address with its city",
       { field: "location_address" },
     );
   }
   if (!place.in_service_zone) {
-    throw new ApiError(
+    throw new DomainError(
       "OUT_OF_SERVICE_ZONE",
       `${place.matched} is outside the service zone (Greater Montreal, Laurentians, Lanaudiere up to Mont-Tremblant)`,
       {
@@ -222,7 +222,7 @@ function creationMessage(budget: BudgetCheck, sandbox: boolean, review: Date): s
  * budget, then writes the task and its events in one statement and wakes the outbox.
  * @returns the creation response (spec "Task creation response"); `access_token` only for an
  *   anonymous caller
- * @throws ApiError LOCATION_NOT_FOUND, OUT_OF_SERVICE_ZONE, VALIDATION_ERROR (callback_url)
+ * @throws DomainError LOCATION_NOT_FOUND, OUT_OF_SERVICE_ZONE, VALIDATION_ERROR (callback_url)
  */
 export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
   const { body, caller, sandbox } = input;

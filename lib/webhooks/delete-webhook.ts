@@ -6,10 +6,10 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { deliveries, webhooks } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
 
-/** @throws ApiError NOT_FOUND for an unknown, already deleted or foreign webhook. */
+/** @throws DomainError NOT_FOUND for an unknown, already deleted or foreign webhook. */
 export async function deleteWebhook(
   caller: Caller,
   webhookId: string,
@@ -28,7 +28,7 @@ export async function deleteWebhook(
         ),
       )
       .returning({ id: webhooks.id });
-    if (!row) throw new ApiError("NOT_FOUND", `No webhook ${webhookId}`, { field: "webhook_id" });
+    if (!row) throw new DomainError("NOT_FOUND", `No webhook ${webhookId}`, { field: "webhook_id" });
     await tx
       .update(deliveries)
       .set({ status: "cancelled", lockedUntil: null, lastError: "webhook deleted" })

@@ -23,7 +23,7 @@ export interface FailedDelivery {
   expires_at: string;
 }
 
-/** @throws ApiError NOT_FOUND for an unknown or foreign webhook. */
+/** @throws DomainError NOT_FOUND for an unknown or foreign webhook. */
 export async function listWebhookFailures(
   caller: Caller,
   webhookId: string,

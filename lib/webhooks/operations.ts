@@ -1,5 +1,5 @@
 /** Operation descriptors of /api/webhooks and /api/webhooks/{webhook_id}/failures. */
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../descriptors/operation.js";
 import {
   createWebhookBodySchema,
   deleteWebhookBodySchema,

@@ -8,7 +8,7 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { apiKeys, webhooks } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
@@ -25,7 +25,7 @@ export interface WebhookCreated {
 }
 
 /**
- * @throws ApiError INVALID_FORMAT (400: URL not absolute / HTTPS / resolvable, or private; the spec's
+ * @throws DomainError INVALID_FORMAT (400: URL not absolute / HTTPS / resolvable, or private; the spec's
  *   "400 invalid URL or events"), VALIDATION_ERROR (422: a 6th active webhook), FIELD_TOO_LONG (URL
  *   over 2048 characters)
  */
@@ -42,7 +42,7 @@ export async function registerWebhook(caller: Caller, body: CreateWebhookBody): 
       .from(webhooks)
       .where(and(eq(webhooks.apiKeyId, caller.keyId), isNull(webhooks.deletedAt)));
     if ((row?.n ?? 0) >= MAX_WEBHOOKS_PER_KEY) {
-      throw new ApiError(
+      throw new DomainError(
         "VALIDATION_ERROR",
         `At most ${MAX_WEBHOOKS_PER_KEY} webhooks per key; delete one first (DELETE /api/webhooks)`,
         { extra: { limit: MAX_WEBHOOKS_PER_KEY, active: row?.n ?? 0 } },

@@ -7,13 +7,13 @@
 import { and, eq, gt } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { deliveries } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
-import { ApiError } from "../http/errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { findWebhookOrThrow } from "./find-webhook.js";
 
 /**
- * @throws ApiError NOT_FOUND (unknown, foreign or deleted webhook; no unexpired dead-letter
+ * @throws DomainError NOT_FOUND (unknown, foreign or deleted webhook; no unexpired dead-letter
  *   record for `eventId`)
  */
 export async function replayWebhookFailure(
@@ -24,7 +24,7 @@ export async function replayWebhookFailure(
 ): Promise<{ webhook_id: string; event_id: string; status: "pending"; next_attempt_at: string }> {
   const webhook = await findWebhookOrThrow(caller, webhookId);
   if (webhook.deletedAt)
-    throw new ApiError("NOT_FOUND", `Webhook ${webhookId} was deleted`, { field: "webhook_id" });
+    throw new DomainError("NOT_FOUND", `Webhook ${webhookId} was deleted`, { field: "webhook_id" });
   const db = await getDb();
   const [row] = await db
     .update(deliveries)
@@ -46,7 +46,7 @@ export async function replayWebhookFailure(
     )
     .returning({ id: deliveries.id });
   if (!row) {
-    throw new ApiError("NOT_FOUND", `No dead-letter record of event ${eventId} for webhook ${webhookId}`, {
+    throw new DomainError("NOT_FOUND", `No dead-letter record of event ${eventId} for webhook ${webhookId}`, {
       field: "event_id",
     });
   }

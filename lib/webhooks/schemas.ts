@@ -1,7 +1,7 @@
 /** Zod schemas of /api/webhooks and /api/webhooks/{webhook_id}/failures (interface-spec.md "Webhooks"). */
 import { z } from "zod";
 import { EVENT_TYPES } from "../db/schema/enums.js";
-import { queryNumber } from "../http/query.js";
+import { queryNumber } from "../validation.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
 

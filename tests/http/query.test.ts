@@ -1,5 +1,5 @@
 /**
- * Numeric query parameters are parsed by one rule (lib/http/query.ts): decimal digits only;
+ * Numeric query parameters are parsed by one rule (`queryNumber` in lib/validation.ts): decimal digits only;
  * empty, blank (`+` decodes to a space), hex, exponent and fractions where an integer is
  * expected are 400 INVALID_FORMAT, never read as 0 or silently rounded.
  */

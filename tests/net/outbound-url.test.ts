@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
-import { ApiError } from "../../lib/http/errors.js";
+import { DomainError } from "../../lib/errors.js";
+import { fromDomainError } from "../../lib/http/errors.js";
 import { checkOutboundUrl, type LookupFn } from "../../lib/net/outbound-url.js";
 
 /** A resolver answering from a table; unknown names fail like getaddrinfo. */
@@ -25,16 +26,16 @@ const lookup = fakeLookup({
 
 const strict = { allowPrivate: false, lookup };
 
-async function refusal(raw: string, opts = strict, field = "callback_url"): Promise<ApiError> {
+async function refusal(raw: string, opts = strict, field = "callback_url"): Promise<DomainError> {
   const error = await checkOutboundUrl(raw, field, opts).then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  const apiError = error as ApiError;
-  expect(apiError.status).toBe(422);
-  expect(apiError.field).toBe(field);
-  return apiError;
+  expect(error).toBeInstanceOf(DomainError);
+  const domainError = error as DomainError;
+  expect(fromDomainError(domainError).status).toBe(422);
+  expect(domainError.field).toBe(field);
+  return domainError;
 }
 
 describe("checkOutboundUrl", () => {

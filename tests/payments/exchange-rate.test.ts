@@ -10,6 +10,7 @@ import { GET as estimate } from "../../api/estimate.js";
 import { parseConfig, resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { exchangeRates, tasks } from "../../lib/db/schema/index.js";
+import { fromDomainError } from "../../lib/http/errors.js";
 import { cadToMicroUsdc } from "../../lib/money.js";
 import { currentCadUsdRate, fetchValetRate, rateProvider } from "../../lib/payments/exchange-rate.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -126,7 +127,7 @@ describe("valet provider", () => {
     expect(requests).toHaveLength(2);
     const error = await currentCadUsdRate({ now: new Date(Date.now() + 7 * 86_400_000) }).catch((e) => e);
     expect(error.code).toBe("EXCHANGE_RATE_UNAVAILABLE");
-    expect(error.status).toBe(503);
+    expect(fromDomainError(error).status).toBe(503);
     expect(error.message).toContain("Valet API failed: Valet answered HTTP 503");
   });
 

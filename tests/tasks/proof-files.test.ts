@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { inflateSync } from "node:zlib";
 import { fileTypeFromBuffer } from "file-type";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../lib/http/errors.js";
+import { DomainError } from "../../lib/errors.js";
+import { type ApiError, fromDomainError } from "../../lib/http/errors.js";
 import {
   decodeProofFiles,
   MAX_PROOF_FILE_BYTES,
@@ -24,12 +25,12 @@ const jpeg = Buffer.from([
 ]);
 const pdf = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
 
-/** The ApiError thrown by decoding `files`. */
+/** The HTTP form (code, status, field) of the DomainError thrown by decoding `files`. */
 async function failure(files: unknown): Promise<ApiError> {
   try {
     await decodeProofFiles(files);
   } catch (e) {
-    if (e instanceof ApiError) return e;
+    if (e instanceof DomainError) return fromDomainError(e);
     throw e;
   }
   throw new Error("expected decodeProofFiles to throw");

@@ -21,20 +21,20 @@
  * counter also counts the verification e-mails registrations send (lib/accounts/register-account.ts).
  */
 import { and, eq } from "drizzle-orm";
-import { findAccountByEmail } from "../accounts/find-account.js";
-import { passwordSchema } from "../accounts/schemas.js";
+import { queueResetEmail } from "../auth/account-emails.js";
+import { CLIENT_JWT_TTL_SECONDS } from "../auth/jwt.js";
+import { issueToken, redeemToken, revokeTokens } from "../auth/one-time-tokens.js";
+import { hashPassword, verifyPassword } from "../auth/passwords.js";
+import type { ClientAuthAction, ClientAuthBody } from "../auth/schemas.js";
+import { type ClientPrincipal, openSession, revokeAccountSessions, revokeSession } from "../auth/sessions.js";
+import { findAccountByEmail } from "../billing/account-records.js";
 import { getDb } from "../db/client.js";
 import { authTokens, clientAccounts } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
-import { parseOrThrow } from "../http/validation.js";
+import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
-import { queueResetEmail } from "./account-emails.js";
-import { CLIENT_JWT_TTL_SECONDS } from "./jwt.js";
-import { issueToken, redeemToken, revokeTokens } from "./one-time-tokens.js";
-import { hashPassword, verifyPassword } from "./passwords.js";
-import type { ClientAuthAction, ClientAuthBody } from "./schemas.js";
-import { type ClientPrincipal, openSession, revokeAccountSessions, revokeSession } from "./sessions.js";
+import { parseOrThrow } from "../validation.js";
+import { passwordSchema } from "./schemas.js";
 
 /** The response of every action. */
 export interface ClientAuthResponse {
@@ -60,14 +60,14 @@ export interface ClientAuthContext {
 function need<K extends keyof ClientAuthBody>(body: ClientAuthBody, field: K, action: string): string {
   const value = body[field];
   if (value === undefined || value === "") {
-    throw new ApiError("VALIDATION_ERROR", `${field} is required for ${action}`, { field });
+    throw new DomainError("VALIDATION_ERROR", `${field} is required for ${action}`, { field });
   }
   return value;
 }
 
 /**
  * Runs `action`.
- * @throws ApiError VALIDATION_ERROR (missing member, weak password), UNAUTHORIZED (credentials, token,
+ * @throws DomainError VALIDATION_ERROR (missing member, weak password), UNAUTHORIZED (credentials, token,
  *   no session for logout), FORBIDDEN (login: e-mail not verified, account suspended), RATE_LIMITED
  */
 export async function clientAuth(
@@ -96,16 +96,16 @@ async function login(email: string, password: string, now: Date): Promise<Client
   ]);
   const account = await findAccountByEmail(email);
   const ok = await verifyPassword(password, account?.passwordHash ?? null);
-  if (!account || !ok) throw new ApiError("UNAUTHORIZED", "Invalid e-mail or password");
+  if (!account || !ok) throw new DomainError("UNAUTHORIZED", "Invalid e-mail or password");
   if (!account.emailVerifiedAt) {
-    throw new ApiError(
+    throw new DomainError(
       "FORBIDDEN",
       "Verify your e-mail address first: open the link of the verification e-mail (or reset the password, which verifies it)",
       { extra: { reason: "email_not_verified" } },
     );
   }
   if (account.status === "suspended") {
-    throw new ApiError("FORBIDDEN", "This account is suspended; contact the operator", {
+    throw new DomainError("FORBIDDEN", "This account is suspended; contact the operator", {
       extra: { reason: "account_suspended" },
     });
   }
@@ -122,10 +122,10 @@ async function login(email: string, password: string, now: Date): Promise<Client
   };
 }
 
-/** @throws ApiError UNAUTHORIZED when no session was verified (only reached off the logout route) */
+/** @throws DomainError UNAUTHORIZED when no session was verified (only reached off the logout route) */
 async function logout(client: ClientPrincipal | null, now: Date): Promise<ClientAuthResponse> {
   if (!client) {
-    throw new ApiError(
+    throw new DomainError(
       "UNAUTHORIZED",
       "Sign in first: send Authorization: Bearer <jwt> from POST /api/client-auth?action=login",
     );

@@ -1,8 +1,13 @@
-/** Lookups of prepaid client accounts (by id, e-mail, or an API key linked to the account). */
+/**
+ * Lookups of prepaid client accounts (by id, e-mail, or an API key linked to the account) and the
+ * row lock every ledger writer takes. Billing owns them (the account is what a task is billed to
+ * and what the ledger locks); lib/accounts (registration, the owner's and the operator's views)
+ * builds on them, so the two folders depend one way only.
+ */
 import { eq } from "drizzle-orm";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { DomainError } from "../errors.js";
 
 /** The account with e-mail `email` (case-insensitive), or undefined. */
 export async function findAccountByEmail(email: string, db?: Db | Tx): Promise<ClientAccount | undefined> {
@@ -40,12 +45,12 @@ export async function findAccountForKey(keyId: string, db?: Db | Tx): Promise<Cl
 
 /**
  * The account key `keyId` is linked to.
- * @throws ApiError NOT_FOUND (with a suggestion) when the key is linked to none
+ * @throws DomainError NOT_FOUND (with a suggestion) when the key is linked to none
  */
 export async function getAccountForKeyOrThrow(keyId: string, db?: Db | Tx): Promise<ClientAccount> {
   const account = await findAccountForKey(keyId, db);
   if (!account) {
-    throw new ApiError("NOT_FOUND", "This API key is not linked to a prepaid account", {
+    throw new DomainError("NOT_FOUND", "This API key is not linked to a prepaid account", {
       extra: {
         suggestion:
           "The account's owner links keys when signed in: the client dashboard (API keys) or POST /api/account-keys",
@@ -57,12 +62,12 @@ export async function getAccountForKeyOrThrow(keyId: string, db?: Db | Tx): Prom
 
 /**
  * The account with e-mail `email`.
- * @throws ApiError NOT_FOUND
+ * @throws DomainError NOT_FOUND
  */
 export async function getAccountByEmailOrThrow(email: string, db?: Db | Tx): Promise<ClientAccount> {
   const account = await findAccountByEmail(email, db);
   if (!account) {
-    throw new ApiError("NOT_FOUND", `No prepaid account for ${email.trim().toLowerCase()}`, {
+    throw new DomainError("NOT_FOUND", `No prepaid account for ${email.trim().toLowerCase()}`, {
       extra: { suggestion: "Create one with POST /api/client-account" },
     });
   }
@@ -73,10 +78,10 @@ export async function getAccountByEmailOrThrow(email: string, db?: Db | Tx): Pro
  * Locks the account row (`SELECT … FOR UPDATE`) for the rest of `tx`: every writer that
  * debits or credits the ledger takes this lock first, so balances are checked and
  * changed one writer at a time.
- * @throws ApiError NOT_FOUND
+ * @throws DomainError NOT_FOUND
  */
 export async function lockAccount(tx: Tx, accountId: string): Promise<ClientAccount> {
   const [row] = await tx.select().from(clientAccounts).where(eq(clientAccounts.id, accountId)).for("update");
-  if (!row) throw new ApiError("NOT_FOUND", `No account ${accountId}`);
+  if (!row) throw new DomainError("NOT_FOUND", `No account ${accountId}`);
   return row;
 }

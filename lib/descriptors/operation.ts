@@ -1,0 +1,136 @@
+/**
+ * Operation descriptors: one object per endpoint method holding everything both the
+ * handler wrapper and `/openapi.json` need (path, auth, scope, schemas, errors).
+ * A route declares its scope here and nowhere else. The descriptors of a domain live beside it
+ * (`lib/<domain>/operations.ts`) and import this module, which imports only the base layer, so a
+ * domain folder never imports lib/http (lib/http/operation.ts re-exports it for the adapters).
+ */
+import type { z } from "zod";
+import type { Scope } from "../db/schema/enums.js";
+import type { ErrorCode } from "./error-codes.js";
+
+/** API-key scopes (spec "Authentication" 2), defined once with the schema. */
+export { DEFAULT_SCOPES, SCOPES, type Scope } from "../db/schema/enums.js";
+
+/**
+ * Who may call: `none` (public), `optional` (a key is used when sent), `key` (a key
+ * with `scope`), `admin` (a key with the `admin` scope), `cron` (Vercel Cron's bearer
+ * secret), `delegated` (a valid key sent in the headers is used for rate limiting and
+ * logging; an invalid one is ignored, and the endpoint itself decides — MCP tools),
+ * `client` (the client JWT of a signed-in account owner, `Authorization: Bearer <jwt>`; a key
+ * may be sent besides it, checked as under `optional`), `key_or_client` (the client JWT or a
+ * key, at least one; the JWT wins when both are sent). In every mode but `delegated` a key
+ * that is sent must be valid.
+ */
+export type AuthMode =
+  | "none"
+  | "optional"
+  | "key"
+  | "admin"
+  | "cron"
+  | "delegated"
+  | "client"
+  | "key_or_client";
+
+/** The modes in which an API key is read when sent but not required. */
+const KEY_OPTIONAL: ReadonlySet<AuthMode> = new Set(["optional", "client", "key_or_client"]);
+
+/**
+ * Public reads: no key needed (`none`), or a key optional on a GET. Their key check is bounded by
+ * KEY_CHECK_TIMEOUT_MS and a key that storage cannot check is served as anonymous (with a
+ * `Warning`); the wrapper and /openapi.json both use this rule.
+ */
+export function isPublicRead(operation: Pick<Operation, "auth" | "method">): boolean {
+  return operation.auth === "none" || (KEY_OPTIONAL.has(operation.auth) && operation.method === "GET");
+}
+
+export type HttpMethod = "GET" | "POST" | "DELETE";
+
+/** The description of one endpoint method. */
+export interface Operation<
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+  A extends AuthMode = AuthMode,
+> {
+  /** OpenAPI operationId, camelCase. */
+  id: string;
+  method: HttpMethod;
+  /** Public path, e.g. `/api/estimate`, `/api/webhooks/{webhook_id}/failures`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: A;
+  /** Scope required when `auth` is `key` or `optional` (and a key is sent). */
+  scope?: Scope;
+  query?: Q;
+  body?: B;
+  /** Schema of the success body, for OpenAPI. */
+  response?: R;
+  /** Success status, default 200; `null` when the operation never succeeds (MCP GET and DELETE answer 405). */
+  successStatus?: number | null;
+  /** Error codes this operation documents besides the generic ones. */
+  errors?: ErrorCode[];
+  /** Largest accepted body, bytes; default MAX_BODY_BYTES. */
+  maxBodyBytes?: number;
+  /** `Cache-Control` of success responses. */
+  cacheControl?: string;
+  /**
+   * Success content type when not JSON (e.g. text/markdown for llms.txt); a list when the
+   * operation answers in several (analytics: text/csv or application/json).
+   */
+  contentType?: string | readonly string[];
+  /**
+   * Responses documented besides the generated ones, by status (e.g. the MCP transport's own
+   * 406 and 415); an entry replaces the generated one of the same status.
+   */
+  responses?: Record<number, OperationResponse>;
+  /**
+   * A request body that the endpoint reads itself (the wrapper neither parses nor validates
+   * it): documented in /openapi.json only. MCP's JSON-RPC messages.
+   */
+  documentedBody?: z.ZodType;
+  /** Request headers documented in /openapi.json (the endpoint checks them itself). */
+  documentedHeaders?: {
+    name: string;
+    required: boolean;
+    description: string;
+    example?: string;
+    /** The only values accepted (another value → 422 VALIDATION_ERROR, declared in `errors`). */
+    enum?: string[];
+  }[];
+  /** Hidden from /openapi.json (cron jobs). */
+  internal?: boolean;
+  /** Accepts `Idempotency-Key` (every state-changing POST/DELETE; contract.md "Idempotency"). */
+  idempotent?: boolean;
+  /** Extra per-IP limits besides the general per-key / per-IP one. */
+  rateLimits?: ("key_creation" | "login")[];
+  /**
+   * The wrapper does not count a request without a header key against the per-IP budget: the
+   * endpoint counts it once it knows the credential (MCP: a tool call authenticated by its
+   * `api_key` argument counts on that key's budget, see lib/mcp/rate-limit.ts).
+   */
+  deferAnonymousLimit?: boolean;
+}
+
+/** One documented response of an operation. */
+export interface OperationResponse {
+  description: string;
+  /** Body schema; absent = no body. */
+  schema?: z.ZodType;
+  /** Content type of the body, default application/json. */
+  contentType?: string;
+  /** Response headers: name → description. */
+  headers?: Record<string, string>;
+}
+
+/** Declares an operation with its schema types preserved. */
+export function defineOperation<
+  Q extends z.ZodType,
+  B extends z.ZodType,
+  R extends z.ZodType,
+  A extends AuthMode,
+>(op: Operation<Q, B, R, A>): Operation<Q, B, R, A> {
+  return op;
+}
