@@ -28,7 +28,7 @@ import { makeKey } from "../helpers/keys.js";
 import { validTask } from "../helpers/tasks.js";
 import { verifyAddresses } from "../helpers/verified.js";
 import { type Receiver, startReceiver } from "../notifications/receiver.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "../payments/local-chain.js";
+import { ACCOUNTS, type LocalChain, startLocalChain } from "../../scripts/dev/local-chain.js";
 
 const CHROMIUM = (
   process.env.CHROMIUM_PATH

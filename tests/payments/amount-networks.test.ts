@@ -11,7 +11,7 @@ import { configuredNetworkNames, networkConfigs, paymentNetworks } from "../../l
 import { reserveAmount } from "../../lib/tasks/amount-reservations.js";
 import { compileTestToken } from "../../scripts/compile-test-token.js";
 import { useTestDatabase } from "../helpers/db.js";
-import { testToken } from "./local-chain.js";
+import { testToken } from "../../scripts/dev/local-chain.js";
 
 useTestDatabase();
 

@@ -20,7 +20,7 @@ import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { getStatus, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "./local-chain.js";
+import { ACCOUNTS, type LocalChain, startLocalChain } from "../../scripts/dev/local-chain.js";
 
 useTestDatabase();
 

@@ -27,7 +27,7 @@ import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
 import { cancelTask, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "../payments/local-chain.js";
+import { ACCOUNTS, type LocalChain, startLocalChain } from "../../scripts/dev/local-chain.js";
 
 useTestDatabase();
 
