@@ -399,6 +399,17 @@ export function buildOpenApiDocument(operations: Operation[] = allOperations()):
           code: { type: "string", enum: ERROR_CODES },
           message: { type: "string" },
           field: { type: "string" },
+          input: {
+            type: "string",
+            description: "LOCATION_NOT_FOUND: the location as received (first 200 characters).",
+          },
+          suggestions: {
+            type: "array",
+            maxItems: 3,
+            items: { type: "string" },
+            description:
+              "LOCATION_NOT_FOUND: up to 3 known place names closest to the input (edit distance), best first; may be empty.",
+          },
           details: {
             type: "array",
             items: {
