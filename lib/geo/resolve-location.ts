@@ -1,6 +1,6 @@
 /**
- * Location resolution for price estimates (interface-spec.md "GET /api/estimate" and
- * "Known locations"; contract.md "Estimate response": `location` { query, matched, source,
+ * Location resolution for price estimates (docs/api-conventions.md "GET /api/estimate" and
+ * "Known locations"; docs/api-conventions.md "Estimate response": `location` { query, matched, source,
  * in_service_zone } and `breakdown.distance_km_one_way`).
  *
  * Order: empty query → the hub; the known-locations table (distance as given); the offline

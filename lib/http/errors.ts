@@ -1,12 +1,12 @@
 /**
  * The one error class of the HTTP layer, its closed set of codes and the envelope.
  *
- * Envelope (contract.md "Error body"):
+ * Envelope (docs/api-conventions.md "Error body"):
  * `{ "error": { "code", "message", "field"?, "details": [] }, "request_id": "req_…" }`.
  */
 import type { DomainError, DomainErrorCode } from "../errors.js";
 
-/** Error code → HTTP status. Spec "Errors" table plus contract.md's additions. */
+/** Error code → HTTP status. Spec "Errors" table plus docs/api-conventions.md's additions. */
 export const ERROR_STATUS = {
   MISSING_FIELD: 400,
   INVALID_FORMAT: 400,

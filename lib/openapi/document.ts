@@ -11,7 +11,7 @@ import { allOperations } from "./operations.js";
 
 type Json = Record<string, unknown>;
 
-/** OpenAPI `info.version` and the platform version (contract.md "Versioning"). */
+/** OpenAPI `info.version` and the platform version (docs/api-conventions.md "Versioning"). */
 export const API_VERSION = "4.0.0";
 
 /** Errors any operation may answer: NUL characters (400), limits, storage, configuration. */

@@ -1,4 +1,4 @@
-/** Operation descriptor of GET /api/tasks/stream (interface-spec.md "Event stream"). */
+/** Operation descriptor of GET /api/tasks/stream (docs/api-conventions.md "Event stream"). */
 import { z } from "zod";
 import { defineOperation } from "../http/operation.js";
 import { streamQuerySchema } from "./schemas.js";
