@@ -60,12 +60,12 @@ export const configSchema = z.object({
    */
   DB_QUERY_TIMEOUT_MS: int(5000, 100, 30_000),
 
-  /** Prefix of API keys (`<prefix>_<random>`), contract.md. */
+  /** Prefix of API keys (`<prefix>_<random>`), docs/api-conventions.md. */
   KEY_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9]{1,15}$/, "lowercase letters and digits, 2-16 chars")
     .default("svc"),
-  /** Prefix of task ids (`<prefix>-<base36>-<base36>`), contract.md. */
+  /** Prefix of task ids (`<prefix>-<base36>-<base36>`), docs/api-conventions.md. */
   TASK_PREFIX: z
     .string()
     .regex(/^[A-Z][A-Z0-9]{1,15}$/, "uppercase letters and digits, 2-16 chars")
@@ -76,7 +76,7 @@ export const configSchema = z.object({
   /** Largest body of the proof-upload operation (task-complete), bytes. */
   MAX_UPLOAD_BYTES: int(4_400_000, 1024, 4_500_000),
 
-  /** Average road speed used to derive transport hours from round-trip km (contract.md). */
+  /** Average road speed used to derive transport hours from round-trip km (docs/api-conventions.md). */
   TRANSPORT_SPEED_KMH: num(60, 1, 200),
   /** Great-circle distance x this factor = road distance, for gazetteer places without a provider. */
   ROAD_FACTOR: num(1.3, 1, 3),
@@ -225,7 +225,7 @@ export const configSchema = z.object({
   WEBHOOK_SECRET_KEY: optionalString,
   /** Bound of one webhook / callback delivery attempt (connect, headers, body), ms; at most 10 s. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 10_000),
-  /** Delays before each retry of a failed delivery, seconds, comma-separated (contract.md: 30 s, 5 min, 30 min). */
+  /** Delays before each retry of a failed delivery, seconds, comma-separated (docs/api-conventions.md: 30 s, 5 min, 30 min). */
   WEBHOOK_RETRY_DELAYS_SECONDS: z
     .string()
     .default("30,300,1800")

@@ -1,5 +1,5 @@
 /**
- * Identifiers and secrets: prefixed, random, URL-safe (contract.md "Names and
+ * Identifiers and secrets: prefixed, random, URL-safe (docs/api-conventions.md "Names and
  * prefixes"; architecture.md habit 6).
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -29,7 +29,7 @@ function randomBase36(): string {
 }
 
 /**
- * A task id `<prefix>-<base36 ms timestamp>-<base36 random>` (contract.md), upper-case,
+ * A task id `<prefix>-<base36 ms timestamp>-<base36 random>` (docs/api-conventions.md), upper-case,
  * e.g. `TASK-MI9X3K2A-0K5ZQ8W1RT`; sandbox tasks use the prefix `SANDBOX`.
  */
 export function newTaskId(prefix: string, now: Date = new Date()): string {

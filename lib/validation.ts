@@ -62,6 +62,17 @@ function codeOf(issue: z.core.$ZodIssue, input: unknown): ErrorCode {
   return "VALIDATION_ERROR";
 }
 
+/**
+ * `message` prefixed with the field's name, unless it already starts with it (a schema's own
+ * message such as "service_type must be one of …"): the name is never said twice.
+ */
+function withField(name: string, message: string): string {
+  if (message.startsWith(`${name} `)) return message;
+  const last = name.split(".").pop() ?? name;
+  if (last !== name && message.startsWith(`${last} `)) return `${name}${message.slice(last.length)}`;
+  return `${name}: ${message}`;
+}
+
 function messageOf(issue: z.core.$ZodIssue, field: string, code: ErrorCode): string {
   const name = field || "value";
   switch (code) {
@@ -70,10 +81,10 @@ function messageOf(issue: z.core.$ZodIssue, field: string, code: ErrorCode): str
     case "FIELD_TOO_LONG":
       return issue.code === "too_big"
         ? `${name} exceeds ${String(issue.maximum)} ${issue.origin === "array" ? "items" : "characters"}`
-        : `${name}: ${issue.message}`;
+        : withField(name, issue.message);
     default:
       if (issue.code === "unrecognized_keys") return `${name} is not a known field`;
-      return `${name}: ${issue.message}`;
+      return withField(name, issue.message);
   }
 }
 

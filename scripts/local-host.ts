@@ -47,6 +47,12 @@ export interface LocalHostOptions {
   /** Run the crons of vercel.json (default true). */
   crons?: boolean;
   log?: (line: string) => void;
+  /**
+   * Answers a request before the api/ routes and public/ files when it returns a Response
+   * (the local control channel and the development mail viewer: scripts/local-control.ts).
+   * Receives the request with the socket address in SOCKET_IP_HEADER.
+   */
+  intercept?: (request: Request) => Promise<Response | undefined>;
 }
 
 /** A running local host. */
@@ -240,7 +246,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           return controller.signal;
         },
       });
-      const response = await dispatch(request);
+      const response = (await options.intercept?.(request)) ?? (await dispatch(request));
       applyHeaderRules(url.pathname, response.headers);
       const outHeaders: Record<string, string | string[]> = {};
       response.headers.forEach((value, key) => {

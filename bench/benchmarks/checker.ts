@@ -1,6 +1,6 @@
 /**
  * `checker`: one payment-checker run over 10,000 open tasks and 10,000 USDC transfer
- * logs on a real local chain (Hardhat in-process, TestUSDC; tests/payments/local-chain.ts),
+ * logs on a real local chain (Hardhat in-process, TestUSDC; scripts/dev/local-chain.ts),
  * on the embedded database (PGlite on a fresh data directory, as `npm start` runs it) and on PostgreSQL (a scratch database on
  * `BENCH_PG_URL`'s server, default the local one; `BENCH_PG_URL=skip` leaves it out).
  *
@@ -119,7 +119,7 @@ async function run(ctx: BenchContext): Promise<Section> {
   const matchedWanted = Math.min(LOGS, Number(process.env.BENCH_CHECKER_MATCHED ?? 9000));
   const wallet = "0x00000000000000000000000000000000be4c4000";
   const pgAdmin = process.env.BENCH_PG_URL?.trim() || DEFAULT_PG_URL;
-  const { startLocalChain, ACCOUNTS } = await import("../../tests/payments/local-chain.js");
+  const { startLocalChain, ACCOUNTS } = await import("../../scripts/dev/local-chain.js");
   ctx.log("checker: starting the local chain and deploying TestUSDC");
   const chain = await startLocalChain(31337);
   const results: BackendFigures[] = [];

@@ -1,6 +1,6 @@
 /**
  * Paying tasks from prepaid accounts (README "Accounts, billing and client login";
- * contract.md: `paid` by "prepaid balance deducted at approval").
+ * docs/api-conventions.md: `paid` by "prepaid balance deducted at approval").
  *
  * - Which account: the one whose e-mail is the contact of the key that submitted the
  *   task. Anonymous and sandbox tasks are never billed to an account.
@@ -206,7 +206,7 @@ export async function payFromAccountIfFunded(
 
 /**
  * Refunds an account-paid task's charge to its account inside `tx` (cancellation
- * before dispatch: full refund, contract.md; after dispatch: the amount the operator
+ * before dispatch: full refund, docs/api-conventions.md; after dispatch: the amount the operator
  * settles, `maxCad`). Writes the ledger refund and a refund invoice; returns the amount
  * refunded, CAD (what is left of the charge, capped by `maxCad`), or null when the task
  * had no charge or nothing is left to refund.

@@ -1,6 +1,6 @@
 /**
  * zod schemas of GET /api/services: the query (validated by the endpoint) and the response
- * (documentation only, for /openapi.json and tests). Rule source: interface-spec.md
+ * (documentation only, for /openapi.json and tests). Rule source: docs/api-conventions.md
  * "GET /api/services" and "Service catalog entry".
  *
  * Decisions: `id` is any string of at most 20 characters here (trimmed, upper-cased, so

@@ -1,7 +1,7 @@
 /**
  * The service catalog (GET /api/services, MCP `list_services`, capabilities manifest).
  *
- * Rule source: interface-spec.md "Service catalog entry" (five services, their hours,
+ * Rule source: docs/api-conventions.md "Service catalog entry" (five services, their hours,
  * estimate ranges and after-dispatch cancellation terms), "Limits" (SLA hours) and
  * "GET /api/estimate" (pricing constants). Each service's `contract.inputs_schema` is
  * generated from the zod field schemas of lib/tasks/schemas.ts, so the catalog and the

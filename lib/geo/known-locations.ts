@@ -1,5 +1,5 @@
 /**
- * The spec's known-locations table (interface-spec.md, "Known locations"): one-way road
+ * The spec's known-locations table (docs/api-conventions.md, "Known locations"): one-way road
  * distance from the Terrebonne hub, km, pre-computed and used for instant estimates.
  *
  * Coordinates are [lon, lat] (WGS84). All come from the GeoNames data shipped in the

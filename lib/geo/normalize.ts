@@ -118,6 +118,23 @@ function stripRegion(words: readonly string[]): { words: string[]; regionOnly: b
  * @returns one array of words per segment; empty when nothing usable remains.
  */
 export function addressSegments(input: string): string[][] {
+  const { places, regionOnly } = splitSegments(input);
+  return places.length > 0 ? places : regionOnly;
+}
+
+/**
+ * The segments `addressSegments` drops as region tokens although a place segment is left, when
+ * one of them is the word "Québec" alone: in "2500 Boulevard Laurier, Québec" it names the city
+ * when the other segments name no place (`resolveLocation`'s last resort). Empty otherwise.
+ * @param input untrusted text (same caps as `addressSegments`).
+ */
+export function cityLikeRegionSegments(input: string): string[][] {
+  const { places, regionOnly } = splitSegments(input);
+  if (places.length === 0) return [];
+  return regionOnly.filter((w) => w.length === 1 && w[0] === "quebec");
+}
+
+function splitSegments(input: string): { places: string[][]; regionOnly: string[][] } {
   const raw = String(input).slice(0, MAX_INPUT_CHARS).split(SEGMENT_SEPARATORS).slice(-MAX_SEGMENTS);
   const places: string[][] = [];
   const regionOnly: string[][] = [];
@@ -128,5 +145,5 @@ export function addressSegments(input: string): string[][] {
     if (result.regionOnly) regionOnly.push(result.words);
     else if (result.words.length > 0) places.push(result.words);
   }
-  return places.length > 0 ? places : regionOnly.filter((w) => w.length > 0);
+  return { places, regionOnly: regionOnly.filter((w) => w.length > 0) };
 }

@@ -1,6 +1,6 @@
 /**
- * Location resolution for price estimates (interface-spec.md "GET /api/estimate" and
- * "Known locations"; contract.md "Estimate response": `location` { query, matched, source,
+ * Location resolution for price estimates (docs/api-conventions.md "GET /api/estimate" and
+ * "Known locations"; docs/api-conventions.md "Estimate response": `location` { query, matched, source,
  * in_service_zone } and `breakdown.distance_km_one_way`).
  *
  * Order: empty query → the hub; the known-locations table (distance as given); the offline
@@ -22,7 +22,13 @@ import { getConfig } from "../config.js";
 import { getDistanceProvider } from "./distance-provider.js";
 import { type GazetteerPlace, gazetteerLongestName, getGazetteer } from "./gazetteer.js";
 import { HUB_COORDINATES, HUB_NAME, KNOWN_LOCATIONS, type KnownLocation } from "./known-locations.js";
-import { addressSegments, keyOfWords, normalizeWords, placeKey } from "./normalize.js";
+import {
+  addressSegments,
+  cityLikeRegionSegments,
+  keyOfWords,
+  normalizeWords,
+  placeKey,
+} from "./normalize.js";
 import { isInServiceZone } from "./zone.js";
 
 /** A resolved location (the estimate's `location` object plus distance and coordinates). */
@@ -190,7 +196,8 @@ export function matchKnownLocation(query: string): KnownLocation | undefined {
  * - another Quebec place of the gazetteer → the distance-matrix provider's road km
  *   (source "distance_matrix") when `DISTANCE_PROVIDER` is set and it answers, else
  *   great-circle km from the hub × ROAD_FACTOR (source "gazetteer"); km rounded to 2 decimals;
- * - anything else → null.
+ * - a street address followed by "Québec" alone, when nothing else names a place → Quebec City;
+ * - anything else → null (`suggestPlaces` offers the closest names).
  * Zone membership: polygon of zone.ts, except table entries, which carry their own flag.
  * @param query untrusted text (only its first MAX_INPUT_CHARS characters are read).
  * @throws ConfigError (lib/config.ts) on an invalid environment; never on the query's content.
@@ -202,7 +209,8 @@ export async function resolveLocation(query: string | undefined | null): Promise
 
   const segments = addressSegments(query);
   if (segments.length === 0) return null;
-  const match = findPlace(segments);
+  // Last resort: a trailing "Québec" read as the city ("2500 Boulevard Laurier, Québec").
+  const match = findPlace(segments) ?? findPlace(cityLikeRegionSegments(query));
   if (!match) return null;
 
   if (match.kind === "known") {

@@ -1,5 +1,5 @@
 /**
- * The service zone (interface-spec.md, "What the service does" item 5): Greater Montreal,
+ * The service zone (docs/api-conventions.md, "What the service does" item 5): Greater Montreal,
  * the Laurentians and Lanaudière, extended up to Mont-Tremblant; a GeoJSON Feature
  * (Polygon) whose bounding box is longitude -74.35 to -73.4, latitude 45.35 to 46.25.
  * Hub and centre: Terrebonne.

@@ -37,7 +37,7 @@ export function pathParams(template: string, pathname: string): Record<string, s
 }
 
 /** Request headers whose values the service reads (credentials, idempotency, identity, stream). */
-const VALUE_HEADERS = [
+export const VALUE_HEADERS = [
   "x-api-key",
   "authorization",
   "idempotency-key",

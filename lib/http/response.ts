@@ -30,7 +30,7 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
-/** The error envelope response for `error` under `requestId` (contract.md "Error body"). */
+/** The error envelope response for `error` under `requestId` (docs/api-conventions.md "Error body"). */
 export function errorResponse(error: ApiError, requestId: string): Response {
   return textResponse(JSON.stringify(errorBody(error, requestId)), {
     status: error.status,

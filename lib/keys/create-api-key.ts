@@ -25,7 +25,7 @@ export interface CreateApiKeyInput {
   accountId?: string;
 }
 
-/** The creation response (contract.md): the full key appears only here. */
+/** The creation response (docs/api-conventions.md): the full key appears only here. */
 export interface CreatedApiKey {
   api_key: string;
   key_id: string;

@@ -1,4 +1,4 @@
-/** Zod schemas of /api/api-keys (contract.md "API keys"). */
+/** Zod schemas of /api/api-keys (docs/api-conventions.md "API keys"). */
 import { z } from "zod";
 import { SCOPES } from "../db/schema/enums.js";
 

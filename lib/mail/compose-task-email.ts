@@ -1,5 +1,5 @@
 /**
- * Turns a task event into the e-mail the requester receives (interface-spec.md: the
+ * Turns a task event into the e-mail the requester receives (docs/api-conventions.md: the
  * requester_contact "receives confirmation, payment instructions, deliverables"; the
  * state table's "confirmation e-mail (none in sandbox)" and "deliverables e-mailed").
  *

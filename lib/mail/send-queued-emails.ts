@@ -36,6 +36,22 @@ export function redactOneTimeCodes(text: string): string {
   return text.replace(ONE_TIME_CODE, "$1_[removed after sending]");
 }
 
+/** Told of each message the embedded outbox sends, with its text before the codes are blanked. */
+export type OutboxListener = (email: Email) => void;
+
+const outboxListeners = new Set<OutboxListener>();
+
+/**
+ * Registers `listener` for the messages the embedded outbox (no RESEND_API_KEY) sends: it gets
+ * the row as claimed, one-time codes included, before the row is redacted. The local mail viewer
+ * of `npm run dev` keeps them in memory (scripts/local-control.ts). Never called in production
+ * (the outbox there is Resend). Returns the function that unregisters it.
+ */
+export function onOutboxMessage(listener: OutboxListener): () => void {
+  outboxListeners.add(listener);
+  return () => outboxListeners.delete(listener);
+}
+
 /** Outcome of one send. */
 type SendResult =
   | { ok: true; provider: string; messageId: string | null }
@@ -95,6 +111,15 @@ async function sendOne(email: Email, config: Config): Promise<SendResult> {
         (files ? ` attachments=${files}` : "") +
         codeText,
     );
+    if (config.NODE_ENV !== "production") {
+      for (const listener of outboxListeners) {
+        try {
+          listener(email);
+        } catch {
+          // a viewer's failure never fails the send
+        }
+      }
+    }
     return { ok: true, provider: "outbox", messageId: null };
   }
   try {

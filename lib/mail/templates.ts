@@ -1,6 +1,6 @@
 /**
  * E-mail templates: readable text files `lib/mail/templates/<template>.<lang>.txt`, one per
- * message and language (`fr`, `en`; interface-spec.md "What the service does" 7).
+ * message and language (`fr`, `en`; docs/api-conventions.md "What the service does" 7).
  *
  * File format: the first line is `Subject: …`, then a blank line, then the body. Inside:
  * `{{name}}` inserts a value (missing → empty); `{{#name}}…{{/name}}` keeps its content when

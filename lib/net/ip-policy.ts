@@ -1,8 +1,8 @@
 /**
  * Which IP addresses outbound requests (webhooks, `callback_url`) may reach.
  *
- * Rule sources: interface-spec.md "Authentication" 10 (`callback_url` protection:
- * private addresses are blocked) and contract.md "Local development"
+ * Rule sources: docs/api-conventions.md "Authentication" 10 (`callback_url` protection:
+ * private addresses are blocked) and docs/api-conventions.md "Local development"
  * (`ALLOW_PRIVATE_CALLBACKS=true` lets callbacks use loopback addresses, dev/tests only).
  *
  * Policy, on ipaddr.js's `range()` names:

@@ -10,7 +10,7 @@
  */
 import { promises as dns, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
-import { getConfig } from "../config.js";
+import { getConfig, productionProfile } from "../config.js";
 import { DomainError, type DomainErrorCode } from "../errors.js";
 import { forbiddenReason } from "./ip-policy.js";
 
@@ -63,6 +63,23 @@ async function resolveAll(lookup: LookupFn, host: string): Promise<readonly Look
 }
 
 /**
+ * In a development run (not the production profile) where private targets are refused, the hint
+ * that ALLOW_PRIVATE_CALLBACKS lifts the refusal (`npm run dev` turns it on); empty otherwise.
+ */
+function privateHint(allowPrivate: boolean): string {
+  if (allowPrivate) return "";
+  let development = false;
+  try {
+    development = !productionProfile().active;
+  } catch {
+    // an invalid environment: say nothing more
+  }
+  return development
+    ? " (for local development, set ALLOW_PRIVATE_CALLBACKS=true to allow http:// and loopback or private addresses)"
+    : "";
+}
+
+/**
  * Checks that `raw` may be called back: at most 2048 characters, an absolute `https:` URL
  * (`http:` too when `allowPrivate`), no `user:pass@`, and a host whose every address
  * passes `ip-policy.ts` (IP literals, including the decimal/octal/hex IPv4 forms the URL
@@ -89,7 +106,7 @@ export async function checkOutboundUrl(
     throw invalid(code, field, `${field} must be an absolute URL`, cause);
   }
   if (!(url.protocol === "https:" || (allowPrivate && url.protocol === "http:"))) {
-    throw invalid(code, field, `${field} must be an https:// URL`);
+    throw invalid(code, field, `${field} must be an https:// URL${privateHint(allowPrivate)}`);
   }
   if (url.username !== "" || url.password !== "") {
     throw invalid(code, field, `${field} must not contain a user name or password`);
@@ -109,7 +126,11 @@ export async function checkOutboundUrl(
     }
   }
   if (addresses.some((a) => forbiddenReason(a, { allowPrivate }) !== undefined)) {
-    throw invalid(code, field, `${field} resolves to a private or reserved address`);
+    throw invalid(
+      code,
+      field,
+      `${field} resolves to a private or reserved address${privateHint(allowPrivate)}`,
+    );
   }
   return url;
 }

@@ -1,8 +1,8 @@
 /**
  * `fetch` for webhook and `callback_url` deliveries, safe against SSRF and DNS rebinding.
  *
- * Rule sources: interface-spec.md "Authentication" 10 (private addresses are blocked) and
- * "Events" (a POST to `callback_url`; any 2xx counts); contract.md "Local development"
+ * Rule sources: docs/api-conventions.md "Authentication" 10 (private addresses are blocked) and
+ * "Events" (a POST to `callback_url`; any 2xx counts); docs/api-conventions.md "Local development"
  * (`ALLOW_PRIVATE_CALLBACKS`). URLs were checked when registered (`outbound-url.ts`), but
  * a name may resolve elsewhere at delivery time, so the address is checked again where the
  * socket is opened:

@@ -11,7 +11,7 @@ import { allOperations } from "./operations.js";
 
 type Json = Record<string, unknown>;
 
-/** OpenAPI `info.version` and the platform version (contract.md "Versioning"). */
+/** OpenAPI `info.version` and the platform version (docs/api-conventions.md "Versioning"). */
 export const API_VERSION = "4.0.0";
 
 /** Errors any operation may answer: NUL characters (400), limits, storage, configuration. */
@@ -61,7 +61,24 @@ function hoist(schema: Json, components: Json): Json {
 
 function toSchema(schema: z.ZodType, io: "input" | "output", components: Json): Json {
   const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
+  closedTuples(json, 0);
   return hoist(json, components);
+}
+
+/**
+ * Rewrites a closed tuple's `items: false` (zod's output for z.tuple) as `items: { not: {} }`:
+ * the same rule (no element past `prefixItems`) written as a schema object, which OpenAPI
+ * linters (Spectral's `array-items`) and client generators expect `items` to be.
+ */
+function closedTuples(node: unknown, depth: number): void {
+  if (depth > 64 || node === null || typeof node !== "object") return;
+  if (Array.isArray(node)) {
+    for (const item of node) closedTuples(item, depth + 1);
+    return;
+  }
+  const object = node as Json;
+  if (Array.isArray(object.prefixItems) && object.items === false) object.items = { not: {} };
+  for (const value of Object.values(object)) closedTuples(value, depth + 1);
 }
 
 function parameters(op: Operation, components: Json): Json[] {
@@ -399,6 +416,17 @@ export function buildOpenApiDocument(operations: Operation[] = allOperations()):
           code: { type: "string", enum: ERROR_CODES },
           message: { type: "string" },
           field: { type: "string" },
+          input: {
+            type: "string",
+            description: "LOCATION_NOT_FOUND: the location as received (first 200 characters).",
+          },
+          suggestions: {
+            type: "array",
+            maxItems: 3,
+            items: { type: "string" },
+            description:
+              "LOCATION_NOT_FOUND: up to 3 known place names closest to the input (edit distance), best first; may be empty.",
+          },
           details: {
             type: "array",
             items: {

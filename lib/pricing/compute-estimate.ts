@@ -1,5 +1,5 @@
 /**
- * The price formula (spec "GET /api/estimate"; contract.md "Estimate response"):
+ * The price formula (spec "GET /api/estimate"; docs/api-conventions.md "Estimate response"):
  *
  *   total = (base_fee + site_hours × hourly_rate + transport_hours × hourly_rate
  *            + km_roundtrip × km_rate) × urgency_multiplier

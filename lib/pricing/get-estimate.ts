@@ -3,8 +3,8 @@
  * the location, applies the formula and adds the USDC equivalent.
  */
 import { getConfig } from "../config.js";
-import { DomainError } from "../errors.js";
 import { resolveLocation } from "../geo/resolve-location.js";
+import { locationNotFound } from "../geo/suggest-places.js";
 import { cadToUsd } from "../money.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
 import { computeEstimate } from "./compute-estimate.js";
@@ -17,13 +17,7 @@ import type { EstimateQuery, EstimateResponse } from "./schemas.js";
 export async function getEstimate(query: EstimateQuery): Promise<EstimateResponse> {
   const config = getConfig();
   const place = await resolveLocation(query.location);
-  if (!place) {
-    throw new DomainError(
-      "LOCATION_NOT_FOUND",
-      `No place in Quebec matches "${query.location}"; give a city (e.g. "Laval") or a full address with its city`,
-      { field: "location" },
-    );
-  }
+  if (!place) throw locationNotFound(String(query.location), "location");
   const breakdown = computeEstimate({
     siteHours: query.hours,
     distanceKmOneWay: place.distance_km_one_way,

@@ -1,7 +1,7 @@
 /**
  * Rate limits (spec "Limits"): 60 requests/minute per API key, 20/minute per IP
  * without a key, 3 key creations per IP per hour, 5 login attempts per IP per hour
- * (each a setting, contract.md). Algorithm: the sliding-window counter of
+ * (each a setting, docs/api-conventions.md). Algorithm: the sliding-window counter of
  * @upstash/ratelimit (the current window's count plus the previous window's, weighted
  * by the part of it still inside the sliding window).
  *
@@ -211,7 +211,7 @@ export function resetLimiters(): void {
   cache = undefined;
 }
 
-/** Response headers for `result` (contract.md "Rate-limit headers"); 429 adds Retry-After. */
+/** Response headers for `result` (docs/api-conventions.md "Rate-limit headers"); 429 adds Retry-After. */
 export function rateLimitHeaders(result: RateLimitResult, now = Date.now()): Record<string, string> {
   const resetSeconds = Math.max(0, Math.ceil((result.reset - now) / 1000));
   const headers: Record<string, string> = {

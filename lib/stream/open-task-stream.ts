@@ -1,5 +1,5 @@
 /**
- * GET /api/tasks/stream?task_id= (interface-spec.md "Event stream", "Authentication" 6).
+ * GET /api/tasks/stream?task_id= (docs/api-conventions.md "Event stream", "Authentication" 6).
  *
  * Wire format (text/event-stream):
  * ```
@@ -13,8 +13,8 @@
  *
  * : heartbeat
  * ```
- * `data` of a task event is the webhook body (contract.md "Webhook deliveries"), so one
- * parser serves both; `task.dispatched` is named `task.assigned` on the stream (contract.md).
+ * `data` of a task event is the webhook body (docs/api-conventions.md "Webhook deliveries"), so one
+ * parser serves both; `task.dispatched` is named `task.assigned` on the stream (docs/api-conventions.md).
  *
  * Timeout: `X-Stream-Timeout` (seconds, 1-14400, default 14400 = 4 h) bounds the connection,
  * further capped by STREAM_MAX_SECONDS (55 s on Vercel, whose functions here run at most

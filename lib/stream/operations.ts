@@ -1,4 +1,4 @@
-/** Operation descriptor of GET /api/tasks/stream (interface-spec.md "Event stream"). */
+/** Operation descriptor of GET /api/tasks/stream (docs/api-conventions.md "Event stream"). */
 import { z } from "zod";
 import { defineOperation } from "../descriptors/operation.js";
 import { streamQuerySchema } from "./schemas.js";
@@ -20,6 +20,25 @@ export const taskStreamOperation = defineOperation({
   tags: ["Tasks"],
   auth: "optional",
   query: streamQuerySchema,
+  documentedHeaders: [
+    {
+      name: "X-Stream-Timeout",
+      required: false,
+      description:
+        "Seconds this connection may last, 1-14400 (default 14400; capped by STREAM_MAX_SECONDS, 55 on Vercel). " +
+        "At the end a `stream.timeout` event is sent; reconnect with Last-Event-ID. The effective value is echoed " +
+        "in the `X-Stream-Timeout` response header.",
+      example: "600",
+    },
+    {
+      name: "Last-Event-ID",
+      required: false,
+      description:
+        "The `id:` of the last event received (an integer): only later events are sent. EventSource clients send it " +
+        "by themselves when they reconnect; the `last_event_id` query parameter does the same.",
+      example: "12",
+    },
+  ],
   response: z.string().meta({ description: "text/event-stream" }),
   contentType: "text/event-stream",
   errors: ["MISSING_FIELD", "INVALID_FORMAT", "FORBIDDEN", "NOT_FOUND"],

@@ -1,9 +1,26 @@
 /** The /llms.txt overview for language models (llmstxt.org format), built from the operations. */
 
+import { z } from "zod";
 import { listServices } from "../catalog/services.js";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { allOperations } from "../openapi/operations.js";
+import { taskFields, taskSubmissionSchema } from "../tasks/schemas.js";
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../webhooks/signature.js";
+
+/** One line per field of the submission body: name, (required), its description. */
+function submitFields(): string {
+  const json = z.toJSONSchema(taskSubmissionSchema, { io: "input", unrepresentable: "any" }) as {
+    required?: string[];
+  };
+  const required = new Set(json.required ?? []);
+  return Object.entries(taskFields)
+    .map(([name, schema]) => {
+      const description = (schema.meta()?.description ?? "").replace(/\s+/g, " ").trim();
+      return `- ${name}${required.has(name) ? " (required)" : ""}${description ? `: ${description}` : ""}`;
+    })
+    .join("\n");
+}
 
 /** The Markdown text of /llms.txt. */
 export function buildLlmsTxt(): string {
@@ -31,6 +48,23 @@ USDC payment: once the task status shows payment_usdc (accepted_pending_payment 
 Errors always use {"error":{"code","message","field","details"},"request_id"} (MCP protocol errors on POST /api/mcp are JSON-RPC error objects). /openapi.json lists every status each operation can answer and the error codes of each. A key that is sent must be valid, even where none is required (else 401). Numbers in query strings are plain decimals (limit=20, hours=2.5): empty, blank, hex or exponent forms and fractions where an integer is expected are 400 INVALID_FORMAT. Another method on a path is 405 with Allow. Honour Retry-After on 429 and 503 and on non-terminal task status responses. Strings containing the NUL character (U+0000) are refused with 400 INVALID_FORMAT. A request with an invalid API key (401) counts against the IP's anonymous rate limit. E-mails to a requester_contact that no verified client account owns carry only the task id, status and link: poll the status endpoint for details.
 
 Send an Idempotency-Key (e.g. a UUID) on every POST and DELETE that changes state, and after a network error, a 5xx or a 409 CONFLICT retry with the same key and body: the effect happens once, and a repeat returns the first answer with Idempotency-Replayed: true. When storage is down, public reads sent with a key are answered as anonymous with Warning: 199 - "API key not checked: storage unavailable".
+
+## Sandbox
+Send \`X-Service-Mode: sandbox\` on POST ${base}/api/submit-task to try the whole lifecycle for free: the task id starts with SANDBOX-, each status poll advances it one step (received → accepted_pending_payment → paid → dispatched → completed, with a sample proof), and it never sends e-mail, pays, bills or reaches an operator. Any other value of the header is 422.
+
+## Submitting a task
+POST ${base}/api/submit-task with a JSON body (unknown fields are refused). Fields:
+${submitFields()}
+The answer (201) holds task_id, status, estimate_cad and, for anonymous submissions, an access_token for the status, stream and cancel calls. Poll GET ${base}/api/submit-task?task_id=... (honour Retry-After) or follow the event stream. A location that matches no place is 422 LOCATION_NOT_FOUND with \`error.input\` and up to 3 \`error.suggestions\`; a place outside the zone is 422 OUT_OF_SERVICE_ZONE.
+
+## Payments
+After a human accepts the task (status accepted_pending_payment, or counter_offered), the status response's \`payment\` object gives amount_cad, payment_usdc (exact, 6 decimals), networks (each with network, chain_id, usdc_contract, wallet) and expires_at. Send exactly payment_usdc of USDC in one transfer on one listed network to its wallet before expires_at; the checker sees it within minutes (after the network's confirmations) and the task becomes paid. Tasks of a key linked to a prepaid account are billed to the account instead (method "account", no transfer).
+
+## Webhook signatures
+Each webhook and callback delivery is a POST of JSON with headers ${EVENT_HEADER} (event type), ${DELIVERY_HEADER} (delivery id, the same on retries), ${TIMESTAMP_HEADER} (unix seconds) and ${SIGNATURE_HEADER}: sha256=<hex>, where hex = HMAC-SHA256 keyed with the webhook's whsec_ secret over "<timestamp>.<raw body>". Verify over the raw bytes before parsing, compare in constant time, refuse timestamps more than 5 minutes off, and answer 2xx within 10 s; failed deliveries are retried (30 s, 5 min, 30 min) then dead-lettered. A task's callback_url gets the same headers without the signature (it has no secret): treat it as a hint and confirm with the status call.
+
+## Event stream (SSE)
+GET ${base}/api/tasks/stream?task_id=... answers text/event-stream: \`stream.connected\`, then the task's events (\`id:\` = sequence number, \`data:\` = the same JSON as a webhook body), a heartbeat comment every 15 s, and it closes after a terminal event. Reconnect with Last-Event-ID to get only later events; \`X-Stream-Timeout\` (seconds) bounds one connection and ends it with \`stream.timeout\`. After the terminal event a reconnect answers 204.
 
 ## MCP (POST ${base}/api/mcp)
 Streamable HTTP, stateless, protocol revision 2025-11-25 (2025-06-18 and 2025-03-26 still served). A physical task takes hours, so submit_task is an MCP task: call it task-augmented and poll tasks/get (pollInterval ms) instead of waiting; the MCP task id is the service task id.

@@ -1,4 +1,4 @@
-/** Request schemas of the admin task operations (contract.md "Admin operations"). */
+/** Request schemas of the admin task operations (docs/api-conventions.md "Admin operations"). */
 import { z } from "zod";
 import { TASK_STATUSES } from "../db/schema/enums.js";
 import { queryNumber } from "../validation.js";

@@ -1,5 +1,5 @@
 /**
- * Cancellation (DELETE /api/submit-task; contract.md "Cancellation"): by the owning
+ * Cancellation (DELETE /api/submit-task; docs/api-conventions.md "Cancellation"): by the owning
  * key (scope `task_cancel`), an admin, or the anonymous access token. Before payment
  * it is free. After payment the task is cancelled and a refund request is recorded
  * for the operator (`refund_status: pending`): before dispatch a full refund to the

@@ -1,5 +1,5 @@
 /**
- * Proof files of a completed task (`POST /api/task-complete` `proof_files`, contract.md
+ * Proof files of a completed task (`POST /api/task-complete` `proof_files`, docs/api-conventions.md
  * "Admin operations"): the input schema, strict decoding and content-based type checks.
  *
  * Decisions:

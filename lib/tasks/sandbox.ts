@@ -1,5 +1,5 @@
 /**
- * Sandbox auto-advance (contract.md): a sandbox task moves one step per status poll,
+ * Sandbox auto-advance (docs/api-conventions.md): a sandbox task moves one step per status poll,
  * `received` → `accepted_pending_payment` → `paid` → `dispatched` → `completed`, through
  * the same state machine (events included); completion carries one generated proof
  * image. Sandbox never e-mails, never touches a chain and never bills.

@@ -3,7 +3,7 @@
  * the single source of the rules, the OpenAPI `TaskSubmission` component and the
  * per-service `contract.inputs_schema` of the catalog (lib/catalog/services.ts).
  *
- * Rule sources: interface-spec.md "Task submission", "Service catalog entry" and "Limits".
+ * Rule sources: docs/api-conventions.md "Task submission", "Service catalog entry" and "Limits".
  *
  * Decisions (documented here and in /openapi.json through the field descriptions):
  * - Unknown fields are REJECTED (`z.strictObject`, i.e. `.strict()`): an `unrecognized_keys`

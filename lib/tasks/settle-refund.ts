@@ -1,6 +1,6 @@
 /**
  * Settling a refund request (POST /api/task-refund, operator). A task cancelled after
- * payment carries `refund_status: pending` (lib/tasks/cancel-task.ts; contract.md
+ * payment carries `refund_status: pending` (lib/tasks/cancel-task.ts; docs/api-conventions.md
  * "Cancellation"); the operator then records what happened:
  *
  * - `refunded`: the money went back. A task paid from a prepaid account is credited to the

@@ -21,6 +21,7 @@ import type { NewTask, NewTaskEvent } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { type ResolvedLocation, resolveLocation } from "../geo/resolve-location.js";
+import { locationNotFound } from "../geo/suggest-places.js";
 import { newTaskId, prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
@@ -63,13 +64,7 @@ export const ACCESS_TOKEN_PREFIX = "tok_";
  */
 async function placeInZone(address: string): Promise<ResolvedLocation> {
   const place = await resolveLocation(address);
-  if (!place) {
-    throw new DomainError(
-      "LOCATION_NOT_FOUND",
-      "location_address matches no place in Quebec; give a full street address with its city",
-      { field: "location_address" },
-    );
-  }
+  if (!place) throw locationNotFound(address, "location_address");
   if (!place.in_service_zone) {
     throw new DomainError(
       "OUT_OF_SERVICE_ZONE",

@@ -1,5 +1,5 @@
 /**
- * The task lifecycle as one transition table (contract.md "Task status values and
+ * The task lifecycle as one transition table (docs/api-conventions.md "Task status values and
  * transitions"). Every state change names an action; the table says from which
  * statuses it is allowed, the status it leads to and the event it emits. Nothing
  * else in the code decides whether a status may change.
@@ -30,7 +30,7 @@ export interface Transition {
 const AWAITING_PAYMENT = ["accepted_pending_payment", "counter_offered"] as const;
 const PAID_OR_LATER = ["paid", "dispatched", "on_site"] as const;
 
-/** The lifecycle (contract.md), plus cancellation after payment (refund request for the operator). */
+/** The lifecycle (docs/api-conventions.md), plus cancellation after payment (refund request for the operator). */
 export const TRANSITIONS: readonly Transition[] = [
   { action: "approve", from: ["received"], to: "accepted_pending_payment", event: "task.accepted" },
   { action: "counter_offer", from: ["received"], to: "counter_offered", event: "task.counter_offered" },
@@ -49,7 +49,7 @@ export const TRANSITIONS: readonly Transition[] = [
   { action: "fail", from: PAID_OR_LATER, to: "failed", event: "task.failed" },
 ];
 
-/** Statuses after which nothing happens (contract.md). */
+/** Statuses after which nothing happens (docs/api-conventions.md). */
 export const TERMINAL_STATUSES: readonly TaskStatus[] = [
   "completed",
   "rejected",

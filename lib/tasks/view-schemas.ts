@@ -1,4 +1,4 @@
-/** Response schemas of the task operations (contract.md "Status response"), for /openapi.json. */
+/** Response schemas of the task operations (docs/api-conventions.md "Status response"), for /openapi.json. */
 import { z } from "zod";
 import { TASK_STATUSES } from "../db/schema/enums.js";
 

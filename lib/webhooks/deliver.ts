@@ -1,7 +1,7 @@
 /**
  * The delivery worker: sends due `deliveries` (registered webhooks, signed; per-task
- * callbacks, unsigned) and applies the retry policy (contract.md "Webhook deliveries";
- * interface-spec.md "Delivery, retry and dead-letter queue").
+ * callbacks, unsigned) and applies the retry policy (docs/api-conventions.md "Webhook deliveries";
+ * docs/api-conventions.md "Delivery, retry and dead-letter queue").
  *
  * - Fairness (issue 20 item 4): deliveries are claimed just in time, only as many as there
  *   are free sending slots (WEBHOOK_CONCURRENCY per worker), at most

@@ -1,6 +1,6 @@
 /**
  * GET /api/webhooks/{webhook_id}/failures: the webhook's dead-letter queue
- * (interface-spec.md "Failed delivery record"): deliveries that failed every attempt,
+ * (docs/api-conventions.md "Failed delivery record"): deliveries that failed every attempt,
  * kept until `expires_at` (72 h after they died), newest first.
  */
 import { and, count, desc, eq, gt } from "drizzle-orm";

@@ -1,10 +1,10 @@
 /**
  * Bodies of outgoing deliveries.
  *
- * - Registered webhooks (contract.md "Webhook deliveries"):
+ * - Registered webhooks (docs/api-conventions.md "Webhook deliveries"):
  *   `{ event_id, event, created_at, data: { task_id, status, previous_status, service_type, sandbox, … } }`
  *   where `data` is the outbox event's payload (billing events: `{ account_id, … }`, no task).
- * - Per-task `callback_url` (interface-spec.md "Per-task callback"), on `task.completed` only:
+ * - Per-task `callback_url` (docs/api-conventions.md "Per-task callback"), on `task.completed` only:
  *   `{ event, task_id, status, service_type, location_address, completed_at, operator_notes,
  *   proof_files, api_url, event_id }`; `proof_files` are links into the status operation
  *   (`<api_url>#proof_files_data/<index>`), never file bodies; `event_id` is added for de-duplication.

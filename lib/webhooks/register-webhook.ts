@@ -1,5 +1,5 @@
 /**
- * Registers a webhook (POST /api/webhooks; interface-spec.md "Webhook registration").
+ * Registers a webhook (POST /api/webhooks; docs/api-conventions.md "Webhook registration").
  * The URL passes the SSRF rules of `callback_url` (lib/net/outbound-url.ts); at most 5
  * active webhooks per key, counted under a lock of the key's row so two concurrent
  * registrations cannot both become the 5th. The `whsec_` secret is returned once and

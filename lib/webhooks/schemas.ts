@@ -1,4 +1,4 @@
-/** Zod schemas of /api/webhooks and /api/webhooks/{webhook_id}/failures (interface-spec.md "Webhooks"). */
+/** Zod schemas of /api/webhooks and /api/webhooks/{webhook_id}/failures (docs/api-conventions.md "Webhooks"). */
 import { z } from "zod";
 import { EVENT_TYPES } from "../db/schema/enums.js";
 import { queryNumber } from "../validation.js";

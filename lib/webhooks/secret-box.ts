@@ -12,7 +12,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 import { type Config, ConfigError, getConfig, productionProfile } from "../config.js";
 import { randomAlphanumeric } from "../ids.js";
 
-/** Prefix of webhook secrets (contract.md). */
+/** Prefix of webhook secrets (docs/api-conventions.md). */
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
 
 /** The key used when WEBHOOK_SECRET_KEY is unset in a loopback/embedded development run: SHA-256 of this text. */

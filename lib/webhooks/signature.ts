@@ -1,5 +1,5 @@
 /**
- * Webhook signatures (interface-spec.md "Authentication" 9; contract.md "Webhook deliveries").
+ * Webhook signatures (docs/api-conventions.md "Authentication" 9; docs/api-conventions.md "Webhook deliveries").
  *
  * A delivery carries `X-Service-Timestamp: <unix seconds>` and
  * `X-Service-Signature: sha256=<hex>`, where hex = HMAC-SHA256(secret, `${timestamp}.${rawBody}`).

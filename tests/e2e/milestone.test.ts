@@ -21,6 +21,7 @@ import { outboxIdle } from "../../lib/events/kick-outbox.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { sampleProofPng } from "../../lib/tasks/sample-proof.js";
 import { verifySignature } from "../../lib/webhooks/signature.js";
+import { ACCOUNTS, type LocalChain, startLocalChain } from "../../scripts/dev/local-chain.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
@@ -28,7 +29,6 @@ import { makeKey } from "../helpers/keys.js";
 import { validTask } from "../helpers/tasks.js";
 import { verifyAddresses } from "../helpers/verified.js";
 import { type Receiver, startReceiver } from "../notifications/receiver.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "../payments/local-chain.js";
 
 const CHROMIUM = (
   process.env.CHROMIUM_PATH

@@ -3,7 +3,7 @@
  * database, spoken to over HTTP, then stopped with SIGTERM.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,10 +49,13 @@ async function waitFor(started: Started, re: RegExp, ms = 60_000): Promise<RegEx
 
 let server: Started;
 let base: string;
+let pid: number;
 
 beforeAll(async () => {
   server = start({});
-  base = (await waitFor(server, /listening on (http:\/\/[\d.:]+)/))[1]!;
+  const listening = await waitFor(server, /listening on (http:\/\/[\d.:]+) .*pid (\d+)\)/);
+  base = listening[1]!;
+  pid = Number(listening[2]);
 });
 
 afterAll(() => {
@@ -120,12 +123,32 @@ describe("npm start", () => {
     expect(second.output()).toMatch(/DATA_DIR: the embedded database .* is open in another process/);
   });
 
-  it("stops cleanly on SIGTERM and releases the data directory", async () => {
-    // The whole group gets the signal, as from a terminal; npm itself dies by it, the
-    // service shuts down on its own terms: it says so, releases the lock, closes the port.
+  it("reads .env (ENV_FILE), the environment winning over it", async () => {
+    const envFile = path.join(dataDir, "test.env");
+    writeFileSync(envFile, "CONTACT_EMAIL=dotenv@example.com\nPORT=1\n");
+    const withEnv = start({ DATA_DIR: "memory://", ENV_FILE: envFile });
+    const url = (await waitFor(withEnv, /listening on (http:\/\/[\d.:]+)/))[1]!;
+    try {
+      expect(url).not.toMatch(/:1$/);
+      expect(await (await fetch(`${url}/api/capabilities`)).text()).toContain("dotenv@example.com");
+    } finally {
+      process.kill(-withEnv.child.pid!, "SIGKILL");
+    }
+  }, 90_000);
+
+  it("warns at start that no payment network is configured", () => {
+    expect(server.output()).toContain("WARNING: no payment network configured");
+  });
+
+  it("stops cleanly when the printed pid gets SIGTERM, and releases the data directory", async () => {
+    // Only the pid it printed gets the signal (as `kill <pid>` would): it is the server itself,
+    // not a wrapper, so it shuts down on its own terms (says so, releases the lock, closes the
+    // port) and npm exits with it.
     expect(existsSync(path.join(dataDir, "pglite.lock"))).toBe(true);
-    process.kill(-server.child.pid!, "SIGTERM");
+    expect(existsSync(path.join(dataDir, "local-control.json"))).toBe(true);
+    process.kill(pid, "SIGTERM");
     await waitFor(server, /SIGTERM received, shutting down/);
+    expect(await server.exited).toBe(0);
     const deadline = Date.now() + 10_000;
     while (existsSync(path.join(dataDir, "pglite.lock")) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));

@@ -18,12 +18,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { outboxIdle } from "../../lib/events/kick-outbox.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
+import { ACCOUNTS, type LocalChain, startLocalChain } from "../../scripts/dev/local-chain.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { completeTask, pngProof, reviewTask, validTask } from "../helpers/tasks.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "../payments/local-chain.js";
 
 const WALLET = "0x90f79bf6eb2c4f870365e785982e1f101e93b906";
 const ENV = [

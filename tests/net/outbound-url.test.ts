@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { DomainError } from "../../lib/errors.js";
 import { fromDomainError } from "../../lib/http/errors.js";
@@ -25,6 +25,10 @@ const lookup = fakeLookup({
 });
 
 const strict = { allowPrivate: false, lookup };
+
+/** What a refusal adds in a development run (these tests run outside the production profile). */
+const HINT =
+  " (for local development, set ALLOW_PRIVATE_CALLBACKS=true to allow http:// and loopback or private addresses)";
 
 async function refusal(raw: string, opts = strict, field = "callback_url"): Promise<DomainError> {
   const error = await checkOutboundUrl(raw, field, opts).then(
@@ -57,7 +61,7 @@ describe("checkOutboundUrl", () => {
   it("refuses http://", async () => {
     const e = await refusal("http://hooks.example.com/");
     expect(e.code).toBe("VALIDATION_ERROR");
-    expect(e.message).toBe("callback_url must be an https:// URL");
+    expect(e.message).toBe(`callback_url must be an https:// URL${HINT}`);
   });
 
   it.each(["ftp://hooks.example.com/", "javascript:alert(1)", "file:///etc/passwd", "data:text/plain,x"])(
@@ -114,20 +118,20 @@ describe("checkOutboundUrl", () => {
     const noLookup: LookupFn = () => Promise.reject(new Error("must not resolve"));
     const e = await refusal(raw, { allowPrivate: false, lookup: noLookup });
     expect(e.code).toBe("VALIDATION_ERROR");
-    expect(e.message).toBe("callback_url resolves to a private or reserved address");
+    expect(e.message).toBe(`callback_url resolves to a private or reserved address${HINT}`);
   });
 
   it.each(["mixed.example.com", "mixed6.example.com", "metadata.example.com", "localhost"])(
     "refuses %s: one of its addresses is forbidden",
     async (host) => {
       const e = await refusal(`https://${host}/hook`);
-      expect(e.message).toBe("callback_url resolves to a private or reserved address");
+      expect(e.message).toBe(`callback_url resolves to a private or reserved address${HINT}`);
     },
   );
 
   it("names the field it was given", async () => {
     const e = await refusal("https://mixed.example.com/", strict, "url");
-    expect(e.message).toBe("url resolves to a private or reserved address");
+    expect(e.message).toBe(`url resolves to a private or reserved address${HINT}`);
     expect(e.details).toEqual([{ field: "url", code: "VALIDATION_ERROR", message: e.message }]);
   });
 
@@ -142,7 +146,23 @@ describe("checkOutboundUrl", () => {
 
   it("resolves with the real resolver by default (localhost is loopback)", async () => {
     const e = await refusal("https://localhost/", { allowPrivate: false } as typeof strict);
-    expect(e.message).toBe("callback_url resolves to a private or reserved address");
+    expect(e.message).toBe(`callback_url resolves to a private or reserved address${HINT}`);
+  });
+
+  it("leaves the ALLOW_PRIVATE_CALLBACKS hint out in the production profile", async () => {
+    vi.stubEnv("NODE_ENV", "production");
+    resetConfig();
+    try {
+      expect((await refusal("http://hooks.example.com/")).message).toBe(
+        "callback_url must be an https:// URL",
+      );
+      expect((await refusal("https://localhost/")).message).toBe(
+        "callback_url resolves to a private or reserved address",
+      );
+    } finally {
+      vi.unstubAllEnvs();
+      resetConfig();
+    }
   });
 
   describe("allowPrivate (ALLOW_PRIVATE_CALLBACKS)", () => {

@@ -10,8 +10,8 @@ import { cadToMicroUsdc, formatUsdc } from "../../lib/money.js";
 import { configuredNetworkNames, networkConfigs, paymentNetworks } from "../../lib/payments/networks.js";
 import { reserveAmount } from "../../lib/tasks/amount-reservations.js";
 import { compileTestToken } from "../../scripts/compile-test-token.js";
+import { testToken } from "../../scripts/dev/local-chain.js";
 import { useTestDatabase } from "../helpers/db.js";
-import { testToken } from "./local-chain.js";
 
 useTestDatabase();
 

@@ -14,11 +14,11 @@ import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { chainCursors, chainTransfers, jobRuns, taskEvents, tasks } from "../../lib/db/schema/index.js";
 import { checkPayments } from "../../lib/jobs/check-payments.js";
+import { ACCOUNTS, type LocalChain, startLocalChain } from "../../scripts/dev/local-chain.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
 import { reviewTask, submitTask } from "../helpers/tasks.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "./local-chain.js";
 
 useTestDatabase();
 

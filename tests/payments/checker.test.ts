@@ -16,11 +16,11 @@ import { checkPayments } from "../../lib/jobs/check-payments.js";
 import { formatUsdc } from "../../lib/money.js";
 import { paymentNetworks } from "../../lib/payments/networks.js";
 import { expireOverduePayments } from "../../lib/tasks/expire-payments.js";
+import { ACCOUNTS, type LocalChain, startLocalChain } from "../../scripts/dev/local-chain.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { getStatus, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "./local-chain.js";
 
 useTestDatabase();
 

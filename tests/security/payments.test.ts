@@ -23,11 +23,11 @@ import { chainTransfers, tasks } from "../../lib/db/schema/index.js";
 import { checkPayments } from "../../lib/jobs/check-payments.js";
 import { cadToMicroUsdc } from "../../lib/money.js";
 import { expireOverduePayments } from "../../lib/tasks/expire-payments.js";
+import { ACCOUNTS, type LocalChain, startLocalChain } from "../../scripts/dev/local-chain.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
 import { cancelTask, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "../payments/local-chain.js";
 
 useTestDatabase();
 

@@ -1,14 +1,14 @@
 /**
  * Closed sets of values stored in `text` columns (typed with `$type<...>()`), one list each.
  * Text rather than Postgres enums so that adding a value is a plain code change, not a
- * migration that must run before the code that writes it. Values follow contract.md.
+ * migration that must run before the code that writes it. Values follow docs/api-conventions.md.
  */
 
 /** Catalog service ids (`service_type`). */
 export const SERVICE_TYPES = ["SVC-01", "SVC-02", "SVC-03", "SVC-04", "SVC-05"] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
-/** Task status values (contract.md "Task status values and transitions"). */
+/** Task status values (docs/api-conventions.md "Task status values and transitions"). */
 export const TASK_STATUSES = [
   "received",
   "accepted_pending_payment",

@@ -15,10 +15,10 @@ import { clientAccounts } from "./client-accounts.js";
 import { cad, createdAt, timestamptz, updatedAt, usdcMicro } from "./columns.js";
 import type { Lang, PaymentMethod, RefundStatus, ServiceType, TaskStatus, Urgency } from "./enums.js";
 
-/** Estimate breakdown kept with a task (contract.md "Estimate response" `breakdown`). */
+/** Estimate breakdown kept with a task (docs/api-conventions.md "Estimate response" `breakdown`). */
 export type TaskEstimateBreakdown = Record<string, number>;
 
-/** How the task's address was resolved (contract.md "Estimate response" `location`, plus any extras). */
+/** How the task's address was resolved (docs/api-conventions.md "Estimate response" `location`, plus any extras). */
 export type TaskLocationResolution = Record<string, unknown>;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * A real local EVM chain for the payment tests and the checker benchmark: Hardhat 2's
+ * A real local EVM chain for `npm run dev`, the payment tests and the checker benchmark: Hardhat 2's
  * in-process network (EDR native binary, works offline on Node 20) behind Hardhat's own
  * JSON-RPC HTTP server on 127.0.0.1 (port 0), started from code without the CLI or a
  * config file. Each call starts an independent chain with its own chain id, so two
@@ -34,6 +34,8 @@ export const ACCOUNTS = {
   deployer: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
   payer: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
   otherPayer: "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
+  /** The receiving wallet `npm run dev` configures for both networks (Hardhat account #3). */
+  devWallet: "0x90f79bf6eb2c4f870365e785982e1f101e93b906",
 } as const satisfies Record<string, Address>;
 
 /** A running local chain. */
@@ -104,7 +106,18 @@ export async function startLocalChain(chainId: number): Promise<LocalChain> {
   const provider = await createProvider(config, "hardhat");
   const server = new JsonRpcServer({ hostname: "127.0.0.1", port: 0, provider });
   const { port } = await server.listen();
-  const url = `http://127.0.0.1:${port}`;
+  return connectLocalChain(`http://127.0.0.1:${port}`, chainId, () => server.close());
+}
+
+/**
+ * A client of a Hardhat chain already running at `url` (`npm run dev`'s chains, for
+ * `npm run dev:pay`): the same operations as `startLocalChain` returns; `close` runs `onClose`.
+ */
+export function connectLocalChain(
+  url: string,
+  chainId: number,
+  onClose: () => Promise<void> = async () => {},
+): LocalChain {
   const chain = defineChain({
     id: chainId,
     name: `local-${chainId}`,
@@ -172,6 +185,6 @@ export async function startLocalChain(chainId: number): Promise<LocalChain> {
     async mine(n = 1) {
       await rpc("hardhat_mine", [`0x${n.toString(16)}`]);
     },
-    close: () => server.close(),
+    close: onClose,
   };
 }

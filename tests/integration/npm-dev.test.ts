@@ -1,0 +1,207 @@
+/**
+ * `npm run dev` for real: a child process with a fresh embedded database and its two local
+ * Hardhat chains. Checks the banner and the bootstrap admin key, `admin:create-key` while it
+ * runs (through the control channel) and without a database, a task paid with `npm run dev:pay`,
+ * the /dev/mail viewer, and that killing the printed pid stops it.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validTask } from "../helpers/tasks.js";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const dataDir = mkdtempSync(path.join(tmpdir(), "ptes-dev-"));
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Run {
+  let output = "";
+  const child = spawn("npm", [...args], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: "development", PORT: "0", DATA_DIR: dataDir, ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d) => {
+    output += d;
+  });
+  child.stderr!.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(started: Run, re: RegExp, ms = 90_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const m = started.output().match(re);
+    if (m) return m;
+    if (Date.now() > deadline || started.child.exitCode !== null) {
+      throw new Error(`timed out waiting for ${re}; output:\n${started.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let server: Run;
+let base: string;
+let pid: number;
+let bootstrapKey: string;
+
+async function api(method: string, pathname: string, key: string, body?: unknown) {
+  const res = await fetch(`${base}${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+beforeAll(async () => {
+  server = run(["run", "dev", "--silent"]);
+  base = (await waitFor(server, /listening on (http:\/\/[\d.:]+)/))[1]!;
+  bootstrapKey = (await waitFor(server, /Bootstrap admin key[^\n]*: (svc_\w+)/))[1]!;
+  pid = Number((await waitFor(server, /Stop: Ctrl-C, or kill (\d+)/))[1]);
+}, 120_000);
+
+afterAll(() => {
+  try {
+    process.kill(-server.child.pid!, "SIGKILL");
+  } catch {
+    // already stopped
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm run dev", () => {
+  it("prints the banner: URLs, relaxed settings, two local payment networks, a payer", () => {
+    const out = server.output();
+    for (const p of [
+      "/api/capabilities",
+      "/operator/",
+      "/client/",
+      "/api/mcp",
+      "/openapi.json",
+      "/dev/mail",
+    ]) {
+      expect(out).toContain(`${base}${p}`);
+    }
+    expect(out).toContain("ALLOW_PRIVATE_CALLBACKS=true");
+    expect(out).toMatch(/- ethereum: chain \d+, RPC http:\/\/127\.0\.0\.1:\d+, USDC 0x[0-9a-f]{40}/);
+    expect(out).toMatch(/- base: chain \d+, RPC http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toContain("npm run dev:pay -- <task_id>");
+    expect(out).not.toContain("WARNING: no payment network");
+  });
+
+  it("prints the bootstrap admin key once, and it works", async () => {
+    expect(server.output().match(/svc_\w+/g)).toEqual([bootstrapKey]);
+    // Only an admin key may grant the admin scope.
+    const created = await api("POST", "/api/api-keys", bootstrapKey, {
+      name: "second admin",
+      contact: "ops@example.com",
+      scopes: ["admin"],
+    });
+    expect(created.status).toBe(201);
+  });
+
+  it("admin:create-key works while the server runs, through it, and names the database", async () => {
+    const cmd = run([
+      "run",
+      "admin:create-key",
+      "--silent",
+      "--",
+      "--name",
+      "live",
+      "--contact",
+      "a@example.com",
+    ]);
+    expect(await cmd.exited).toBe(0);
+    const out = cmd.output();
+    expect(out).toContain(`Created through the running server (pid ${pid}) in embedded PGlite in ${dataDir}`);
+    const key = out.match(/"api_key": "(svc_\w+)"/)![1]!;
+    const list = await api("GET", "/api/task-list", key);
+    expect(list.status).toBe(200);
+  });
+
+  it("admin:create-key never creates a database silently", async () => {
+    const empty = path.join(dataDir, "nothing-here");
+    const cmd = run(
+      ["run", "admin:create-key", "--silent", "--", "--name", "x", "--contact", "a@example.com"],
+      {
+        DATA_DIR: empty,
+      },
+    );
+    expect(await cmd.exited).toBe(1);
+    expect(cmd.output()).toContain(`No database in ${empty}/pglite: refusing to create one`);
+    expect(existsSync(empty)).toBe(false);
+  });
+
+  it("dev:pay pays the exact amount on the local chain and the task is marked paid", async () => {
+    const created = await api("POST", "/api/submit-task", bootstrapKey, { ...validTask, lang: "en" });
+    expect(created.status).toBe(201);
+    const id = created.body.task_id as string;
+    const approved = await api("POST", "/api/task-review", bootstrapKey, { task_id: id, action: "approve" });
+    expect(approved.body.status).toBe("accepted_pending_payment");
+    const waiting = await api("GET", `/api/submit-task?task_id=${id}`, bootstrapKey);
+    expect(waiting.body.payment.networks.map((n: { network: string }) => n.network)).toEqual([
+      "ethereum",
+      "base",
+    ]);
+    const amount = waiting.body.payment.payment_usdc as string;
+
+    const pay = run(["run", "dev:pay", "--silent", "--", id, "--network", "base"]);
+    expect(await pay.exited).toBe(0);
+    expect(pay.output()).toContain(`Sent ${amount} USDC on base`);
+    const paid = await api("GET", `/api/submit-task?task_id=${id}`, bootstrapKey);
+    expect(paid.body.status).toBe("paid");
+    expect(paid.body.payment.network).toBe("base");
+
+    const again = run(["run", "dev:pay", "--silent", "--", id]);
+    expect(await again.exited).toBe(1);
+    expect(again.output()).toContain("only a task accepted and awaiting its USDC payment can be paid");
+  }, 60_000);
+
+  it("shows the outbox at /dev/mail with clickable links, from loopback only", async () => {
+    // The task e-mails of the previous test are sent by the mail worker within a second or two.
+    let html = "";
+    for (let i = 0; i < 50 && !html.includes("submit-task?task_id="); i++) {
+      html = await (await fetch(`${base}/dev/mail`)).text();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(html).toContain("Outbox / Boîte d'envoi");
+    expect(html).toMatch(/<a href="http:\/\/127\.0\.0\.1:\d+\/api\/submit-task\?task_id=TASK-/);
+    // A page of another site resolving its name to 127.0.0.1 (DNS rebinding) sends its own Host.
+    const foreignHost = await new Promise<number>((resolve, reject) => {
+      const url = new URL(`${base}/dev/mail`);
+      http
+        .get(
+          { host: url.hostname, port: url.port, path: url.pathname, headers: { host: "evil.example" } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        )
+        .on("error", reject);
+    });
+    expect(foreignHost).toBe(404);
+    const control = await fetch(`${base}/_local/tasks/x`);
+    expect(control.status).toBe(404);
+  });
+
+  it("stops when the printed pid gets SIGTERM", async () => {
+    process.kill(pid, "SIGTERM");
+    await waitFor(server, /SIGTERM received, shutting down/);
+    expect(await server.exited).toBe(0);
+    expect(existsSync(path.join(dataDir, "pglite.lock"))).toBe(false);
+    expect(existsSync(path.join(dataDir, "local-control.json"))).toBe(false);
+    await expect(fetch(`${base}/api/status`)).rejects.toThrow();
+  });
+});
