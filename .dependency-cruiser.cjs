@@ -69,7 +69,7 @@ const LAYERS = {
   ),
   state: `^lib/tasks/(state/|(${STATE_FILES.join("|")})\\.ts$)`,
   services: any(
-    `^lib/(accounts|activity|analytics|auth|billing|events|idempotency|keys|mail|payments|pricing|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
+    `^lib/(accounts|activity|analytics|auth|billing|events|idempotency|keys|mail|payments|pricing|privacy|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
     // The public view of a task, shared by the workflows, e-mail, webhooks and the event stream.
     "^lib/tasks/task-view\\.ts$",
   ),
