@@ -62,6 +62,8 @@ const LAYERS = {
     "^lib/ids\\.ts$",
     // One money module (cents, micro-USDC, rounding) and the domain error type: pure, used by all.
     "^lib/money\\.ts$",
+    // Quebec sales taxes (rates with effective dates, per-invoice rounding): pure, beside money.
+    "^lib/taxes\\.ts$",
     "^lib/errors\\.ts$",
     // Error descriptions for logs (codes, SQL state, never parameter values).
     "^lib/log-error\\.ts$",
