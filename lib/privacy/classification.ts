@@ -261,7 +261,17 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
       amount_cad: N,
       lines: N,
       issued_at: N,
+      number: N,
+      subtotal_cad: N,
+      gst_cad: N,
+      qst_cad: N,
     },
+  },
+  invoice_sequences: {
+    purpose: "gapless invoice numbers per year",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    columns: { year: N, last_number: N },
   },
   job_runs: {
     purpose: "scheduled job status",
