@@ -97,6 +97,10 @@ export const getAccountQuerySchema = z.object({
     .max(64)
     .optional()
     .meta({ description: "One invoice as JSON (client JWT or admin)." }),
+  format: z.enum(["json", "pdf"]).optional().meta({
+    description:
+      "With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en); default json.",
+  }),
   action: z
     .enum(["export"])
     .optional()
