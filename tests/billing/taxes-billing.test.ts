@@ -11,6 +11,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as estimateGet } from "../../api/estimate.js";
 import { refundTaskToAccount } from "../../lib/billing/charge-task.js";
+import { createInvoice } from "../../lib/billing/invoices.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { invoices, ledgerEntries, tasks } from "../../lib/db/schema/index.js";
@@ -132,6 +133,26 @@ describe("sales taxes when registered", () => {
     const expected = BigInt(Math.round(11498 * 10_000 * task!.exchangeRate!));
     expect(task!.paymentUsdcMicro! - expected).toBeGreaterThanOrEqual(0n);
     expect(task!.paymentUsdcMicro! - expected).toBeLessThan(1000n);
+  });
+
+  it("gives a rolled-back invoice's number back, and concurrent invoices distinct consecutive numbers", async () => {
+    const db = await getDb();
+    const [acct] = await db.select({ id: ledgerEntries.accountId }).from(ledgerEntries).limit(1);
+    const input = { accountId: acct!.id, kind: "deposit" as const, amountCad: 1, lines: [] };
+    const rolledBack = await db
+      .transaction(async (tx) => {
+        await createInvoice(tx, input);
+        throw new Error("roll back");
+      })
+      .catch((e: Error) => e.message);
+    expect(rolledBack).toBe("roll back");
+    const ids = await Promise.all(
+      Array.from({ length: 5 }, () => db.transaction((tx) => createInvoice(tx, input))),
+    );
+    const rows = await db.select({ id: invoices.id, n: invoices.number }).from(invoices);
+    const mine = rows.filter((r) => ids.includes(r.id)).map((r) => Number(r.n!.slice(5)));
+    expect(new Set(mine).size).toBe(5);
+    expect(Math.max(...mine) - Math.min(...mine)).toBe(4);
   });
 
   it("numbers invoices without gaps", async () => {
