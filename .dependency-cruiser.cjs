@@ -63,6 +63,8 @@ const LAYERS = {
     "^lib/ids\\.ts$",
     // One money module (cents, micro-USDC, rounding) and the domain error type: pure, used by all.
     "^lib/money\\.ts$",
+    // Quebec sales taxes (rates with effective dates, per-invoice rounding): pure, beside money.
+    "^lib/taxes\\.ts$",
     "^lib/errors\\.ts$",
     // Input validation (zod issues → domain error codes, NUL bytes, query numbers) for schemas of every layer.
     "^lib/validation\\.ts$",
@@ -72,7 +74,7 @@ const LAYERS = {
   ),
   state: `^lib/tasks/(state/|(${STATE_FILES.join("|")})\\.ts$)`,
   services: any(
-    `^lib/(accounts|activity|analytics|auth|billing|events|idempotency|keys|mail|payments|pricing|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
+    `^lib/(accounts|activity|analytics|auth|billing|events|idempotency|keys|mail|payments|pricing|privacy|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
     // The public view of a task, shared by the workflows, e-mail, webhooks and the event stream.
     "^lib/tasks/task-view\\.ts$",
   ),

@@ -2,11 +2,30 @@
 import { getAccount } from "../lib/accounts/get-account.js";
 import { createClientAccountOperation, getClientAccountOperation } from "../lib/accounts/operations.js";
 import { registerAccount } from "../lib/accounts/register-account.js";
+import { renderInvoicePdf } from "../lib/billing/invoice-pdf.js";
 import { endpoint, route } from "../lib/http/handler.js";
+import { exportAccountData } from "../lib/privacy/export.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   POST: endpoint(createClientAccountOperation, ({ body, caller, ip }) =>
     registerAccount({ body, caller, ip }),
   ),
-  GET: endpoint(getClientAccountOperation, (ctx) => getAccount(ctx, ctx.query)),
+  GET: endpoint(getClientAccountOperation, async (ctx) => {
+    // getAccount authorizes action=export (client JWT or admin key); the export is Law 25's access right.
+    const out = await getAccount(ctx, ctx.query);
+    if (out.invoice && ctx.query.format === "pdf") {
+      const pdf = await renderInvoicePdf(out.invoice, out.account.lang);
+      return new Response(new Blob([pdf as Uint8Array<ArrayBuffer>]), {
+        headers: {
+          "content-type": "application/pdf",
+          "content-disposition": `inline; filename="${out.invoice.number ?? out.invoice.invoice_id}.pdf"`,
+        },
+      });
+    }
+    if (ctx.query.action === "export") {
+      const actor = ctx.client ? "client" : `admin:${ctx.caller?.keyId}`;
+      out.export = await exportAccountData(out.account.account_id, actor);
+    }
+    return out;
+  }),
 });

@@ -33,6 +33,8 @@ export interface Dashboard {
   }[];
   invoices: {
     invoice_id: string;
+    /** `YYYY-NNNNNN`, null before numbering. */
+    number: string | null;
     kind: string;
     total_cad: number;
     task_id: string | null;
@@ -85,6 +87,7 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
     })),
     invoices: invoiceRows.map((i) => ({
       invoice_id: i.id,
+      number: i.number,
       kind: i.kind,
       total_cad: i.amountCad,
       task_id: i.taskId,

@@ -25,6 +25,8 @@ export interface AccountResponse {
   account: AccountView;
   dashboard?: Dashboard;
   invoice?: InvoiceView;
+  /** action=export: filled by the adapter (lib/privacy/export.ts) once this answer allowed it. */
+  export?: Record<string, unknown>;
 }
 
 /**
@@ -65,11 +67,11 @@ export async function getAccount(reader: AccountReader, query: GetAccountQuery):
     }
     privileged = caller.isAdmin;
   }
-  if ((query.include || query.invoice_id) && !privileged) {
+  if ((query.include || query.invoice_id || query.action) && !privileged) {
     throw new DomainError(
       "UNAUTHORIZED",
-      "include=dashboard and invoice_id require the client token: Authorization: Bearer <jwt> from POST /api/client-auth?action=login",
-      { field: query.invoice_id ? "invoice_id" : "include" },
+      "include=dashboard, invoice_id and action=export require the client token: Authorization: Bearer <jwt> from POST /api/client-auth?action=login",
+      { field: query.invoice_id ? "invoice_id" : query.action ? "action" : "include" },
     );
   }
   const out: AccountResponse = { account: await accountView(account) };

@@ -48,11 +48,14 @@ export const getClientAccountOperation = defineOperation({
     "Credential: an API key (the account it is linked to by the account's owner — never by its contact e-mail; " +
     "404 when unlinked; admins may pass `email`) or the client JWT as " +
     "`Authorization: Bearer <jwt>` (from POST /api/client-auth?action=login). `include=dashboard` (latest " +
-    "transactions, tasks and invoices) and `invoice_id` need the JWT or an admin key. 401 without a credential.",
+    "transactions, tasks and invoices), `invoice_id` (`format=pdf`: the invoice as a PDF in the account's " +
+    "language) and `action=export` (everything held about the account, Law 25) need the JWT or an admin key. " +
+    "401 without a credential.",
   tags: ["Accounts"],
   auth: "key_or_client",
   query: getAccountQuerySchema,
   response: accountResponseSchema,
+  contentType: ["application/json", "application/pdf"],
   errors: ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "VALIDATION_ERROR"],
 });
 

@@ -97,6 +97,20 @@ export const getAccountQuerySchema = z.object({
     .max(64)
     .optional()
     .meta({ description: "One invoice as JSON (client JWT or admin)." }),
+  format: z.enum(["json", "pdf"]).optional().meta({
+    description:
+      "With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en); default json.",
+  }),
+  action: z
+    .enum(["export"])
+    .optional()
+    .meta({
+      description:
+        "`export` (client JWT or admin): everything held about the account as JSON in `export` (Law 25 access and " +
+        "portability; sections: account, api_keys, sessions, tasks, task_events, proof_files, task_scores, " +
+        "chain_transfers, invoices, ledger_entries, preauthorizations, emails, activity, webhooks, deliveries, " +
+        "erasure_requests, privacy_audit).",
+    }),
 });
 export type GetAccountQuery = z.output<typeof getAccountQuerySchema>;
 
@@ -140,6 +154,10 @@ export const accountResponseSchema = z
       .meta({ description: "Creation only: true once the verification code is queued for e-mail." }),
     dashboard: z.record(z.string(), z.unknown()).optional(),
     invoice: z.record(z.string(), z.unknown()).optional(),
+    export: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "action=export: the export document (`format` law25-export/1)." }),
   })
   .meta({ id: "ClientAccountResponse" });
 

@@ -19,12 +19,14 @@
  *   consumed by the charge (its hold is released into the charge).
  */
 import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
+import { getConfig } from "../config.js";
 import type { Tx } from "../db/client.js";
-import { ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
+import { invoices, ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
 import { applyDiscount, fromCents, toCents } from "../money.js";
 import { applyTransition, type TransitionResult } from "../tasks/apply-transition.js";
 import { executionDeadline } from "../tasks/deadlines.js";
+import { reverseTaxes, taxesOn } from "../taxes.js";
 import { findAccountForKey, lockAccount } from "./account-records.js";
 import { accountBalance, isWorse, spendingLevel } from "./balance.js";
 import { emitBillingEvent } from "./events.js";
@@ -55,7 +57,10 @@ export interface ChargeResult {
 async function chargeInTx(tx: Tx, accountId: string, task: Task, now: Date): Promise<ChargeResult> {
   const account = await lockAccount(tx, accountId);
   const listPrice = task.counterOfferAmount ?? task.priceCad ?? task.estimateCad ?? 0;
-  const amount = applyDiscount(listPrice, account.discountPercent);
+  const subtotal = applyDiscount(listPrice, account.discountPercent);
+  // Registered for the sales taxes: GST and QST on the discounted price, once per invoice (docs/taxes.md).
+  const taxes = getConfig().TAX_REGISTERED ? taxesOn(toCents(subtotal), now) : null;
+  const amount = taxes ? fromCents(taxes.total) : subtotal;
   // A live hold this key took before submitting the task is released into the charge.
   if (task.apiKeyId) {
     const [hold] = await tx
@@ -91,17 +96,17 @@ async function chargeInTx(tx: Tx, accountId: string, task: Task, now: Date): Pro
       unit_cad: listPrice,
     },
   ];
-  if (amount !== listPrice) {
+  if (subtotal !== listPrice) {
     lines.push({
       description: `Account discount ${account.discountPercent}%`,
-      amount_cad: fromCents(toCents(amount) - toCents(listPrice)),
+      amount_cad: fromCents(toCents(subtotal) - toCents(listPrice)),
       quantity: 1,
-      unit_cad: fromCents(toCents(amount) - toCents(listPrice)),
+      unit_cad: fromCents(toCents(subtotal) - toCents(listPrice)),
     });
   }
   const invoiceId = await createInvoice(
     tx,
-    { accountId: account.id, taskId: task.id, kind: "task_charge", amountCad: amount, lines },
+    { accountId: account.id, taskId: task.id, kind: "task_charge", amountCad: amount, lines, taxes },
     now,
   );
   const ledgerEntryId = prefixedId("le");
@@ -219,8 +224,15 @@ export async function refundTaskToAccount(
   maxCad?: number,
 ): Promise<number | null> {
   const [charge] = await tx
-    .select({ accountId: ledgerEntries.accountId, amount: ledgerEntries.amountCad })
+    .select({
+      accountId: ledgerEntries.accountId,
+      amount: ledgerEntries.amountCad,
+      subtotal: invoices.subtotalCad,
+      gst: invoices.gstCad,
+      qst: invoices.qstCad,
+    })
     .from(ledgerEntries)
+    .leftJoin(invoices, eq(invoices.id, ledgerEntries.invoiceId))
     .where(and(eq(ledgerEntries.taskId, task.id), eq(ledgerEntries.kind, "charge")));
   if (!charge) return null;
   await lockAccount(tx, charge.accountId);
@@ -232,6 +244,19 @@ export async function refundTaskToAccount(
   const amountCents = maxCad === undefined ? leftCents : Math.min(leftCents, toCents(maxCad));
   if (amountCents <= 0) return null;
   const amount = fromCents(amountCents);
+  // A credit note reverses the charge's taxes in proportion to the amount refunded (docs/taxes.md).
+  const taxes =
+    charge.subtotal !== null && charge.gst !== null && charge.qst !== null
+      ? reverseTaxes(
+          {
+            subtotal: toCents(charge.subtotal),
+            gst: toCents(charge.gst),
+            qst: toCents(charge.qst),
+            total: -toCents(charge.amount),
+          },
+          amountCents,
+        )
+      : null;
   const invoiceId = await createInvoice(
     tx,
     {
@@ -247,6 +272,7 @@ export async function refundTaskToAccount(
           unit_cad: amount,
         },
       ],
+      taxes,
     },
     now,
   );

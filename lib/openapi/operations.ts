@@ -19,6 +19,11 @@ import {
 import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/operations.js";
 import { listChainTransfersOperation } from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
+import {
+  listPrivacyAdminOperation,
+  privacyAdminOperation,
+  privacyRequestOperation,
+} from "../privacy/operations.js";
 import { getScoreOperation, submitScoreOperation } from "../scores/operations.js";
 import { taskStreamOperation } from "../stream/operations.js";
 import {
@@ -29,6 +34,7 @@ import {
   getLlmsTxtOperation,
   getOpenApiOperation,
   getStatusOperation,
+  privacyRetentionOperation,
 } from "../system/operations.js";
 import {
   cancelTaskOperation,
@@ -81,6 +87,9 @@ export function allOperations(): Operation[] {
     listTasksOperation,
     listChainTransfersOperation,
     accountAdminOperation,
+    privacyRequestOperation,
+    listPrivacyAdminOperation,
+    privacyAdminOperation,
     analyticsOperation,
     mcpPostOperation,
     mcpGetOperation,
@@ -92,5 +101,6 @@ export function allOperations(): Operation[] {
     checkPaymentsOperation,
     deliverWebhooksOperation,
     expirePaymentsOperation,
+    privacyRetentionOperation,
   ] as Operation[];
 }

@@ -7,6 +7,7 @@ import { resolveLocation } from "../geo/resolve-location.js";
 import { locationNotFound } from "../geo/suggest-places.js";
 import { cadToUsd } from "../money.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
+import { taxesForAmount } from "../taxes.js";
 import { computeEstimate } from "./compute-estimate.js";
 import type { EstimateQuery, EstimateResponse } from "./schemas.js";
 
@@ -26,9 +27,12 @@ export async function getEstimate(query: EstimateQuery): Promise<EstimateRespons
   });
   const { total_cad, ...rest } = breakdown;
   const rate = await currentCadUsdRate({ allowFallback: true });
+  // Registered for the sales taxes: taxes and the total with taxes beside total_cad (docs/taxes.md).
+  const taxed = taxesForAmount(total_cad, config.TAX_REGISTERED, new Date());
   return {
     currency: "CAD",
     total_cad,
+    ...(taxed ?? {}),
     breakdown: rest,
     location: {
       query: query.location ?? null,
@@ -39,7 +43,7 @@ export async function getEstimate(query: EstimateQuery): Promise<EstimateRespons
     },
     usd: {
       rate_cad_usd: rate.rate_cad_usd,
-      estimated_usdc: cadToUsd(total_cad, rate.rate_cad_usd),
+      estimated_usdc: cadToUsd(taxed?.total_with_taxes_cad ?? total_cad, rate.rate_cad_usd),
       rate_source: rate.rate_source,
       as_of: rate.as_of,
     },

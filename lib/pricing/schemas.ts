@@ -58,10 +58,27 @@ export const resolvedLocationSchema = z
   })
   .meta({ id: "ResolvedLocation" });
 
+/** GST and QST of an amount (only when the operator is registered; docs/taxes.md). */
+export const taxesSchema = z
+  .object({
+    gst_cad: z.number().meta({ description: "GST 5 % of the amount before taxes, CAD" }),
+    qst_cad: z.number().meta({ description: "QST 9.975 % of the amount before taxes (not of GST), CAD" }),
+  })
+  .meta({
+    id: "SalesTaxes",
+    description:
+      "Present only when the operator is registered for GST/QST (TAX_REGISTERED); rounded per invoice.",
+  });
+
 export const estimateResponseSchema = z
   .object({
     currency: z.literal("CAD"),
-    total_cad: z.number().meta({ description: "CAD, exact to the cent" }),
+    total_cad: z.number().meta({ description: "CAD, exact to the cent, before taxes" }),
+    taxes: taxesSchema.optional(),
+    total_with_taxes_cad: z
+      .number()
+      .optional()
+      .meta({ description: "Only when the operator is registered for GST/QST: total_cad plus the taxes." }),
     breakdown: estimateBreakdownSchema,
     location: resolvedLocationSchema,
     usd: z.object({

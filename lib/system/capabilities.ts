@@ -14,6 +14,7 @@ import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
 import { API_VERSION } from "../openapi/document.js";
 import { allOperations } from "../openapi/operations.js";
+import { privacyNotice } from "../privacy/notice.js";
 import { OPERATIONAL_HOURS } from "../tasks/deadlines.js";
 import type { ServiceType } from "../tasks/schemas.js";
 
@@ -139,6 +140,7 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       agent_identity_header: "X-Agent-Identity: {model}/{agent_name}/{org_id}",
     },
     task_statuses: TASK_STATUSES,
+    privacy: privacyNotice(config, base),
     terminal_statuses: ["completed", "rejected", "failed", "payment_expired", "cancelled"],
     endpoints: operations.map((op) => ({ method: op.method, path: op.path, summary: op.summary })),
     quick_start: [
@@ -157,6 +159,7 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       openapi: `${base}/openapi.json`,
       llms: `${base}/llms.txt`,
       mcp: `${base}/api/mcp`,
+      privacy: `${base}/privacy`,
     },
   };
 }

@@ -74,3 +74,7 @@ export const expirePaymentsOperation = cronOperation(
   "expire-payments",
   "Expire unpaid tasks after 48 h; purge expired Idempotency-Key records",
 );
+export const privacyRetentionOperation = cronOperation(
+  "privacy-retention",
+  "De-identify accounts whose erasure is due; delete activity logs and proof files past their retention",
+);

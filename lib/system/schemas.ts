@@ -62,6 +62,21 @@ export const capabilitiesSchema = z
       .meta({ description: "The statuses after which a task never changes again." }),
     endpoints: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string() })),
     quick_start: z.array(z.string()),
+    privacy: z
+      .object({
+        officer: z.object({ name: z.string(), email: z.string() }),
+        policy_page: z.string(),
+        collected: z.array(
+          z.object({ table: z.string(), purpose: z.string(), personal_fields: z.array(z.string()) }),
+        ),
+        retention: z.record(z.string(), z.unknown()),
+        rights: z.record(z.string(), z.string()),
+      })
+      .loose()
+      .meta({
+        description:
+          "Law 25 transparency: person in charge of personal information, what is collected and why, retention, rights.",
+      }),
     _links: z.record(z.string(), z.string()),
   })
   .loose()

@@ -23,6 +23,7 @@ import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { cadToMicroUsdc } from "../money.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
+import { totalWithTaxes } from "../taxes.js";
 import type { ReviewTaskBody } from "./admin-schemas.js";
 import { reserveAmount } from "./amount-reservations.js";
 import { applyTransition, getTaskOrThrow, type TransitionResult } from "./apply-transition.js";
@@ -76,7 +77,11 @@ export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promis
       action,
       {
         changes: async (locked, tx) => {
-          const base = cadToMicroUsdc(price, rate.rate_cad_usd);
+          // Registered for the sales taxes: the USDC amount pays the price with GST and QST (docs/taxes.md).
+          const base = cadToMicroUsdc(
+            totalWithTaxes(price, getConfig().TAX_REGISTERED, now),
+            rate.rate_cad_usd,
+          );
           // Sandbox tasks never touch a chain: their amount is not reserved.
           const micro = locked.sandbox ? base : await reserveAmount(tx, locked.id, base, now, cooldownHours);
           return {

@@ -4,13 +4,14 @@
  * proof files when completed, the history, `_polling` and links.
  */
 import { asc, eq } from "drizzle-orm";
-import { publicBaseUrl } from "../config.js";
+import { getConfig, publicBaseUrl } from "../config.js";
 import { getDb } from "../db/client.js";
 import type { EventType, TaskStatus } from "../db/schema/enums.js";
 import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
+import { taxesForAmount } from "../taxes.js";
 import { isTerminal } from "./transitions.js";
 
 /** Seconds until the next useful poll, per status. Sandbox tasks advance on each poll. */
@@ -173,6 +174,16 @@ export async function taskStatusView(
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
   };
+  // Registered for the sales taxes: GST and QST of the task's amount, and the total to pay (docs/taxes.md).
+  const amount = task.counterOfferAmount ?? task.priceCad ?? task.estimateCad;
+  const taxed =
+    amount === null
+      ? null
+      : taxesForAmount(amount, getConfig().TAX_REGISTERED, task.reviewedAt ?? task.createdAt);
+  if (taxed) {
+    view.taxes = taxed.taxes;
+    view.total_with_taxes_cad = taxed.total_with_taxes_cad;
+  }
   if (task.refundStatus !== "none") {
     view.refund = {
       status: task.refundStatus,

@@ -56,6 +56,13 @@ export const taskStatusSchema = z
     lang: z.enum(["fr", "en"]),
     estimate_cad: z.number().nullable(),
     estimate: z.record(z.string(), z.number()).nullable(),
+    taxes: z.object({ gst_cad: z.number(), qst_cad: z.number() }).optional().meta({
+      description:
+        "Only when the operator is registered for GST/QST: GST 5 % and QST 9.975 % of the task's amount (counter-offer, approved price or estimate), CAD.",
+    }),
+    total_with_taxes_cad: z.number().optional().meta({
+      description: "Only when registered: the amount to pay, taxes included (the USDC amount is for it).",
+    }),
     location: z.record(z.string(), z.unknown()).nullable(),
     created_at: dateTime,
     updated_at: dateTime,

@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { clientAccounts } from "./client-accounts.js";
 import { cad, timestamptz } from "./columns.js";
 import type { InvoiceKind } from "./enums.js";
@@ -29,9 +29,33 @@ export const invoices = pgTable(
     amountCad: cad("amount_cad").notNull(),
     lines: jsonb("lines").$type<InvoiceLine[]>().notNull(),
     issuedAt: timestamptz("issued_at").notNull().defaultNow(),
+    /**
+     * Sequential number without gaps per year, `YYYY-NNNNNN` (e.g. `2026-000042`), allocated from
+     * `invoice_sequences` in the invoice's transaction; null on invoices issued before numbering.
+     */
+    number: text("number"),
+    /** Taxable subtotal, CAD; null when no tax was charged (small supplier, or before taxes). */
+    subtotalCad: cad("subtotal_cad"),
+    /** GST charged (or reversed, on a credit note), CAD; null when none. */
+    gstCad: cad("gst_cad"),
+    /** QST charged (or reversed), CAD; null when none. */
+    qstCad: cad("qst_cad"),
   },
-  (t) => [index("invoices_account_id_issued_at_idx").on(t.accountId, t.issuedAt)],
+  (t) => [
+    index("invoices_account_id_issued_at_idx").on(t.accountId, t.issuedAt),
+    uniqueIndex("invoices_number_uq").on(t.number),
+  ],
 );
+
+/**
+ * The last invoice number given per calendar year (Quebec time). Incremented with
+ * `insert … on conflict do update … returning` in the invoice's transaction: the row lock orders
+ * concurrent invoices, and a rolled-back invoice gives its number back, so numbers have no gaps.
+ */
+export const invoiceSequences = pgTable("invoice_sequences", {
+  year: integer("year").primaryKey(),
+  lastNumber: integer("last_number").notNull(),
+});
 
 export type Invoice = typeof invoices.$inferSelect;
 export type NewInvoice = typeof invoices.$inferInsert;

@@ -1,0 +1,11 @@
+/** POST /api/privacy — the signed-in client's erasure request (lib/privacy/erasure.ts). */
+import { endpoint, route } from "../lib/http/handler.js";
+import { requestErasure } from "../lib/privacy/erasure.js";
+import { privacyRequestOperation } from "../lib/privacy/operations.js";
+
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  POST: endpoint(privacyRequestOperation, async ({ client }) => {
+    const { request, created } = await requestErasure(client.account);
+    return { erasure_request: request, created };
+  }),
+});

@@ -1,0 +1,240 @@
+/**
+ * Personal-data classification of every table and column (Quebec's Law 25; docs/privacy.md).
+ *
+ * Each column of the schema is exactly one of:
+ * - `personal`: identifies or describes a person, or is free text / a file a person gave us
+ *   (names, e-mail and postal addresses, phone, IP, wallet address, descriptions, proof files);
+ * - `secret`: a credential or its hash/ciphertext: never exported, removed on erasure;
+ * - `none`: not personal by itself (ids, amounts, statuses, times, technical facts).
+ *
+ * Each table says how it appears in the client export (`export`: the section name, or
+ * `{ excluded }` with the reason) and what erasure does to it (`erasure`). A test compares this
+ * map with the drizzle schema: a new table or column that is not classified fails it, and every
+ * table with a personal column must be exported or say why not.
+ */
+
+/** Class of one column. */
+export type DataClass = "personal" | "secret" | "none";
+
+/** Classification of one table, by database column name. */
+export interface TableClassification {
+  /** Why the table exists (the purpose the personal data serves). */
+  purpose: string;
+  /** Section of the client export holding its rows, or why it is not exported. */
+  export: string | { excluded: string };
+  /** What erasure / retention does to its rows. */
+  erasure: string;
+  columns: Record<string, DataClass>;
+}
+
+/** A table's classification from its column lists (every column in exactly one list; the test checks). */
+function table(t: {
+  purpose: string;
+  export: TableClassification["export"];
+  erasure: string;
+  /** Column names, separated by spaces. */
+  personal?: string;
+  secret?: string;
+  none?: string;
+}): TableClassification {
+  const columns: Record<string, DataClass> = {};
+  for (const cls of ["personal", "secret", "none"] as const) {
+    for (const c of (t[cls] ?? "").split(/\s+/).filter(Boolean)) {
+      if (columns[c]) throw new Error(`column ${c} classified twice`);
+      columns[c] = cls;
+    }
+  }
+  return { purpose: t.purpose, export: t.export, erasure: t.erasure, columns };
+}
+
+/** Every table, by database name. */
+export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
+  activity_log: table({
+    purpose: "per-key analytics, abuse detection, the request-volume alert",
+    export: "activity",
+    erasure: "IP and agent name cleared; rows deleted after ACTIVITY_LOG_RETENTION_DAYS",
+    personal: "ip agent_name",
+    none: "id at request_id api_key_id method endpoint status latency_ms agent_model org_id identity_valid",
+  }),
+  alerts: table({
+    purpose: "operator alerts (volume spikes, unmatched payments, stale jobs)",
+    export: { excluded: "operational alerts of the operator; they name an organization id at most" },
+    erasure: "kept",
+    none: "id kind subject details dedupe_key created_at resolved_at",
+  }),
+  api_keys: table({
+    purpose: "authentication of agents, notifications to the key's contact",
+    export: "api_keys",
+    erasure: "keys of the account revoked; name, contact and creating IP replaced",
+    personal: "name contact created_ip",
+    secret: "key_hash",
+    none: "id account_id key_hint scopes created_by_key_id created_at last_used_at revoked_at",
+  }),
+  auth_tokens: table({
+    purpose: "one-time e-mail verification and password-reset codes",
+    export: { excluded: "hashes of one-time codes only" },
+    erasure: "deleted",
+    secret: "token_hash",
+    none: "account_id purpose expires_at used_at created_at",
+  }),
+  chain_cursors: table({
+    purpose: "payment checker progress",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "network chain_id last_scanned_block last_block_hash updated_at",
+  }),
+  chain_transfers: table({
+    purpose: "USDC payments received (accounting record; refunds go to the payer)",
+    export: "chain_transfers",
+    erasure: "kept: the payer address is public on the chain and part of the payment record",
+    personal: "from_address",
+    none: "id network chain_id tx_hash log_index block_number block_hash block_time to_address token_address amount_micro task_id status reason created_at updated_at",
+  }),
+  client_accounts: table({
+    purpose: "prepaid account, billing identity, client login",
+    export: "account",
+    erasure: "name, e-mail, company, phone, address and password replaced or cleared; account suspended",
+    personal: "contact_name email company_name phone address_line1 address_line2 city postal_code",
+    secret: "password_hash",
+    none: "id org_id password_changed_at province lang tos_accepted_at status discount_percent email_verified_at api_key_id created_at updated_at",
+  }),
+  client_sessions: table({
+    purpose: "client dashboard sessions (logout, revocation)",
+    export: "sessions",
+    erasure: "deleted",
+    none: "id account_id created_at expires_at revoked_at",
+  }),
+  deliveries: table({
+    purpose: "webhook and callback deliveries of task events",
+    export: "deliveries",
+    erasure: "deleted; dead letters expire after DEAD_LETTER_RETENTION_HOURS",
+    personal: "url payload",
+    none: "id event_id webhook_id kind task_id event status attempts attempted_at last_http_status last_error next_attempt_at locked_until delivered_at dead_at expires_at fallback_email_sent created_at",
+  }),
+  emails: table({
+    purpose: "e-mails sent to clients and requesters",
+    export: "emails",
+    erasure: "deleted",
+    personal: "to_address subject text_body html_body attachments",
+    none: "id template lang task_id account_id dedupe_key status attempts provider provider_message_id error next_attempt_at locked_until created_at sent_at",
+  }),
+  erasure_requests: table({
+    purpose: "erasure requests and their processing (proof of compliance)",
+    export: "erasure_requests",
+    erasure: "kept (holds no personal value)",
+    none: "id account_id status requested_at due_at processed_at processed_by early_reason",
+  }),
+  exchange_rates: table({
+    purpose: "CAD/USD rates",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "id pair rate source as_of fetched_at",
+  }),
+  idempotency_keys: table({
+    purpose: "replay of retried requests (24 h)",
+    export: { excluded: "kept 24 h only; the stored answers are encrypted copies of other records" },
+    erasure: "expire after 24 h",
+    personal: "scope",
+    secret: "response_body",
+    none: "key request_hash endpoint state response_status response_headers locked_until created_at expires_at",
+  }),
+  invoices: table({
+    purpose: "accounting records (deposits, charges, refunds)",
+    export: "invoices",
+    erasure: "kept for ACCOUNTING_RETENTION_YEARS; hold the account id and service lines, no personal value",
+    none: "id account_id task_id kind amount_cad lines issued_at number subtotal_cad gst_cad qst_cad",
+  }),
+  invoice_sequences: table({
+    purpose: "gapless invoice numbers per year",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "year last_number",
+  }),
+  job_runs: table({
+    purpose: "scheduled job status",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "job last_run_at last_success_at last_status last_error duration_ms details locked_until",
+  }),
+  ledger_entries: table({
+    purpose: "prepaid balance (accounting record)",
+    export: "ledger_entries",
+    erasure: "kept for ACCOUNTING_RETENTION_YEARS; the operator's description may name a payment reference",
+    personal: "description",
+    none: "id account_id kind amount_cad task_id invoice_id created_by_key_id created_at",
+  }),
+  payment_amounts: table({
+    purpose: "USDC amounts given to tasks",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "task_id amount_micro assigned_at released_at",
+  }),
+  preauthorizations: table({
+    purpose: "budget pre-authorizations",
+    export: "preauthorizations",
+    erasure: "agent id replaced",
+    personal: "agent_id",
+    none: "id account_id api_key_id amount_cad valid_until consumed_by_task_id consumed_at created_at",
+  }),
+  privacy_audit: table({
+    purpose: "audit of privacy operations",
+    export: "privacy_audit",
+    erasure: "kept (ids and counts only)",
+    none: "id at action account_id actor details",
+  }),
+  privacy_incidents: table({
+    purpose: "register of confidentiality incidents (operator only)",
+    export: { excluded: "the operator's register of incidents, not a record about one client" },
+    erasure: "kept",
+    personal: "description",
+    none: "id occurred_at discovered_at information_concerned persons_concerned risk_of_serious_injury measures commission_notified_at persons_notified_at recorded_by_key_id created_at",
+  }),
+  proof_files: table({
+    purpose: "proof of the work done (photos, reports)",
+    export: "proof_files",
+    erasure: "deleted; also deleted after PROOF_FILE_RETENTION_DAYS",
+    personal: "filename content",
+    none: "id task_id mime_type size_bytes sha256 created_at",
+  }),
+  task_events: table({
+    purpose: "task history and the notification outbox",
+    export: "task_events",
+    erasure: "payload replaced by a de-identified marker",
+    personal: "payload",
+    none: "id seq task_id type task_status api_key_id account_id created_at dispatched_at",
+  }),
+  task_scores: table({
+    purpose: "requester ratings",
+    export: "task_scores",
+    erasure: "feedback cleared",
+    personal: "feedback",
+    none: "task_id api_key_id rating outcome created_at",
+  }),
+  tasks: table({
+    purpose: "the tasks ordered: where, what, who to tell, payment and refund",
+    export: "tasks",
+    erasure:
+      "address, description, contact, instructions, callback, identity and every free text replaced or cleared",
+    personal:
+      "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason cancel_reason refund_note",
+    secret: "access_token_hash",
+    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at refund_tx_hash version created_at updated_at",
+  }),
+  webhooks: table({
+    purpose: "webhooks registered by the client's keys",
+    export: "webhooks",
+    erasure: "deleted (marked deleted, URL replaced)",
+    personal: "url",
+    secret: "secret_ciphertext",
+    none: "id api_key_id events created_at deleted_at",
+  }),
+};
+
+/** Database names of the columns of `table` classified `cls`. */
+export function columnsOfClass(table: string, cls: DataClass): string[] {
+  const entry = DATA_CLASSIFICATION[table];
+  if (!entry) return [];
+  return Object.entries(entry.columns)
+    .filter(([, c]) => c === cls)
+    .map(([name]) => name);
+}

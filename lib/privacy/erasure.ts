@@ -1,0 +1,373 @@
+/**
+ * Erasure by de-identification (Law 25; docs/privacy.md "Erasure").
+ *
+ * A signed-in client asks for erasure (`requestErasure`); the request is due once the newest
+ * accounting record of the account (invoice, ledger entry) is ACCOUNTING_RETENTION_YEARS old,
+ * or at once when it has none. The privacy-retention job de-identifies due requests
+ * (`processDueErasures`); the operator may process one earlier with a reason
+ * (`processErasureEarly`), e.g. when no record must be kept. De-identification replaces or
+ * clears every `personal` column of the subject's rows (lib/privacy/classification.ts), revokes
+ * the account's keys, keeps
+ * the accounting records (invoices, ledger, chain transfers) and writes a `privacy_audit` row,
+ * all in one transaction.
+ */
+import { and, asc, eq, inArray, lte, max, or, sql } from "drizzle-orm";
+import { getConfig } from "../config.js";
+import { type Db, getDb, type Tx } from "../db/client.js";
+import {
+  activityLog,
+  apiKeys,
+  authTokens,
+  type ClientAccount,
+  clientAccounts,
+  clientSessions,
+  deliveries,
+  type ErasureRequest,
+  emails,
+  erasureRequests,
+  invoices,
+  ledgerEntries,
+  preauthorizations,
+  privacyAudit,
+  proofFiles,
+  taskEvents,
+  taskScores,
+  tasks,
+  webhooks,
+} from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
+import { prefixedId, sha256Hex } from "../ids.js";
+import { subjectScope } from "./subject.js";
+
+/** Text put in place of de-identified required free text. */
+export const DEIDENTIFIED = "[de-identified]";
+
+/** The JSON form of an erasure request. */
+export interface ErasureRequestView {
+  request_id: string;
+  account_id: string;
+  status: "pending" | "completed";
+  requested_at: string;
+  due_at: string;
+  processed_at: string | null;
+  processed_by: string | null;
+  early_reason: string | null;
+}
+
+/** JSON form of `row`. */
+export function erasureView(row: ErasureRequest): ErasureRequestView {
+  return {
+    request_id: row.id,
+    account_id: row.accountId,
+    status: row.status,
+    requested_at: row.requestedAt.toISOString(),
+    due_at: row.dueAt.toISOString(),
+    processed_at: row.processedAt?.toISOString() ?? null,
+    processed_by: row.processedBy,
+    early_reason: row.earlyReason,
+  };
+}
+
+/** A replacement e-mail address for `id`: unique, lowercase, undeliverable (`.invalid`, RFC 2606). */
+export function erasedAddress(id: string): string {
+  return `erased.${sha256Hex(id).slice(0, 20)}@deidentified.invalid`;
+}
+
+/**
+ * When an erasure of `accountId` may be processed: the newest invoice or ledger entry plus
+ * ACCOUNTING_RETENTION_YEARS (calendar years), or `now` when that is earlier or there is none.
+ */
+export async function erasureDueAt(db: Db | Tx, accountId: string, now = new Date()): Promise<Date> {
+  const [inv] = await db
+    .select({ at: max(invoices.issuedAt) })
+    .from(invoices)
+    .where(eq(invoices.accountId, accountId));
+  const [led] = await db
+    .select({ at: max(ledgerEntries.createdAt) })
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.accountId, accountId));
+  const newest = [inv?.at, led?.at].filter((d): d is Date => d instanceof Date).sort((a, b) => +b - +a)[0];
+  if (!newest) return now;
+  const due = new Date(newest);
+  due.setUTCFullYear(due.getUTCFullYear() + getConfig().ACCOUNTING_RETENTION_YEARS);
+  return due > now ? due : now;
+}
+
+/**
+ * Records the erasure request of `account` (asked by its signed-in owner). A second request while
+ * one is pending returns the pending one.
+ * @returns the request and whether it was created now
+ */
+export async function requestErasure(
+  account: ClientAccount,
+  now = new Date(),
+): Promise<{ request: ErasureRequestView; created: boolean }> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    await tx
+      .select({ id: clientAccounts.id })
+      .from(clientAccounts)
+      .where(eq(clientAccounts.id, account.id))
+      .for("update");
+    const [pending] = await tx
+      .select()
+      .from(erasureRequests)
+      .where(and(eq(erasureRequests.accountId, account.id), eq(erasureRequests.status, "pending")));
+    if (pending) return { request: erasureView(pending), created: false };
+    const dueAt = await erasureDueAt(tx, account.id, now);
+    const [row] = await tx
+      .insert(erasureRequests)
+      .values({ id: prefixedId("era"), accountId: account.id, requestedAt: now, dueAt })
+      .returning();
+    await tx.insert(privacyAudit).values({
+      action: "erasure_requested",
+      accountId: account.id,
+      actor: "client",
+      details: { request_id: row!.id, due_at: dueAt.toISOString() },
+      at: now,
+    });
+    return { request: erasureView(row!), created: true };
+  });
+}
+
+/**
+ * De-identifies everything of `account` in `tx` (see the module comment) and returns the
+ * counts per table; the caller writes the audit row. Revoked keys are forgotten by the key
+ * cache after commit.
+ */
+export async function deidentifyAccount(
+  tx: Tx,
+  account: ClientAccount,
+  now = new Date(),
+): Promise<Record<string, number>> {
+  const { keyIds, taskIds, webhookIds } = await subjectScope(tx, account);
+  const counts: Record<string, number> = {};
+  const n = (r: unknown) => (Array.isArray(r) ? r.length : 0);
+
+  const keys = await tx
+    .update(apiKeys)
+    .set({
+      name: DEIDENTIFIED,
+      contact: erasedAddress(account.id),
+      createdIp: null,
+      revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`,
+    })
+    .where(inArray(apiKeys.id, keyIds))
+    .returning({ id: apiKeys.id });
+  // A revoked key stops authenticating within API_KEY_CACHE_TTL_MS (the per-instance key cache).
+  counts.api_keys = keys.length;
+
+  counts.tasks = n(
+    await tx
+      .update(tasks)
+      .set({
+        locationAddress: DEIDENTIFIED,
+        taskDescription: DEIDENTIFIED,
+        requesterContact: erasedAddress(account.id),
+        specialInstructions: null,
+        callbackUrl: null,
+        agentIdentity: null,
+        accessTokenHash: null,
+        location: null,
+        reviewReason: null,
+        operatorNotes: null,
+        failureReason: null,
+        cancelReason: null,
+        refundNote: null,
+        updatedAt: now,
+      })
+      .where(inArray(tasks.id, taskIds))
+      .returning({ id: tasks.id }),
+  );
+  counts.task_events = n(
+    await tx
+      .update(taskEvents)
+      .set({ payload: { deidentified: true } })
+      .where(or(inArray(taskEvents.taskId, taskIds), eq(taskEvents.accountId, account.id)))
+      .returning({ id: taskEvents.id }),
+  );
+  counts.deliveries = n(
+    await tx
+      .delete(deliveries)
+      .where(or(inArray(deliveries.taskId, taskIds), inArray(deliveries.webhookId, webhookIds)))
+      .returning({ id: deliveries.id }),
+  );
+  counts.webhooks = n(
+    await tx
+      .update(webhooks)
+      .set({ url: "https://deidentified.invalid/", deletedAt: sql`coalesce(${webhooks.deletedAt}, ${now})` })
+      .where(inArray(webhooks.id, webhookIds))
+      .returning({ id: webhooks.id }),
+  );
+  counts.proof_files = n(
+    await tx.delete(proofFiles).where(inArray(proofFiles.taskId, taskIds)).returning({ id: proofFiles.id }),
+  );
+  counts.task_scores = n(
+    await tx
+      .update(taskScores)
+      .set({ feedback: null })
+      .where(inArray(taskScores.taskId, taskIds))
+      .returning({ id: taskScores.taskId }),
+  );
+  counts.emails = n(
+    await tx
+      .delete(emails)
+      .where(
+        or(
+          eq(emails.toAddress, account.email),
+          eq(emails.accountId, account.id),
+          inArray(emails.taskId, taskIds),
+        ),
+      )
+      .returning({ id: emails.id }),
+  );
+  counts.activity = n(
+    await tx
+      .update(activityLog)
+      .set({ ip: null, agentName: null })
+      .where(or(inArray(activityLog.apiKeyId, keyIds), eq(activityLog.orgId, account.orgId)))
+      .returning({ id: activityLog.id }),
+  );
+  counts.preauthorizations = n(
+    await tx
+      .update(preauthorizations)
+      .set({ agentId: DEIDENTIFIED })
+      .where(eq(preauthorizations.accountId, account.id))
+      .returning({ id: preauthorizations.id }),
+  );
+  counts.sessions = n(
+    await tx
+      .delete(clientSessions)
+      .where(eq(clientSessions.accountId, account.id))
+      .returning({ id: clientSessions.id }),
+  );
+  await tx.delete(authTokens).where(eq(authTokens.accountId, account.id));
+  await tx
+    .update(clientAccounts)
+    .set({
+      contactName: DEIDENTIFIED,
+      email: erasedAddress(account.id),
+      passwordHash: null,
+      passwordChangedAt: now,
+      companyName: null,
+      phone: null,
+      addressLine1: null,
+      addressLine2: null,
+      city: null,
+      postalCode: null,
+      status: "suspended",
+      updatedAt: now,
+    })
+    .where(eq(clientAccounts.id, account.id));
+  counts.account = 1;
+  return counts;
+}
+
+/** Processes one pending request in its own transaction (locks it; skips one already done). */
+async function processRequest(
+  requestId: string,
+  actor: string,
+  earlyReason: string | null,
+  now: Date,
+): Promise<ErasureRequestView | null> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const [req] = await tx
+      .select()
+      .from(erasureRequests)
+      .where(eq(erasureRequests.id, requestId))
+      .for("update");
+    if (req?.status !== "pending") return null;
+    const [account] = await tx
+      .select()
+      .from(clientAccounts)
+      .where(eq(clientAccounts.id, req.accountId))
+      .for("update");
+    if (!account) return null;
+    const counts = await deidentifyAccount(tx, account, now);
+    const [done] = await tx
+      .update(erasureRequests)
+      .set({ status: "completed", processedAt: now, processedBy: actor, earlyReason })
+      .where(eq(erasureRequests.id, req.id))
+      .returning();
+    await tx.insert(privacyAudit).values({
+      action: "deidentified",
+      accountId: account.id,
+      actor,
+      details: { request_id: req.id, early: earlyReason !== null, ...counts },
+      at: now,
+    });
+    return erasureView(done!);
+  });
+}
+
+/**
+ * The job's part: de-identifies every pending request whose `due_at` is past (oldest first, at
+ * most `limit` per run). @returns how many were processed
+ */
+export async function processDueErasures(now = new Date(), limit = 50): Promise<number> {
+  const db = await getDb();
+  const due = await db
+    .select({ id: erasureRequests.id })
+    .from(erasureRequests)
+    .where(and(eq(erasureRequests.status, "pending"), lte(erasureRequests.dueAt, now)))
+    .orderBy(asc(erasureRequests.dueAt))
+    .limit(limit);
+  let done = 0;
+  for (const r of due) if (await processRequest(r.id, "job", null, now)) done++;
+  return done;
+}
+
+/**
+ * The operator processes the erasure of `accountId` now, before its due date, with `reason`
+ * (the legal ground). A request is recorded first when the client asked by other means.
+ * @throws DomainError NOT_FOUND (no such account), CONFLICT (already de-identified)
+ */
+export async function processErasureEarly(
+  accountId: string,
+  adminKeyId: string,
+  reason: string,
+  now = new Date(),
+): Promise<ErasureRequestView> {
+  const db = await getDb();
+  const [account] = await db.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
+  if (!account) throw new DomainError("NOT_FOUND", `No account ${accountId}`, { field: "account_id" });
+  let [pending] = await db
+    .select()
+    .from(erasureRequests)
+    .where(and(eq(erasureRequests.accountId, accountId), eq(erasureRequests.status, "pending")));
+  if (!pending) {
+    const [completed] = await db
+      .select({ id: erasureRequests.id })
+      .from(erasureRequests)
+      .where(and(eq(erasureRequests.accountId, accountId), eq(erasureRequests.status, "completed")));
+    if (completed)
+      throw new DomainError("CONFLICT", "This account is already de-identified", { field: "account_id" });
+    [pending] = await db
+      .insert(erasureRequests)
+      .values({
+        id: prefixedId("era"),
+        accountId,
+        requestedAt: now,
+        dueAt: await erasureDueAt(db, accountId, now),
+      })
+      .returning();
+  }
+  const done = await processRequest(pending!.id, `admin:${adminKeyId}`, reason, now);
+  if (!done)
+    throw new DomainError("CONFLICT", "This erasure request was processed meanwhile", {
+      field: "account_id",
+    });
+  return done;
+}
+
+/** Every erasure request, newest first (operator listing). */
+export async function listErasureRequests(limit = 200): Promise<ErasureRequestView[]> {
+  const db = await getDb();
+  const list = await db
+    .select()
+    .from(erasureRequests)
+    .orderBy(sql`${erasureRequests.requestedAt} desc`)
+    .limit(limit);
+  return list.map(erasureView);
+}
