@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { authBenchmark } from "./benchmarks/auth.js";
 import { checkerBenchmark } from "./benchmarks/checker.js";
 import { coldStartBenchmark } from "./benchmarks/cold-start.js";
+import { costBenchmark } from "./benchmarks/cost.js";
 import { httpBenchmark } from "./benchmarks/http.js";
 import { importsBenchmark } from "./benchmarks/imports.js";
 import { streamsBenchmark } from "./benchmarks/streams.js";
@@ -29,6 +30,7 @@ const benchmarks: Benchmark[] = [
   authBenchmark,
   checkerBenchmark,
   tasksBenchmark,
+  costBenchmark,
   streamsBenchmark,
   webhooksBenchmark,
 ];
