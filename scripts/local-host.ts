@@ -3,8 +3,9 @@
  * (dynamic `[name]` segments included), applies `vercel.json` rewrites and headers
  * (path-to-regexp 6, the syntax Vercel uses), serves `public/`, and runs
  * `vercel.json`'s crons on their schedules with croner. Rewrites apply only when no
- * file matches, as on Vercel. Not a framework: a Node `http` server that turns each
- * request into a Web `Request` and streams the handler's `Response` back.
+ * file matches, as on Vercel. Not a framework: a Node `http` server whose requests reach the
+ * handlers as Web `Request`s and whose `Response`s are written back by @hono/node-server's
+ * request listener (compared with srvx and @whatwg-node/server in docs/performance.md).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
