@@ -3,7 +3,7 @@
  * serves gets the 404 envelope instead of the platform's page. Rewrites apply only
  * when no file matches, so real endpoints are unaffected.
  */
-import { configurationRefusal } from "../lib/http/handler.js";
+import { configurationRefusal } from "../lib/http/error-response.js";
 import { newRequestId } from "../lib/http/request-id.js";
 import { routeNotFound } from "../lib/http/response.js";
 

@@ -8,6 +8,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { authBenchmark } from "./benchmarks/auth.js";
 import { checkerBenchmark } from "./benchmarks/checker.js";
+import { coldStartBenchmark } from "./benchmarks/cold-start.js";
+import { costBenchmark } from "./benchmarks/cost.js";
 import { httpBenchmark } from "./benchmarks/http.js";
 import { importsBenchmark } from "./benchmarks/imports.js";
 import { streamsBenchmark } from "./benchmarks/streams.js";
@@ -24,9 +26,11 @@ const docFile = path.join(root, "docs", "performance.md");
 const benchmarks: Benchmark[] = [
   httpBenchmark,
   importsBenchmark,
+  coldStartBenchmark,
   authBenchmark,
   checkerBenchmark,
   tasksBenchmark,
+  costBenchmark,
   streamsBenchmark,
   webhooksBenchmark,
 ];
@@ -40,6 +44,7 @@ function usage(): string {
     "",
     "  --write    update the benchmarks' sections of docs/performance.md",
     "env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (s, 2), BENCH_WORKERS (1),",
+    "     BENCH_ROUNDS (2, http), BENCH_SKIP_BUILD (cold-start), VERCEL_CLI,",
     "     BENCH_IMPORT_RUNS (5), BENCH_ITERATIONS (5000), BENCH_REQUESTS (20000),",
     "     BENCH_PG_URL (server for scratch databases, postgres://postgres@127.0.0.1:5432/postgres; skip)",
   ].join("\n");

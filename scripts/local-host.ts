@@ -3,23 +3,24 @@
  * (dynamic `[name]` segments included), applies `vercel.json` rewrites and headers
  * (path-to-regexp 6, the syntax Vercel uses), serves `public/`, and runs
  * `vercel.json`'s crons on their schedules with croner. Rewrites apply only when no
- * file matches, as on Vercel. Not a framework: a Node `http` server that turns each
- * request into a Web `Request` and streams the handler's `Response` back.
+ * file matches, as on Vercel. Not a framework: a Node `http` server whose requests reach the
+ * handlers as Web `Request`s and whose `Response`s are written back by @hono/node-server's
+ * request listener (compared with srvx and @whatwg-node/server in docs/performance.md).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { getRequestListener, type HttpBindings } from "@hono/node-server";
 import { Cron } from "croner";
 import mime from "mime-types";
 import { match, pathToRegexp } from "path-to-regexp";
 import { getConfig } from "../lib/config.js";
 import { SOCKET_IP_HEADER } from "../lib/http/client-ip.js";
 import { newRequestId } from "../lib/http/request-id.js";
-import { completeBodyText, routeNotFound } from "../lib/http/response.js";
+import { routeNotFound } from "../lib/http/response.js";
 import { describeError } from "../lib/log-error.js";
 
 type WebHandler = (request: Request) => Promise<Response>;
@@ -53,6 +54,13 @@ export interface LocalHostOptions {
    * Receives the request with the socket address in SOCKET_IP_HEADER.
    */
   intercept?: (request: Request) => Promise<Response | undefined>;
+  /**
+   * Let @hono/node-server replace the process's global `Request` and `Response` by its
+   * lightweight subclasses (default true), so a handler's `new Response(text)` is written without
+   * building a body stream. Both stay `instanceof` the originals; a `Response` from `fetch()` is
+   * still accepted as a handler's answer.
+   */
+  overrideGlobalObjects?: boolean;
 }
 
 /** A running local host. */
@@ -112,12 +120,36 @@ function substitute(destination: string, params: Record<string, unknown>): strin
   });
 }
 
+/** The path of a request target (`/a/b?c` → `/a/b`). */
+function pathOf(target: string): string {
+  const q = target.indexOf("?");
+  return q === -1 ? target : target.slice(0, q);
+}
+
+/**
+ * Passes the socket's address to handlers in `SOCKET_IP_HEADER`, replacing any value the client
+ * sent under that name (lib/http/client-ip.ts trusts it only from the local host). Edits both
+ * views of the request head that Node keeps (`rawHeaders` and the parsed `headers`), before any
+ * `Request` is built over them.
+ */
+function withSocketIp(req: http.IncomingMessage): void {
+  const ip = req.socket.remoteAddress ?? "unknown";
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) {
+    if (raw[i]!.length === SOCKET_IP_HEADER.length && raw[i]!.toLowerCase() === SOCKET_IP_HEADER)
+      raw.splice(i, 2);
+  }
+  raw.push(SOCKET_IP_HEADER, ip);
+  req.headers[SOCKET_IP_HEADER] = ip;
+}
+
 /** The same request at another URL (route parameters added to the query, as Vercel does). */
 function retarget(request: Request, url: URL): Request {
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
   return new Request(url, {
     method: request.method,
     headers: request.headers,
-    body: request.body,
+    body: hasBody ? request.body : undefined,
     signal: request.signal,
     // @ts-expect-error Node's fetch needs duplex for streamed request bodies
     duplex: "half",
@@ -205,104 +237,41 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     }
   };
 
-  const server = http.createServer(async (req, res) => {
-    // The client may leave before the response is complete: then `request.signal` aborts (the
-    // event stream stops) and a streamed body is cancelled. Most requests never read the signal,
-    // so its AbortController is made on first read, and nothing is aborted after a full answer.
-    let controller: AbortController | undefined;
-    let clientGone = false;
-    let onGone: (() => void) | undefined;
-    res.on("close", () => {
-      if (res.writableFinished) return;
-      clientGone = true;
-      controller?.abort();
-      onGone?.();
-    });
-    try {
-      const host = req.headers.host ?? `${options.host}:${options.port}`;
-      const url = new URL(req.url ?? "/", `http://${host}`);
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (v === undefined || k.startsWith(":")) continue;
-        if (Array.isArray(v)) for (const item of v) headers.append(k, item);
-        else headers.set(k, v);
-      }
-      headers.set(SOCKET_IP_HEADER, req.socket.remoteAddress ?? "unknown");
-      const hasBody = req.method !== "GET" && req.method !== "HEAD";
-      const request = new Request(url, {
-        method: req.method,
-        headers,
-        body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
-        // @ts-expect-error Node's fetch needs duplex for streamed request bodies
-        duplex: "half",
-      });
-      Object.defineProperty(request, "signal", {
-        configurable: true,
-        get() {
-          if (!controller) {
-            controller = new AbortController();
-            if (clientGone) controller.abort();
-          }
-          return controller.signal;
-        },
-      });
+  // Node ↔ Web conversion by @hono/node-server's request listener: a lazy `Request` over the
+  // IncomingMessage (headers, URL and body read only when a handler asks; `request.signal` aborts
+  // when the client leaves before the answer) and a response writer that sends a body built from a
+  // string or bytes in one write with Content-Length, and streams a `ReadableStream` body chunk by
+  // chunk (cancelled when the client leaves). Compared with srvx and @whatwg-node/server in
+  // docs/performance.md ("Local host adapter").
+  const listener = getRequestListener(
+    async (request, env) => {
       const response = (await options.intercept?.(request)) ?? (await dispatch(request));
-      applyHeaderRules(url.pathname, response.headers);
-      const outHeaders: Record<string, string | string[]> = {};
-      response.headers.forEach((value, key) => {
-        if (key === "set-cookie") return;
-        outHeaders[key] = value;
-      });
-      const cookies = response.headers.getSetCookie();
-      if (cookies.length) outHeaders["set-cookie"] = cookies;
-      if (!req.complete) {
+      const incoming = (env as HttpBindings).incoming;
+      const pathname = incoming.url ? pathOf(incoming.url) : "/";
+      applyHeaderRules(pathname, response.headers);
+      if (!incoming.complete && incoming.method !== "GET" && incoming.method !== "HEAD") {
         // Answered before the body was read (e.g. 413): close the connection rather than reuse it.
-        outHeaders.connection = "close";
-        req.resume();
+        response.headers.set("connection", "close");
       }
-      if (!response.body || req.method === "HEAD") {
-        res.writeHead(response.status, outHeaders);
-        res.end();
-        return;
-      }
-      const text = completeBodyText(response);
-      if (text !== undefined) {
-        // A body built from a string (lib/http/response.ts): written as it is, headers and body
-        // in one write, with Content-Length (as Vercel sends buffered responses).
-        outHeaders["content-length"] = String(Buffer.byteLength(text));
-        res.writeHead(response.status, outHeaders);
-        res.end(text);
-        return;
-      }
-      if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
-        // A whole body: one write with Content-Length (as Vercel sends buffered responses).
-        const buffer = Buffer.from(await response.arrayBuffer());
-        outHeaders["content-length"] = String(buffer.byteLength);
-        res.writeHead(response.status, outHeaders);
-        res.end(buffer);
-        return;
-      }
-      res.writeHead(response.status, outHeaders);
-      res.flushHeaders();
-      const reader = response.body.getReader();
-      onGone = () => void reader.cancel().catch(() => {});
-      if (clientGone) onGone();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (!res.write(value)) await new Promise((r) => res.once("drain", r));
-      }
-      res.end();
-    } catch (error) {
-      if (clientGone) return;
-      console.error(`local host error: ${describeError(error)}`);
-      if (!res.headersSent) {
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { code: "INTERNAL", message: "local host error", details: [] } }));
-      } else res.destroy();
-    }
-  });
+      return response;
+    },
+    {
+      hostname: `${options.host}:${options.port}`,
+      overrideGlobalObjects: options.overrideGlobalObjects ?? true,
+      errorHandler: (error) => {
+        console.error(`local host error: ${describeError(error)}`);
+        return new Response(
+          JSON.stringify({ error: { code: "INTERNAL", message: "local host error", details: [] } }),
+          { status: 500, headers: { "content-type": "application/json" } },
+        );
+      },
+    },
+  );
 
+  const server = http.createServer((req, res) => {
+    withSocketIp(req);
+    void listener(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());

@@ -21,14 +21,16 @@
  * If the fast statement fails, the chunk is retried as a plain multi-row INSERT; rows
  * are lost only if that fails too (logged on stderr). Writes run one after another.
  * A crash loses at most the rows of the last `batchDelayMs`.
+ *
+ * Queuing needs nothing heavy: drizzle-orm, the table definitions and the volume check are
+ * imported by the first write (`writer()`), not with this module, which
+ * every endpoint loads through the handler wrapper (cold start, docs/performance.md).
  */
 import { waitUntil } from "@vercel/functions";
-import { getTableColumns, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { type DatabaseHandle, getDatabase, selectDriver } from "../db/client.js";
-import { activityLog } from "../db/schema/index.js";
+import type { activityLog } from "../db/schema/index.js";
 import { describeError } from "../log-error.js";
-import { checkVolumeAlerts } from "./volume-alert.js";
 
 export type ActivityEntry = typeof activityLog.$inferInsert;
 
@@ -41,9 +43,34 @@ export const BATCH_ROWS = 2000;
 /** Rows per statement; the event loop runs between two statements of one batch. */
 export const CHUNK_ROWS = 500;
 
-/** The table's columns except the generated id, in a fixed order: [property, column]. */
-const COLUMNS = Object.entries(getTableColumns(activityLog)).filter(([property]) => property !== "id");
-const COLUMN_LIST = COLUMNS.map(([, column]) => `"${column.name}"`).join(", ");
+/** What writing needs, imported on first use; `columns`: the table's columns but the generated id, in a fixed order. */
+interface Writer {
+  sql: typeof import("drizzle-orm").sql;
+  activityLog: typeof activityLog;
+  columns: [string, import("drizzle-orm/pg-core").PgColumn][];
+  columnList: string;
+  checkVolumeAlerts: typeof import("./volume-alert.js").checkVolumeAlerts;
+}
+let writerModules: Promise<Writer> | undefined;
+function writer(): Promise<Writer> {
+  writerModules ??= Promise.all([
+    import("drizzle-orm"),
+    import("../db/schema/index.js"),
+    import("./volume-alert.js"),
+  ]).then(([drizzle, schema, volume]) => {
+    const columns = Object.entries(drizzle.getTableColumns(schema.activityLog)).filter(
+      ([property]) => property !== "id",
+    );
+    return {
+      sql: drizzle.sql,
+      activityLog: schema.activityLog,
+      columns,
+      columnList: columns.map(([, column]) => `"${column.name}"`).join(", "),
+      checkVolumeAlerts: volume.checkVolumeAlerts,
+    };
+  });
+  return writerModules;
+}
 
 let buffer: ActivityEntry[] = [];
 let timer: NodeJS.Timeout | undefined;
@@ -121,7 +148,9 @@ export async function flushActivity(): Promise<void> {
 /** Writes `batch` chunk by chunk, then checks the volume alert. Never throws. */
 async function writeBatch(batch: ActivityEntry[]): Promise<void> {
   let handle: DatabaseHandle;
+  let w: Writer;
   try {
+    w = await writer();
     handle = await getDatabase();
   } catch (error) {
     report(batch.length, error);
@@ -132,7 +161,7 @@ async function writeBatch(batch: ActivityEntry[]): Promise<void> {
     if (i > 0) await new Promise((resolve) => setImmediate(resolve));
     const chunk = batch.slice(i, i + CHUNK_ROWS);
     try {
-      await insertFast(handle, chunk);
+      await insertFast(w, handle, chunk);
     } catch (fastError) {
       if (!fastPathWarned) {
         fastPathWarned = true;
@@ -141,14 +170,14 @@ async function writeBatch(batch: ActivityEntry[]): Promise<void> {
         );
       }
       try {
-        await handle.db.insert(activityLog).values(chunk);
+        await handle.db.insert(w.activityLog).values(chunk);
       } catch (error) {
         report(chunk.length, error);
       }
     }
   }
   try {
-    await checkVolumeAlerts(batch);
+    await w.checkVolumeAlerts(batch);
   } catch (error) {
     console.error(`activity log: volume check failed: ${describeError(error)}`);
   }
@@ -164,7 +193,8 @@ function fieldOf(entry: ActivityEntry, property: string): unknown {
 }
 
 /** One statement for `rows`: COPY from a CSV blob on PGlite, INSERT … unnest elsewhere. */
-async function insertFast(handle: DatabaseHandle, rows: ActivityEntry[]): Promise<void> {
+async function insertFast(w: Writer, handle: DatabaseHandle, rows: ActivityEntry[]): Promise<void> {
+  const { sql, columns: COLUMNS, columnList: COLUMN_LIST } = w;
   if (handle.driver === "pglite") {
     const client = (handle.db as unknown as { $client: PgliteCopyClient }).$client;
     const csv = rows

@@ -4,9 +4,13 @@
  * session id (`jti`, a `client_sessions` row that logout revokes; lib/auth/sessions.ts).
  * Presented as `Authorization: Bearer <jwt>` (README "Accounts, billing and client login").
  */
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import type * as Jose from "jose";
 import { ConfigError, getConfig, productionProfile } from "../config.js";
 import { DomainError } from "../errors.js";
+
+/** jose, imported on first use: most requests carry no client token (cold start, docs/performance.md). */
+let jose: Promise<typeof Jose> | undefined;
+const loadJose = () => (jose ??= import("jose"));
 
 /** Lifetime of a client JWT, seconds (spec "Limits": 24 hours). */
 export const CLIENT_JWT_TTL_SECONDS = 24 * 3600;
@@ -47,6 +51,7 @@ export async function signClientJwt(
 ): Promise<{ token: string; expiresAt: Date }> {
   const iat = Math.floor(now.getTime() / 1000);
   const exp = iat + CLIENT_JWT_TTL_SECONDS;
+  const { SignJWT } = await loadJose();
   const token = await new SignJWT({ org_id: account.orgId, email: account.email })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(account.id)
@@ -64,6 +69,7 @@ export async function signClientJwt(
  * @throws DomainError UNAUTHORIZED (expired, forged, malformed or foreign token)
  */
 export async function verifyClientJwt(token: string): Promise<ClientSession> {
+  const { jwtVerify, errors: joseErrors } = await loadJose();
   try {
     const { payload } = await jwtVerify(token, secret(), {
       algorithms: ["HS256"],

@@ -71,9 +71,8 @@ let loaded: Promise<PdfDocConstructor> | undefined;
 
 /** pdfkit's constructor (loaded once). */
 function pdfkit(): Promise<PdfDocConstructor> {
-  // A variable specifier: the type check does not need pdfkit's types before it is installed.
-  const specifier = "pdfkit";
-  loaded ??= import(specifier).then((m: { default: PdfDocConstructor }) => m.default);
+  // A literal specifier, so Vercel's file tracing bundles pdfkit (and its font files) with the function.
+  loaded ??= import("pdfkit").then((m) => m.default as unknown as PdfDocConstructor);
   return loaded;
 }
 

@@ -15,9 +15,16 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg
 import { type Config, ConfigError, getConfig } from "../config.js";
 import { describeError } from "../log-error.js";
 import { ambientTransaction } from "./ambient.js";
-import * as schema from "./schema/index.js";
+import type * as schema from "./schema/index.js";
 
 export type Schema = typeof schema;
+
+/**
+ * The table definitions, imported when a database is opened rather than with this module, so
+ * that importing the client (most endpoints do, through the handler wrapper) costs no
+ * drizzle-orm/pg-core load before the first query (cold start, docs/performance.md).
+ */
+const loadSchema = (): Promise<Schema> => import("./schema/index.js");
 /** The drizzle database type shared by every driver. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 /** A transaction handle, usable wherever `Db` is. */
@@ -93,7 +100,7 @@ export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   try {
     const client = inMemory ? new PGlite() : new PGlite(path.join(path.resolve(dataDir), "pglite"));
     await client.waitReady;
-    const db = drizzle(client, { schema }) as unknown as Db;
+    const db = drizzle(client, { schema: await loadSchema() }) as unknown as Db;
     await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
     return {
       db,
@@ -298,7 +305,7 @@ export async function openPg(
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const pool = new pg.default.Pool({ connectionString: url, max, ...boundedPoolOptions(bounds) });
   guardConnections(pool as unknown as EventedPool, "postgres");
-  const db = drizzle(pool, { schema }) as unknown as Db;
+  const db = drizzle(pool, { schema: await loadSchema() }) as unknown as Db;
   return { db, driver: "pg", close: () => pool.end() };
 }
 
@@ -326,7 +333,7 @@ export async function openNeon(
   const { keepAlive: _k, keepAliveInitialDelayMillis: _d, ...options } = boundedPoolOptions(bounds);
   const pool = new neon.Pool({ connectionString: url, max, ...options });
   guardConnections(pool as unknown as EventedPool, "neon");
-  const db = drizzle(pool, { schema }) as unknown as Db;
+  const db = drizzle(pool, { schema: await loadSchema() }) as unknown as Db;
   return { db, driver: "neon", close: () => pool.end() };
 }
 

@@ -3,15 +3,24 @@
  * the API key (`x-api-key` or `Authorization: Bearer <key>`) and its scope, the client JWT
  * (`Authorization: Bearer <jwt>` of a client session), and Vercel Cron's bearer secret. The result
  * is the request's `Principal`, typed per mode so endpoints never assert a caller's presence.
+ *
+ * The key and session modules (drizzle-orm and the table definitions behind them) are imported on
+ * the first request that authenticates, not with this module, which every endpoint loads
+ * (cold start, docs/performance.md).
  */
 import { timingSafeEqual } from "node:crypto";
 import { presentedJwt } from "../auth/jwt.js";
-import { type ClientPrincipal, verifyClientSession } from "../auth/sessions.js";
+import type { ClientPrincipal } from "../auth/sessions.js";
 import { type Config, productionProfile } from "../config.js";
-import { authenticateKey, type Caller, hasScope, presentedKey } from "../keys/authenticate.js";
+import type { Caller } from "../keys/authenticate.js";
 import { ApiError, errorCodeOf } from "./errors.js";
 import { type AuthMode, isPublicRead, type Operation } from "./operation.js";
 import { isStorageFailure } from "./storage-failure.js";
+
+let keysModule: Promise<typeof import("../keys/authenticate.js")> | undefined;
+const keys = () => (keysModule ??= import("../keys/authenticate.js"));
+let sessionsModule: Promise<typeof import("../auth/sessions.js")> | undefined;
+const sessions = () => (sessionsModule ??= import("../auth/sessions.js"));
 
 /**
  * Who calls, per auth mode:
@@ -42,7 +51,7 @@ export const KEY_NOT_CHECKED_WARNING = '199 - "API key not checked: storage unav
  */
 async function checkKeyOfPublicRead(key: string, config: Config): Promise<Caller | null> {
   let timer: NodeJS.Timeout | undefined;
-  const check = authenticateKey(key);
+  const check = keys().then(({ authenticateKey }) => authenticateKey(key));
   const timeout = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), config.KEY_CHECK_TIMEOUT_MS);
   });
@@ -75,6 +84,7 @@ export async function authenticateKeyOf(
   config: Config,
   extraHeaders: Record<string, string>,
 ): Promise<Caller | null> {
+  const { authenticateKey, hasScope, presentedKey } = await keys();
   const key = presentedKey(request);
   if (key === undefined || key === "") {
     if (operation.auth === "key" || operation.auth === "admin") {
@@ -99,9 +109,9 @@ export async function authenticateKeyOf(
       addWarning(extraHeaders, KEY_NOT_CHECKED_WARNING);
       return null;
     }
-    return checkScope(operation, checked);
+    return checkScope(operation, checked, hasScope);
   }
-  return checkScope(operation, await authenticateKey(key));
+  return checkScope(operation, await authenticateKey(key), hasScope);
 }
 
 /**
@@ -118,7 +128,7 @@ export async function authenticateClientOf(
 ): Promise<ClientPrincipal | null> {
   if (operation.auth !== "client" && operation.auth !== "key_or_client") return null;
   const jwt = presentedJwt(request);
-  if (jwt) return verifyClientSession(jwt);
+  if (jwt) return (await sessions()).verifyClientSession(jwt);
   if (operation.auth === "client") {
     throw new ApiError(
       "UNAUTHORIZED",
@@ -154,7 +164,11 @@ export async function authenticate(
  * Returns `caller` when it may call `operation`.
  * @throws ApiError FORBIDDEN (admin or scope missing), UNAUTHORIZED (billing_read missing)
  */
-function checkScope(operation: Operation, caller: Caller): Caller {
+function checkScope(
+  operation: Operation,
+  caller: Caller,
+  hasScope: typeof import("../keys/authenticate.js")["hasScope"],
+): Caller {
   if (operation.auth === "admin" && !caller.isAdmin) {
     throw new ApiError("FORBIDDEN", "This operation requires a key with the admin scope");
   }

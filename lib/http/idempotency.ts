@@ -12,13 +12,7 @@
 
 import { runAfterCommit, withAmbientTransaction } from "../db/ambient.js";
 import { getDatabase } from "../db/client.js";
-import {
-  findRecord,
-  type IdempotencyRecord,
-  type StoredResponse,
-  saveRecord,
-  tryLockKey,
-} from "../idempotency/store.js";
+import type { IdempotencyRecord, StoredResponse } from "../idempotency/store.js";
 import { sha256Hex } from "../ids.js";
 import { ApiError } from "./errors.js";
 
@@ -117,6 +111,9 @@ export async function runIdempotent(
   execute: () => Promise<Response>,
   toResponse: (error: unknown) => Response,
 ): Promise<Response> {
+  // The store (drizzle-orm, the table definitions) is imported by the first idempotent request,
+  // not with the handler wrapper (cold start, docs/performance.md).
+  const { findRecord, saveRecord, tryLockKey } = await import("../idempotency/store.js");
   const handle = await getDatabase();
   const root = handle.db;
   const earlier = await findRecord(root, scope, key);

@@ -3,23 +3,12 @@ import { ApiError, errorBody } from "./errors.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
-/** Bodies of responses built here, as the text they were built from. */
-const bodyTexts = new WeakMap<Response, string>();
-
-/** A response whose whole body is `text`; a host may send it with {@link completeBodyText}. */
-function textResponse(text: string, init: ResponseInit): Response {
-  const response = new Response(text, init);
-  bodyTexts.set(response, text);
-  return response;
-}
-
 /**
- * The whole body of `response` as text when it was built here from a string and has not
- * been read, so a host can write it without reading the body stream; else undefined (read
- * the body as usual).
+ * A response whose whole body is `text`. The local host (@hono/node-server's listener) writes a
+ * body built from a string in one write with its Content-Length, without a body stream.
  */
-export function completeBodyText(response: Response): string | undefined {
-  return response.bodyUsed ? undefined : bodyTexts.get(response);
+function textResponse(text: string, init: ResponseInit): Response {
+  return new Response(text, init);
 }
 
 /** A JSON response with `status` (default 200) and extra `headers`. */

@@ -12,11 +12,9 @@
  *   stale: approval is refused with 503 EXCHANGE_RATE_UNAVAILABLE. Estimates (informative
  *   only) then show `CAD_USD_FALLBACK_RATE`, labelled as the fallback.
  */
-import { desc, eq } from "drizzle-orm";
 import { DateTime } from "luxon";
 import { type Config, getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
-import { exchangeRates } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { fixRate } from "../money.js";
 
@@ -89,8 +87,21 @@ export async function fetchValetRate(config: Config = getConfig()): Promise<Rate
   };
 }
 
+/**
+ * drizzle-orm's operators and the rate table, imported when the cache is first read: with the
+ * `fixed` provider the estimate never touches the database (cold start, docs/performance.md).
+ */
+async function rateTable() {
+  const [{ desc, eq }, { exchangeRates }] = await Promise.all([
+    import("drizzle-orm"),
+    import("../db/schema/index.js"),
+  ]);
+  return { desc, eq, exchangeRates };
+}
+
 /** The newest cached quote, with when it was fetched. */
 async function cachedQuote(): Promise<(RateQuote & { fetchedAt: Date }) | null> {
+  const { desc, eq, exchangeRates } = await rateTable();
   const db = await getDb();
   const [row] = await db
     .select()
@@ -123,6 +134,7 @@ export async function currentCadUsdRate(options: RateOptions = {}): Promise<Rate
   if (!quote || now.getTime() - quote.fetchedAt.getTime() >= refreshAfter) {
     try {
       const live = await fetchValetRate(config);
+      const { exchangeRates } = await rateTable();
       const db = await getDb();
       await db.insert(exchangeRates).values({
         pair: RATE_PAIR,

@@ -10,8 +10,8 @@
  * latest − N + 1). Defaults: Ethereum `finalized` (~13 min), Base `safe` (its batch is
  * posted to Ethereum, a few minutes).
  */
-import { getAddress } from "viem";
 import { type Config, getConfig } from "../config.js";
+import { checksumAddress } from "./checksum-address.js";
 
 /** A network as shown to payers (status responses, payment e-mails). */
 export interface PaymentNetwork {
@@ -98,8 +98,8 @@ export function paymentNetworks(config: Config = getConfig()): PaymentNetwork[] 
     network: n.name,
     chain_id: n.chainId,
     // EIP-55 checksummed, as wallets display them.
-    usdc_contract: getAddress(n.usdcContract),
-    wallet: getAddress(n.wallet),
+    usdc_contract: checksumAddress(n.usdcContract),
+    wallet: checksumAddress(n.wallet),
     ...("tag" in n.confirmation
       ? { finality: n.confirmation.tag }
       : { confirmations: n.confirmation.confirmations }),

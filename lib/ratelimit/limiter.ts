@@ -8,10 +8,12 @@
  * Backends: Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set (production); else
  * an in-process implementation of the same algorithm (one local process). A storage
  * failure or timeout (RATE_LIMIT_TIMEOUT_MS) throws `StorageError`: the HTTP layer
- * answers 503 STORAGE_ERROR, failing closed as the spec requires.
+ * answers 503 STORAGE_ERROR, failing closed as the spec requires. The Upstash packages are
+ * imported on the first check that needs them, so instances without Upstash never load them
+ * (cold start, docs/performance.md).
  */
-import { Ratelimit } from "@upstash/ratelimit";
-import { Redis } from "@upstash/redis";
+import type { Ratelimit } from "@upstash/ratelimit";
+import type { Redis } from "@upstash/redis";
 import ipaddr from "ipaddr.js";
 import { type Config, getConfig } from "../config.js";
 import { StorageError } from "../errors.js";
@@ -118,20 +120,23 @@ export class MemoryLimiter implements Limiter {
 
 /** The Upstash backend: @upstash/ratelimit over @upstash/redis, failing closed. */
 export class UpstashLimiter implements Limiter {
-  private readonly ratelimit: Ratelimit;
+  private ratelimit: Promise<Ratelimit> | undefined;
 
   constructor(
     private readonly policy: RateLimitPolicy,
-    redis: Redis,
-    tokens: number,
-    windowSeconds: number,
-    timeoutMs: number,
-  ) {
-    this.ratelimit = new Ratelimit({
+    private readonly redis: () => Promise<Redis>,
+    private readonly tokens: number,
+    private readonly windowSeconds: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  private async create(): Promise<Ratelimit> {
+    const [{ Ratelimit }, redis] = await Promise.all([import("@upstash/ratelimit"), this.redis()]);
+    return new Ratelimit({
       redis,
-      limiter: Ratelimit.slidingWindow(tokens, `${windowSeconds} s`),
-      prefix: `ptes:rl:${policy}`,
-      timeout: timeoutMs,
+      limiter: Ratelimit.slidingWindow(this.tokens, `${this.windowSeconds} s`),
+      prefix: `ptes:rl:${this.policy}`,
+      timeout: this.timeoutMs,
       analytics: false,
       ephemeralCache: false,
     });
@@ -140,7 +145,8 @@ export class UpstashLimiter implements Limiter {
   async limit(identifier: string): Promise<RateLimitResult> {
     let result: Awaited<ReturnType<Ratelimit["limit"]>>;
     try {
-      result = await this.ratelimit.limit(identifier);
+      this.ratelimit ??= this.create();
+      result = await (await this.ratelimit).limit(identifier);
     } catch (error) {
       throw new StorageError("rate-limit storage failed", { cause: error });
     }
@@ -157,18 +163,23 @@ export class UpstashLimiter implements Limiter {
   }
 }
 
-let cache: { config: Config; limiters: Map<RateLimitPolicy, Limiter>; redis?: Redis } | undefined;
+let cache: { config: Config; limiters: Map<RateLimitPolicy, Limiter>; redis?: Promise<Redis> } | undefined;
 
-/** An @upstash/redis client for the configured REST endpoint (shared with idempotency). */
-export function getUpstashRedis(config: Config = getConfig()): Redis | undefined {
+/**
+ * An @upstash/redis client for the configured REST endpoint (imported and made on first call),
+ * or undefined when Upstash is not configured.
+ */
+export function getUpstashRedis(config: Config = getConfig()): Promise<Redis> | undefined {
   if (!config.UPSTASH_REDIS_REST_URL || !config.UPSTASH_REDIS_REST_TOKEN) return undefined;
   if (cache?.config !== config) cache = { config, limiters: new Map() };
-  cache.redis ??= new Redis({
-    url: config.UPSTASH_REDIS_REST_URL,
-    token: config.UPSTASH_REDIS_REST_TOKEN,
-    retry: false,
-    signal: () => AbortSignal.timeout(config.RATE_LIMIT_TIMEOUT_MS),
-  });
+  const {
+    UPSTASH_REDIS_REST_URL: url,
+    UPSTASH_REDIS_REST_TOKEN: token,
+    RATE_LIMIT_TIMEOUT_MS: timeoutMs,
+  } = config;
+  cache.redis ??= import("@upstash/redis").then(
+    ({ Redis }) => new Redis({ url, token, retry: false, signal: () => AbortSignal.timeout(timeoutMs) }),
+  );
   return cache.redis;
 }
 
@@ -180,7 +191,7 @@ export function getLimiter(policy: RateLimitPolicy, config: Config = getConfig()
     const { tokens, windowSeconds } = policyLimits(policy, config);
     const redis = getUpstashRedis(config);
     limiter = redis
-      ? new UpstashLimiter(policy, redis, tokens, windowSeconds, config.RATE_LIMIT_TIMEOUT_MS)
+      ? new UpstashLimiter(policy, () => redis, tokens, windowSeconds, config.RATE_LIMIT_TIMEOUT_MS)
       : new MemoryLimiter(policy, tokens, windowSeconds * 1000);
     cache.limiters.set(policy, limiter);
   }

@@ -9,11 +9,8 @@
  * Overall: `partial_outage` when storage is down; `degraded` when the checker is
  * degraded or stale; otherwise `operational`.
  */
-import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
-import { recentAlertIssues } from "../activity/volume-alert.js";
 import { getDb } from "../db/client.js";
-import { jobRuns, tasks } from "../db/schema/index.js";
 import { configuredNetworkNames } from "../payments/networks.js";
 import type { platformStatusSchema } from "./schemas.js";
 
@@ -34,6 +31,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 async function readStorage(now: Date) {
+  // Imported per read rather than with the module (cached by the module loader after the first):
+  // drizzle-orm and the table definitions stay out of the function's cold start (docs/performance.md).
+  const [{ eq, sql }, { jobRuns, tasks }, { recentAlertIssues }] = await Promise.all([
+    import("drizzle-orm"),
+    import("../db/schema/index.js"),
+    import("../activity/volume-alert.js"),
+  ]);
   const db = await getDb();
   const started = performance.now();
   await db.execute(sql`select 1`);

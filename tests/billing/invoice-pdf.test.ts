@@ -21,8 +21,7 @@ useTestDatabase();
 
 /** The text of every page of `pdf`, one string per line of text items. */
 async function pdfText(pdf: Uint8Array): Promise<string> {
-  const specifier = "pdfjs-dist/legacy/build/pdf.mjs";
-  const pdfjs = (await import(specifier)) as {
+  const pdfjs = (await import("pdfjs-dist/legacy/build/pdf.mjs")) as unknown as {
     getDocument(src: { data: Uint8Array; verbosity: number }): {
       promise: Promise<{
         numPages: number;
