@@ -4,7 +4,7 @@
  * Rule source: interface-spec.md "Service catalog entry" (five services, their hours,
  * estimate ranges and after-dispatch cancellation terms), "Limits" (SLA hours) and
  * "GET /api/estimate" (pricing constants). Each service's `contract.inputs_schema` is
- * generated from the zod field schemas of lib/tasks/schemas.ts, so the catalog and the
+ * generated from the zod field schemas of lib/tasks/state/schemas.ts, so the catalog and the
  * submission validator cannot drift apart.
  */
 import { z } from "zod";
@@ -15,7 +15,7 @@ import {
   SVC01_DEFAULT_PREFERRED_OUTPUT,
   SVC01_PREFERRED_OUTPUTS,
   taskFields,
-} from "../tasks/schemas.js";
+} from "../tasks/state/schemas.js";
 
 /**
  * Pricing constants in CAD (spec "GET /api/estimate" formula and "Service catalog entry"):

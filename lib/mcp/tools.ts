@@ -26,7 +26,7 @@ import { scoreQuerySchema, submitScoreBodySchema } from "../scores/schemas.js";
 import { getScore, submitScore } from "../scores/task-scores.js";
 import { buildCapabilities } from "../system/capabilities.js";
 import { readTaskStatus } from "../tasks/read-task-status.js";
-import { SERVICE_TYPES, taskSubmissionSchema } from "../tasks/schemas.js";
+import { SERVICE_TYPES, taskSubmissionSchema } from "../tasks/state/schemas.js";
 import { submitTask } from "../tasks/submit-task.js";
 import { isOwner } from "../tasks/task-view.js";
 import { registerWebhook } from "../webhooks/register-webhook.js";

@@ -21,7 +21,7 @@ import { OPEN_PAYMENT_STATUSES, type TaskStatus } from "../db/schema/enums.js";
 import { chainTransfers, type NewChainTransfer, paymentAmounts, tasks } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
 import { formatUsdc } from "../money.js";
-import { type PaymentEntry, recordPayments } from "../tasks/record-payment.js";
+import { type PaymentEntry, recordPayments } from "../tasks/state/record-payment.js";
 import type { BlockRef, ChainLog } from "./chain-reader.js";
 import type { NetworkConfig } from "./networks.js";
 

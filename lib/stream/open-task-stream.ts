@@ -29,7 +29,7 @@ import type { Task } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import { sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
-import { getTaskOrThrow } from "../tasks/apply-transition.js";
+import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
 import { serializeBody } from "../webhooks/payloads.js";
 import { eventHub, readTaskEvents, type StreamEventRow } from "./event-hub.js";
 import type { StreamQuery } from "./schemas.js";

@@ -11,8 +11,8 @@ import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
 import { API_VERSION } from "../openapi/document.js";
 import { allOperations } from "../openapi/operations.js";
-import { OPERATIONAL_HOURS } from "../tasks/deadlines.js";
-import type { ServiceType } from "../tasks/schemas.js";
+import { OPERATIONAL_HOURS } from "../tasks/state/deadlines.js";
+import type { ServiceType } from "../tasks/state/schemas.js";
 
 /** Builds the manifest for `config`. */
 export function buildCapabilities(config: Config = getConfig()): Record<string, unknown> {

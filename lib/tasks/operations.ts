@@ -10,9 +10,9 @@ import {
   settleRefundBodySchema,
   taskListQuerySchema,
   taskQuerySchema,
-} from "./admin-schemas.js";
-import { taskSubmissionSchema } from "./schemas.js";
-import { taskCreatedSchema, taskStatusSchema } from "./view-schemas.js";
+} from "./state/admin-schemas.js";
+import { taskSubmissionSchema } from "./state/schemas.js";
+import { taskCreatedSchema, taskStatusSchema } from "./state/view-schemas.js";
 
 export const submitTaskOperation = defineOperation({
   id: "submitTask",

@@ -11,7 +11,7 @@ import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
-import { isTerminal } from "./transitions.js";
+import { isTerminal } from "./state/transitions.js";
 
 /** Seconds until the next useful poll, per status. Sandbox tasks advance on each poll. */
 export const NEXT_POLL_SECONDS: Record<TaskStatus, number> = {

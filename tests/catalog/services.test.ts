@@ -8,7 +8,7 @@ import {
 } from "../../lib/catalog/schemas.js";
 import { getService, listServices, PRICING, SLA, typicalEstimateRange } from "../../lib/catalog/services.js";
 import { getConfig } from "../../lib/config.js";
-import { SERVICE_TYPES } from "../../lib/tasks/schemas.js";
+import { SERVICE_TYPES } from "../../lib/tasks/state/schemas.js";
 
 type JsonSchema = {
   properties: Record<string, { enum?: string[]; default?: unknown; type?: string; description?: string }>;

@@ -1,7 +1,7 @@
 /** Request schemas of the admin task operations (contract.md "Admin operations"). */
 import { z } from "zod";
-import { TASK_STATUSES } from "../db/schema/enums.js";
-import { queryNumber } from "../http/query.js";
+import { TASK_STATUSES } from "../../db/schema/enums.js";
+import { queryNumber } from "../../http/query.js";
 import { proofFilesInputSchema } from "./proof-files.js";
 import { SERVICE_TYPES } from "./schemas.js";
 

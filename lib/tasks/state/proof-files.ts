@@ -34,10 +34,10 @@
 import { createHash } from "node:crypto";
 import { fileTypeFromBuffer } from "file-type";
 import { z } from "zod";
-import type { NewProofFile } from "../db/schema/proof-files.js";
-import { ApiError } from "../http/errors.js";
-import { parseOrThrow } from "../http/validation.js";
-import { prefixedId } from "../ids.js";
+import type { NewProofFile } from "../../db/schema/proof-files.js";
+import { ApiError } from "../../http/errors.js";
+import { parseOrThrow } from "../../http/validation.js";
+import { prefixedId } from "../../ids.js";
 import { codePointLength, FIELD_TOO_LONG, strictBody } from "./schemas.js";
 
 /** Most proof files in one request. */

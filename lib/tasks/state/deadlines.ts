@@ -13,7 +13,7 @@
  * by the local (Toronto) calendar date; public holidays are not modelled.
  */
 import { DateTime } from "luxon";
-import { SLA } from "../catalog/services.js";
+import { SLA } from "../../catalog/services.js";
 import type { Urgency } from "./schemas.js";
 
 /**
