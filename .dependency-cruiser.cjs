@@ -2,11 +2,11 @@
  * Dependency rules of the service (dependency-cruiser), checked by `npm run deps` inside `npm test`.
  *
  * The layers, lowest first (docs/architecture.md has the diagram and the reasons):
- *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/log-error.ts, lib/catalog, lib/geo, lib/net: storage, settings, ids,
- *             reference data (services, prices, SLA hours, zone, places), outbound-URL safety
+ *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/log-error.ts, lib/geo, lib/net: storage, settings, ids,
+ *             reference data (zone, places), outbound-URL safety
  *   state     the task state layer, lib/tasks/state: transition table, applyTransition/batch, deadlines,
  *             records of payment and execution, the task vocabulary (schemas)
- *   services  domain services: billing, payments, notifications (events, webhooks, mail, stream),
+ *   services  domain services: the service catalog, billing, payments, notifications (events, webhooks, mail, stream),
  *             accounts, keys, auth, pricing, scores, analytics, activity, idempotency, rate limits,
  *             and the public view of a task (lib/tasks/task-view.ts)
  *   workflows the rest of lib/tasks (submit, review, cancel, settle refund, sandbox, reads) and lib/jobs
@@ -45,13 +45,13 @@ const LAYERS = {
     "^lib/errors\\.ts$",
     // Error descriptions for logs (codes, SQL state, never parameter values).
     "^lib/log-error\\.ts$",
-    `^lib/(catalog|geo|net)/${NOT_OPS}`,
+    `^lib/(geo|net)/${NOT_OPS}`,
   ),
   // The task state layer has its own folder, so a service that calls it and is called by a
   // workflow of lib/tasks does not make lib/tasks and that service's folder a folder cycle.
   state: "^lib/tasks/state/",
   services: any(
-    `^lib/(accounts|activity|analytics|auth|billing|events|idempotency|keys|mail|payments|pricing|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
+    `^lib/(accounts|activity|analytics|auth|billing|catalog|events|idempotency|keys|mail|payments|pricing|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
     // The public view of a task, shared by the workflows, e-mail, webhooks and the event stream.
     "^lib/tasks/task-view\\.ts$",
   ),
@@ -102,7 +102,7 @@ module.exports = {
     ),
     onlyDown(
       "base-imports-only-base",
-      "The base layer (db, config, ids, catalog, geo, net) imports nothing above it.",
+      "The base layer (db, config, ids, money, errors, geo, net) imports nothing above it.",
       LAYERS.base,
       LAYERS.base,
       any(OPERATIONS, LAYERS.db),

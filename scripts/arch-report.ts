@@ -21,9 +21,13 @@ import { type CruiseResult, cruise } from "./dependency-graph.js";
 const MAX_LINES = 400;
 const MEASURED_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".cjs", ".html", ".css"]);
 
-/** Top-level lib folder of a path ("lib/tasks/x.ts" → "lib/tasks"), or null outside lib folders. */
+/**
+ * Lib folder of a path ("lib/tasks/x.ts" → "lib/tasks"), or null outside lib folders. The task
+ * state layer, lib/tasks/state, counts as a folder of its own, as in the dependency rules
+ * ("lib/tasks/state/x.ts" → "lib/tasks/state").
+ */
 function libFolder(path: string): string | null {
-  const match = /^lib\/([^/]+)\//.exec(path);
+  const match = /^lib\/(tasks\/state|[^/]+)\//.exec(path);
   return match ? `lib/${match[1]}` : null;
 }
 

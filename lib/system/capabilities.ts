@@ -4,14 +4,14 @@
  * response times, languages, currencies, authentication (with each endpoint's scope,
  * generated from the operation descriptors), features, endpoints, quick start, links.
  */
-import { listServices, PRICING, SLA, typicalEstimateRange } from "../catalog/services.js";
+import { listServices, PRICING, typicalEstimateRange } from "../catalog/services.js";
 import { type Config, getConfig, productionProfile, publicBaseUrl } from "../config.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
 import { API_VERSION } from "../openapi/document.js";
 import { allOperations } from "../openapi/operations.js";
-import { OPERATIONAL_HOURS } from "../tasks/state/deadlines.js";
+import { OPERATIONAL_HOURS, SLA } from "../tasks/state/deadlines.js";
 import type { ServiceType } from "../tasks/state/schemas.js";
 
 /** Builds the manifest for `config`. */
