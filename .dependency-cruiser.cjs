@@ -2,7 +2,7 @@
  * Dependency rules of the service (dependency-cruiser), checked by `npm run deps` inside `npm test`.
  *
  * The layers, lowest first (docs/architecture.md has the diagram and the reasons):
- *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/log-error.ts, lib/geo, lib/net: storage, settings, ids,
+ *   base      lib/db, lib/config.ts (and lib/config/), lib/ids.ts, lib/money.ts, lib/errors.ts, lib/log-error.ts, lib/geo, lib/net: storage, settings, ids,
  *             reference data (zone, places), outbound-URL safety
  *   state     the task state layer, lib/tasks/state: transition table, applyTransition/batch, deadlines,
  *             records of payment and execution, the task vocabulary (schemas)
@@ -38,7 +38,8 @@ const LAYERS = {
   db: "^lib/db/",
   base: any(
     "^lib/db/",
-    "^lib/config\\.ts$",
+    // The configuration: lib/config.ts, the one import path, and its parts in lib/config/.
+    "^lib/config(\\.ts$|/)",
     "^lib/ids\\.ts$",
     // One money module (cents, micro-USDC, rounding) and the domain error type: pure, used by all.
     "^lib/money\\.ts$",
@@ -96,9 +97,9 @@ module.exports = {
     },
     onlyDown(
       "db-imports-no-domain",
-      "lib/db (schema, client) imports only itself, lib/config.ts, lib/ids.ts and lib/log-error.ts: storage knows nothing of the domain.",
+      "lib/db (schema, client) imports only itself, the configuration (lib/config.ts, lib/config/), lib/ids.ts and lib/log-error.ts: storage knows nothing of the domain.",
       LAYERS.db,
-      any(LAYERS.db, "^lib/config\\.ts$", "^lib/ids\\.ts$", "^lib/log-error\\.ts$"),
+      any(LAYERS.db, "^lib/config(\\.ts$|/)", "^lib/ids\\.ts$", "^lib/log-error\\.ts$"),
     ),
     onlyDown(
       "base-imports-only-base",
