@@ -7,10 +7,10 @@
 import { and, eq, gt } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { deliveries } from "../db/schema/index.js";
-import { kickOutbox } from "../events/kick-outbox.js";
 import { ApiError } from "../http/errors.js";
 import type { Caller } from "../keys/authenticate.js";
-import { findWebhookOrThrow } from "./find-webhook.js";
+import { findWebhookOrThrow } from "../webhooks/find-webhook.js";
+import { kickOutbox } from "./kick-outbox.js";
 
 /**
  * @throws ApiError NOT_FOUND (unknown, foreign or deleted webhook; no unexpired dead-letter
