@@ -26,8 +26,8 @@ import { prefixedId } from "../ids.js";
 import { applyDiscount, fromCents, toCents } from "../money.js";
 import { applyTransition, type TransitionResult } from "../tasks/state/apply-transition.js";
 import { executionDeadline } from "../tasks/state/deadlines.js";
-import { accountBalance, isWorse, spendingLevel } from "./balance.js";
-import { emitBillingEvent } from "./events.js";
+import { accountBalance, spendingLevel } from "./balance.js";
+import { emitBillingEvent, emitLowBalanceIfWorse } from "./events.js";
 import { createInvoice } from "./invoices.js";
 
 /** Thrown inside the pay transaction when the funds are short; rolls it back. */
@@ -115,25 +115,15 @@ async function chargeInTx(tx: Tx, accountId: string, task: Task, now: Date): Pro
     description: `${task.serviceType} task ${task.id}`,
     createdAt: now,
   });
-  const afterAvailable = fromCents(toCents(before.available_balance_cad) - toCents(amount));
-  const levelBefore = spendingLevel(account.status, before.available_balance_cad);
-  const levelAfter = spendingLevel(account.status, afterAvailable);
-  if (isWorse(levelAfter, levelBefore)) {
-    await emitBillingEvent(
-      tx,
-      "billing.low_balance",
-      { accountId: account.id, apiKeyId: task.apiKeyId },
-      {
-        agent_id: account.email,
-        available_balance_cad: afterAvailable,
-        spending_level: levelAfter,
-        previous_spending_level: levelBefore,
-        reason: "task_charge",
-        charged_task_id: task.id,
-      },
-      now,
-    );
-  }
+  await emitLowBalanceIfWorse(
+    tx,
+    account,
+    task.apiKeyId,
+    before.available_balance_cad,
+    amount,
+    { reason: "task_charge", charged_task_id: task.id },
+    now,
+  );
   return { accountId: account.id, amountCad: amount, ledgerEntryId, invoiceId };
 }
 

@@ -34,66 +34,86 @@ function security(op: Operation): Json[] | undefined {
   }
 }
 
+/** The error envelope every error response uses (`components.schemas.ErrorEnvelope`). */
+const ERROR_ENVELOPE: Json = {
+  type: "object",
+  required: ["error", "request_id"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message", "details"],
+      properties: {
+        code: { type: "string", enum: ERROR_CODES },
+        message: { type: "string" },
+        field: { type: "string" },
+        details: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              field: { type: "string" },
+              code: { type: "string" },
+              message: { type: "string" },
+            },
+          },
+        },
+      },
+    },
+    request_id: { type: "string", examples: ["req_8f14e45fceea167a5a36"] },
+  },
+};
+
+/** The credentials the operations accept (`components.securitySchemes`). */
+const SECURITY_SCHEMES: Json = {
+  ApiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
+  BearerApiKey: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API key>" },
+  CronSecret: { type: "http", scheme: "bearer", description: "Vercel Cron's CRON_SECRET" },
+  ClientJwt: {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "Authorization: Bearer <jwt> of a client session (POST /api/client-auth?action=login)",
+  },
+};
+
+/** The OpenAPI operation object of `op`; schemas it names go into `components`. */
+function operationItem(op: Operation, components: Json): Json {
+  const item: Json = {
+    operationId: op.id,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: op.tags,
+    security: security(op),
+    "x-auth": op.auth,
+    ...(op.scope ? { "x-required-scope": op.scope } : {}),
+    parameters: parameters(op, components),
+  };
+  const body = op.body ?? op.documentedBody;
+  if (body) {
+    item.requestBody = {
+      required: true,
+      content: { "application/json": { schema: toSchema(body, "input", components) } },
+    };
+  }
+  const responses: Json = {
+    ...successResponses(op, components),
+    ...errorResponses(op, components),
+    ...extraResponses(op, components),
+  };
+  item.responses = Object.fromEntries(Object.entries(responses).sort((a, b) => Number(a[0]) - Number(b[0])));
+  return item;
+}
+
 /** The OpenAPI 3.1 document of every public operation. */
 export function buildOpenApiDocument(operations: Operation[] = allOperations()): Json {
   const components: Json = {};
   const paths: Record<string, Json> = {};
   for (const op of operations) {
     if (op.internal) continue;
-    const item: Json = {
-      operationId: op.id,
-      summary: op.summary,
-      ...(op.description ? { description: op.description } : {}),
-      tags: op.tags,
-      security: security(op),
-      "x-auth": op.auth,
-      ...(op.scope ? { "x-required-scope": op.scope } : {}),
-      parameters: parameters(op, components),
-    };
-    const body = op.body ?? op.documentedBody;
-    if (body) {
-      item.requestBody = {
-        required: true,
-        content: { "application/json": { schema: toSchema(body, "input", components) } },
-      };
-    }
-    const responses: Json = {
-      ...successResponses(op, components),
-      ...errorResponses(op, components),
-      ...extraResponses(op, components),
-    };
-    item.responses = Object.fromEntries(
-      Object.entries(responses).sort((a, b) => Number(a[0]) - Number(b[0])),
-    );
+    const item = operationItem(op, components);
     paths[op.path] = { ...(paths[op.path] ?? {}), [op.method.toLowerCase()]: item };
   }
-  components.ErrorEnvelope = {
-    type: "object",
-    required: ["error", "request_id"],
-    properties: {
-      error: {
-        type: "object",
-        required: ["code", "message", "details"],
-        properties: {
-          code: { type: "string", enum: ERROR_CODES },
-          message: { type: "string" },
-          field: { type: "string" },
-          details: {
-            type: "array",
-            items: {
-              type: "object",
-              properties: {
-                field: { type: "string" },
-                code: { type: "string" },
-                message: { type: "string" },
-              },
-            },
-          },
-        },
-      },
-      request_id: { type: "string", examples: ["req_8f14e45fceea167a5a36"] },
-    },
-  };
+  components.ErrorEnvelope = structuredClone(ERROR_ENVELOPE);
   return {
     openapi: "3.1.0",
     info: {
@@ -109,17 +129,7 @@ export function buildOpenApiDocument(operations: Operation[] = allOperations()):
     paths,
     components: {
       schemas: components,
-      securitySchemes: {
-        ApiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
-        BearerApiKey: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API key>" },
-        CronSecret: { type: "http", scheme: "bearer", description: "Vercel Cron's CRON_SECRET" },
-        ClientJwt: {
-          type: "http",
-          scheme: "bearer",
-          bearerFormat: "JWT",
-          description: "Authorization: Bearer <jwt> of a client session (POST /api/client-auth?action=login)",
-        },
-      },
+      securitySchemes: structuredClone(SECURITY_SCHEMES),
     },
   };
 }

@@ -6,7 +6,7 @@
 import { asc, eq } from "drizzle-orm";
 import { publicBaseUrl } from "../config.js";
 import { getDb } from "../db/client.js";
-import type { EventType, TaskStatus } from "../db/schema/enums.js";
+import { type EventType, TASK_STATUSES, type TaskStatus } from "../db/schema/enums.js";
 import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
 import { formatUsdc } from "../money.js";
@@ -46,15 +46,12 @@ export function retryAfterSeconds(task: Pick<Task, "status" | "sandbox">): numbe
   return isTerminal(task.status) ? null : nextPollSeconds(task);
 }
 
-const SHOW_PAYMENT: TaskStatus[] = [
-  "accepted_pending_payment",
-  "counter_offered",
-  "paid",
-  "dispatched",
-  "on_site",
-  "completed",
-  "failed",
-];
+/**
+ * Statuses whose view shows the payment block: every status from approval on, but those that
+ * end a task unpaid (a cancelled task shows it only when it was paid).
+ */
+const NO_PAYMENT: readonly TaskStatus[] = ["received", "rejected", "payment_expired", "cancelled"];
+const SHOW_PAYMENT = TASK_STATUSES.filter((s) => !NO_PAYMENT.includes(s));
 
 function recommendedAction(task: Task): string {
   const usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
