@@ -10,6 +10,7 @@ import type { InvoiceKind } from "../db/schema/enums.js";
 import { type ClientAccount, type InvoiceLine, invoices } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import { prefixedId } from "../ids.js";
+import { type PostalAddress, postalAddress } from "./postal-address.js";
 
 /** Writes an invoice in `tx`; `amountCad` is its positive total. Returns its id. */
 export async function createInvoice(
@@ -51,13 +52,7 @@ export interface InvoiceView {
     name: string;
     company_name: string | null;
     email: string;
-    address: {
-      line1: string | null;
-      line2: string | null;
-      city: string | null;
-      province: string;
-      postal_code: string | null;
-    };
+    address: PostalAddress;
   };
 }
 
@@ -92,13 +87,7 @@ export async function getInvoiceOrThrow(
       name: account.contactName,
       company_name: account.companyName,
       email: account.email,
-      address: {
-        line1: account.addressLine1,
-        line2: account.addressLine2,
-        city: account.city,
-        province: account.province,
-        postal_code: account.postalCode,
-      },
+      address: postalAddress(account),
     },
   };
 }
