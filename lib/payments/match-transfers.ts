@@ -75,19 +75,21 @@ const wholeSecond = (time: Date): number => Math.floor(time.getTime() / 1000) * 
 const sentBeforeAssignment = (task: TaskRef, block: BlockRef | undefined): boolean =>
   task.assignedAt !== null && block !== undefined && block.time.getTime() < wholeSecond(task.assignedAt);
 
+/** The columns of a {@link TaskRef} but its amount (read from the task or from the assignment). */
+const TASK_REF_COLUMNS = {
+  id: tasks.id,
+  status: tasks.status,
+  expiresAt: tasks.paymentExpiresAt,
+  assignedAt: paymentAmounts.assignedAt,
+};
+
 /** Tasks (non-sandbox) with one of `amounts`, in the open statuses or outside them. */
 async function tasksByAmount(amounts: bigint[], open: boolean): Promise<Map<bigint, TaskRef>> {
   const db = await getDb();
   const found = new Map<bigint, TaskRef>();
   for (const part of chunks(amounts, 10_000)) {
     const rows = await db
-      .select({
-        id: tasks.id,
-        amount: tasks.paymentUsdcMicro,
-        status: tasks.status,
-        expiresAt: tasks.paymentExpiresAt,
-        assignedAt: paymentAmounts.assignedAt,
-      })
+      .select({ ...TASK_REF_COLUMNS, amount: tasks.paymentUsdcMicro })
       .from(tasks)
       .leftJoin(paymentAmounts, eq(paymentAmounts.taskId, tasks.id))
       .where(
@@ -115,13 +117,7 @@ async function holdersByAmount(amounts: bigint[]): Promise<Map<bigint, TaskRef[]
   const found = new Map<bigint, TaskRef[]>();
   for (const part of chunks(amounts, 10_000)) {
     const rows = await db
-      .select({
-        id: tasks.id,
-        amount: paymentAmounts.amountMicro,
-        status: tasks.status,
-        expiresAt: tasks.paymentExpiresAt,
-        assignedAt: paymentAmounts.assignedAt,
-      })
+      .select({ ...TASK_REF_COLUMNS, amount: paymentAmounts.amountMicro })
       .from(paymentAmounts)
       .innerJoin(tasks, eq(tasks.id, paymentAmounts.taskId))
       .where(sql`${paymentAmounts.amountMicro} in ${jsonList(part, "bigint")}`)
