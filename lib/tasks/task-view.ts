@@ -122,6 +122,54 @@ export async function taskHistory(taskId: string): Promise<TaskHistoryEntry[]> {
     .orderBy(asc(taskEvents.seq));
 }
 
+/** The `refund` block of a task whose refund was requested (amounts in CAD). */
+function refundView(task: Task): Record<string, unknown> {
+  return {
+    status: task.refundStatus,
+    amount_cad: task.refundAmountCad,
+    settled_at: task.refundSettledAt?.toISOString() ?? null,
+    tx_hash: task.refundTxHash,
+    note: task.refundNote,
+  };
+}
+
+/**
+ * The `payment` block of a task: method, amount in CAD (counter-offer, price or estimate),
+ * `payment_usdc` (decimal string), the networks it may be paid on (none for an account),
+ * the rate and the payment's time and transaction.
+ */
+function paymentView(task: Task): Record<string, unknown> {
+  return {
+    method: task.paymentMethod,
+    amount_cad: task.counterOfferAmount ?? task.priceCad ?? task.estimateCad,
+    payment_usdc: task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro),
+    networks: task.paymentMethod === "account" ? [] : paymentNetworks(),
+    exchange_rate: task.exchangeRate,
+    rate_source: task.rateSource,
+    expires_at: task.paymentExpiresAt?.toISOString() ?? null,
+    paid_at: task.paidAt?.toISOString() ?? null,
+    network: task.paymentNetwork,
+    tx_hash: task.paymentTxHash,
+  };
+}
+
+/** The proof files of task `taskId` in upload order, content base64-encoded. */
+async function proofFilesView(
+  taskId: string,
+): Promise<{ filename: string; type: string; content: string }[]> {
+  const db = await getDb();
+  const files = await db
+    .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
+    .from(proofFiles)
+    .where(eq(proofFiles.taskId, taskId))
+    .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
+  return files.map((f) => ({
+    filename: f.filename,
+    type: f.type,
+    content: Buffer.from(f.content).toString("base64"),
+  }));
+}
+
 /**
  * Builds the status response of `task` for `viewer`. `history` is the task's
  * {@link taskHistory} when the caller read it already (with the task, in one query);
@@ -158,44 +206,14 @@ export async function taskStatusView(
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
   };
-  if (task.refundStatus !== "none") {
-    view.refund = {
-      status: task.refundStatus,
-      amount_cad: task.refundAmountCad,
-      settled_at: task.refundSettledAt?.toISOString() ?? null,
-      tx_hash: task.refundTxHash,
-      note: task.refundNote,
-    };
-  }
-  const usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
+  if (task.refundStatus !== "none") view.refund = refundView(task);
   if (SHOW_PAYMENT.includes(task.status) || (task.status === "cancelled" && task.paidAt)) {
-    view.payment = {
-      method: task.paymentMethod,
-      amount_cad: task.counterOfferAmount ?? task.priceCad ?? task.estimateCad,
-      payment_usdc: usdc,
-      networks: task.paymentMethod === "account" ? [] : paymentNetworks(),
-      exchange_rate: task.exchangeRate,
-      rate_source: task.rateSource,
-      expires_at: task.paymentExpiresAt?.toISOString() ?? null,
-      paid_at: task.paidAt?.toISOString() ?? null,
-      network: task.paymentNetwork,
-      tx_hash: task.paymentTxHash,
-    };
-    view.payment_usdc = usdc;
+    view.payment = paymentView(task);
+    view.payment_usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
   }
   if (task.status === "counter_offered") view.counter_offer_amount = task.counterOfferAmount;
   if (task.status === "completed") {
-    const db = await getDb();
-    const files = await db
-      .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
-      .from(proofFiles)
-      .where(eq(proofFiles.taskId, task.id))
-      .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
-    view.proof_files_data = files.map((f) => ({
-      filename: f.filename,
-      type: f.type,
-      content: Buffer.from(f.content).toString("base64"),
-    }));
+    view.proof_files_data = await proofFilesView(task.id);
     view.operator_notes = task.operatorNotes;
     view.completed_at = task.completedAt?.toISOString() ?? null;
   }
