@@ -26,8 +26,8 @@ import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { toCents } from "../money.js";
 import { type AccountView, accountView } from "./account-view.js";
-import { findAccountByEmail, findAccountById, lockAccount } from "./find-account.js";
 import type { AccountAdminBody } from "./schemas.js";
+import { findAccountByEmail, findAccountById, lockAccount } from "./store/find-account.js";
 
 /** Result of an admin operation. */
 export interface AccountAdminResult {

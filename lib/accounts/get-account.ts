@@ -17,8 +17,8 @@ import { ApiError } from "../http/errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { type AccountView, accountView } from "./account-view.js";
 import { accountDashboard, type Dashboard } from "./dashboard.js";
-import { getAccountByEmailOrThrow, getAccountForKeyOrThrow } from "./find-account.js";
 import type { GetAccountQuery } from "./schemas.js";
+import { getAccountByEmailOrThrow, getAccountForKeyOrThrow } from "./store/find-account.js";
 
 /** The response. */
 export interface AccountResponse {

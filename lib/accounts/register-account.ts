@@ -29,8 +29,8 @@ import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { type AccountView, accountView } from "./account-view.js";
-import { findAccountByEmail } from "./find-account.js";
 import type { CreateAccountBody } from "./schemas.js";
+import { findAccountByEmail } from "./store/find-account.js";
 
 const WEB_REQUIRED = [
   "email",

@@ -21,8 +21,7 @@
  * counter also counts the verification e-mails registrations send (lib/accounts/register-account.ts).
  */
 import { and, eq } from "drizzle-orm";
-import { findAccountByEmail } from "../accounts/find-account.js";
-import { passwordSchema } from "../accounts/schemas.js";
+import { findAccountByEmail } from "../accounts/store/find-account.js";
 import { getDb } from "../db/client.js";
 import { authTokens, clientAccounts } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
@@ -32,7 +31,7 @@ import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { queueResetEmail } from "./account-emails.js";
 import { CLIENT_JWT_TTL_SECONDS } from "./jwt.js";
 import { issueToken, redeemToken, revokeTokens } from "./one-time-tokens.js";
-import { hashPassword, verifyPassword } from "./passwords.js";
+import { hashPassword, passwordSchema, verifyPassword } from "./passwords.js";
 import type { ClientAuthAction, ClientAuthBody } from "./schemas.js";
 import { type ClientPrincipal, openSession, revokeAccountSessions, revokeSession } from "./sessions.js";
 

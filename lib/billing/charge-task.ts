@@ -19,7 +19,7 @@
  *   consumed by the charge (its hold is released into the charge).
  */
 import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
-import { findAccountForKey, lockAccount } from "../accounts/find-account.js";
+import { findAccountForKey, lockAccount } from "../accounts/store/find-account.js";
 import type { Tx } from "../db/client.js";
 import { ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";

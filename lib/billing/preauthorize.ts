@@ -7,7 +7,7 @@
  * suggestions) when the account is not active or the funds are short; a denial emits
  * `billing.payment_required`, a grant that lowers the spending level `billing.low_balance`.
  */
-import { lockAccount } from "../accounts/find-account.js";
+import { lockAccount } from "../accounts/store/find-account.js";
 import { getDb } from "../db/client.js";
 import { preauthorizations } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";

@@ -6,7 +6,7 @@
  * caller's typed contact e-mail grants nothing. An admin sees any account.
  */
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
-import { findAccountForKey, getAccountByEmailOrThrow } from "../accounts/find-account.js";
+import { findAccountForKey, getAccountByEmailOrThrow } from "../accounts/store/find-account.js";
 import { getDb } from "../db/client.js";
 import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";

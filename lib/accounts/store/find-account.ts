@@ -1,8 +1,8 @@
 /** Lookups of prepaid client accounts (by id, e-mail, or an API key linked to the account). */
 import { eq } from "drizzle-orm";
-import { type Db, getDb, type Tx } from "../db/client.js";
-import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
-import { ApiError } from "../http/errors.js";
+import { type Db, getDb, type Tx } from "../../db/client.js";
+import { apiKeys, type ClientAccount, clientAccounts } from "../../db/schema/index.js";
+import { ApiError } from "../../http/errors.js";
 
 /** The account with e-mail `email` (case-insensitive), or undefined. */
 export async function findAccountByEmail(email: string, db?: Db | Tx): Promise<ClientAccount | undefined> {
