@@ -2,11 +2,11 @@
  * Dependency rules of the service (dependency-cruiser), checked by `npm run deps` inside `npm test`.
  *
  * The layers, lowest first (docs/architecture.md has the diagram and the reasons):
- *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/validation.ts, lib/log-error.ts, lib/catalog, lib/geo, lib/net: storage, settings, ids,
- *             reference data (services, prices, SLA hours, zone, places), outbound-URL safety
- *   state     the task state layer in lib/tasks: transition table, applyTransition/batch, deadlines,
+ *   base      lib/db, lib/config.ts (and lib/config/), lib/ids.ts, lib/money.ts, lib/errors.ts, lib/validation.ts, lib/log-error.ts, lib/taxes.ts, lib/geo, lib/net: storage, settings, ids,
+ *             reference data (zone, places, tax rates), outbound-URL safety
+ *   state     the task state layer, lib/tasks/state: transition table, applyTransition/batch, deadlines,
  *             records of payment and execution, the task vocabulary (schemas)
- *   services  domain services: billing, payments, notifications (events, webhooks, mail, stream),
+ *   services  domain services: the service catalog, billing, payments, notifications (events, webhooks, mail, stream),
  *             accounts, keys, auth, pricing, scores, analytics, activity, idempotency, rate limits,
  *             and the public view of a task (lib/tasks/task-view.ts)
  *   workflows the rest of lib/tasks (submit, review, cancel, settle refund, sandbox, reads) and lib/jobs
@@ -32,26 +32,6 @@ const any = (...patterns) => `(${patterns.join("|")})`;
 /** The descriptor files of every domain folder belong to the adapters. */
 const OPERATIONS = "^lib/[^/]+/operations\\.ts$";
 
-/**
- * The task state layer: the files of lib/tasks the workflows, billing, payments and notifications
- * build on. Their target place is the folder lib/tasks/state/ (already in the layer): while they
- * share lib/tasks with the workflows, a service that imports one of them and is imported by a
- * workflow makes lib/tasks and that service's folder a folder cycle.
- */
-const STATE_FILES = [
-  "transitions",
-  "apply-transition",
-  "amount-reservations",
-  "deadlines",
-  "record-payment",
-  "execute-task",
-  "insert-task",
-  "proof-files",
-  "schemas",
-  "view-schemas",
-  "admin-schemas",
-];
-
 /** After a folder: any file of it but its operations.ts (which is an adapter). */
 const NOT_OPS = "(?!operations\\.ts$)";
 
@@ -59,7 +39,8 @@ const LAYERS = {
   db: "^lib/db/",
   base: any(
     "^lib/db/",
-    "^lib/config\\.ts$",
+    // The configuration: lib/config.ts, the one import path, and its parts in lib/config/.
+    "^lib/config(\\.ts$|/)",
     "^lib/ids\\.ts$",
     // One money module (cents, micro-USDC, rounding) and the domain error type: pure, used by all.
     "^lib/money\\.ts$",
@@ -70,11 +51,13 @@ const LAYERS = {
     "^lib/validation\\.ts$",
     // Error descriptions for logs (codes, SQL state, never parameter values).
     "^lib/log-error\\.ts$",
-    `^lib/(catalog|geo|net)/${NOT_OPS}`,
+    `^lib/(geo|net)/${NOT_OPS}`,
   ),
-  state: `^lib/tasks/(state/|(${STATE_FILES.join("|")})\\.ts$)`,
+  // The task state layer has its own folder, so a service that calls it and is called by a
+  // workflow of lib/tasks does not make lib/tasks and that service's folder a folder cycle.
+  state: "^lib/tasks/state/",
   services: any(
-    `^lib/(accounts|activity|analytics|auth|billing|events|idempotency|keys|mail|payments|pricing|privacy|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
+    `^lib/(accounts|activity|analytics|auth|billing|catalog|events|idempotency|keys|mail|payments|pricing|privacy|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
     // The public view of a task, shared by the workflows, e-mail, webhooks and the event stream.
     "^lib/tasks/task-view\\.ts$",
   ),
@@ -121,13 +104,13 @@ module.exports = {
     },
     onlyDown(
       "db-imports-no-domain",
-      "lib/db (schema, client) imports only itself, lib/config.ts, lib/ids.ts and lib/log-error.ts: storage knows nothing of the domain.",
+      "lib/db (schema, client) imports only itself, the configuration (lib/config.ts, lib/config/), lib/ids.ts and lib/log-error.ts: storage knows nothing of the domain.",
       LAYERS.db,
-      any(LAYERS.db, "^lib/config\\.ts$", "^lib/ids\\.ts$", "^lib/log-error\\.ts$"),
+      any(LAYERS.db, "^lib/config(\\.ts$|/)", "^lib/ids\\.ts$", "^lib/log-error\\.ts$"),
     ),
     onlyDown(
       "base-imports-only-base",
-      "The base layer (db, config, ids, catalog, geo, net) imports nothing above it.",
+      "The base layer (db, config, ids, money, errors, geo, net) imports nothing above it.",
       LAYERS.base,
       LAYERS.base,
       any(OPERATIONS, LAYERS.db),

@@ -1,7 +1,7 @@
 /** POST /api/task-payment — record a payment received out of band (admin). */
 import { endpoint, route } from "../lib/http/handler.js";
 import { recordPaymentOperation } from "../lib/tasks/operations.js";
-import { recordOutOfBandPayment } from "../lib/tasks/record-payment.js";
+import { recordOutOfBandPayment } from "../lib/tasks/state/record-payment.js";
 import { taskStatusView } from "../lib/tasks/task-view.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({

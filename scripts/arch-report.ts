@@ -21,8 +21,20 @@ import { type CruiseResult, cruise } from "./dependency-graph.js";
 const MAX_LINES = 400;
 const MEASURED_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".cjs", ".html", ".css"]);
 
-/** Top-level lib folder of a path ("lib/tasks/x.ts" → "lib/tasks"), or null outside lib folders. */
+/**
+ * Subfolders that count as folders of their own, as in the dependency rules (which see every
+ * folder apart): the task state layer under the task workflows, and the account store (the
+ * account lookups billing and auth build on) under the account services.
+ */
+const OWN_FOLDERS = ["tasks/state", "accounts/store"];
+
+/**
+ * Lib folder of a path ("lib/tasks/x.ts" → "lib/tasks"; "lib/tasks/state/x.ts" →
+ * "lib/tasks/state", see {@link OWN_FOLDERS}), or null outside lib folders.
+ */
 function libFolder(path: string): string | null {
+  const own = OWN_FOLDERS.find((f) => path.startsWith(`lib/${f}/`));
+  if (own) return `lib/${own}`;
   const match = /^lib\/([^/]+)\//.exec(path);
   return match ? `lib/${match[1]}` : null;
 }

@@ -1,5 +1,6 @@
 /** The `account` object of the client-account responses (spec "Prepaid client account"). */
 import { accountBalance, type SpendingLevel, spendingLevel } from "../billing/balance.js";
+import { type PostalAddress, postalAddress } from "../billing/postal-address.js";
 import type { Db, Tx } from "../db/client.js";
 import type { ClientAccount } from "../db/schema/index.js";
 
@@ -12,13 +13,7 @@ export interface AccountView {
   email_verified: boolean;
   company_name: string | null;
   phone: string | null;
-  address: {
-    line1: string | null;
-    line2: string | null;
-    city: string | null;
-    province: string;
-    postal_code: string | null;
-  };
+  address: PostalAddress;
   lang: "fr" | "en";
   status: ClientAccount["status"];
   balance_cad: number;
@@ -43,13 +38,7 @@ export async function accountView(account: ClientAccount, db?: Db | Tx): Promise
     email_verified: account.emailVerifiedAt !== null,
     company_name: account.companyName,
     phone: account.phone,
-    address: {
-      line1: account.addressLine1,
-      line2: account.addressLine2,
-      city: account.city,
-      province: account.province,
-      postal_code: account.postalCode,
-    },
+    address: postalAddress(account),
     lang: account.lang,
     status: account.status,
     ...balance,

@@ -16,7 +16,6 @@
  * - `set_discount` (`discount_percent` 0 to 100): applies to later charges.
  */
 import { eq } from "drizzle-orm";
-import { findAccountByEmail, findAccountById, lockAccount } from "../billing/account-records.js";
 import { accountBalance } from "../billing/balance.js";
 import { createInvoice } from "../billing/invoices.js";
 import { getDb, type Tx } from "../db/client.js";
@@ -28,6 +27,7 @@ import type { Caller } from "../keys/authenticate.js";
 import { toCents } from "../money.js";
 import { type AccountView, accountView } from "./account-view.js";
 import type { AccountAdminBody } from "./schemas.js";
+import { findAccountByEmail, findAccountById, lockAccount } from "./store/find-account.js";
 
 /** Result of an admin operation. */
 export interface AccountAdminResult {

@@ -24,17 +24,16 @@ import { and, eq } from "drizzle-orm";
 import { queueResetEmail } from "../auth/account-emails.js";
 import { CLIENT_JWT_TTL_SECONDS } from "../auth/jwt.js";
 import { issueToken, redeemToken, revokeTokens } from "../auth/one-time-tokens.js";
-import { hashPassword, verifyPassword } from "../auth/passwords.js";
+import { hashPassword, passwordSchema, verifyPassword } from "../auth/passwords.js";
 import type { ClientAuthAction, ClientAuthBody } from "../auth/schemas.js";
 import { type ClientPrincipal, openSession, revokeAccountSessions, revokeSession } from "../auth/sessions.js";
-import { findAccountByEmail } from "../billing/account-records.js";
 import { getDb } from "../db/client.js";
 import { authTokens, clientAccounts } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { parseOrThrow } from "../validation.js";
-import { passwordSchema } from "./schemas.js";
+import { findAccountByEmail } from "./store/find-account.js";
 
 /** The response of every action. */
 export interface ClientAuthResponse {

@@ -11,7 +11,6 @@
  * - neither: 401 (raised by the wrapper).
  */
 import type { ClientPrincipal } from "../auth/sessions.js";
-import { getAccountByEmailOrThrow, getAccountForKeyOrThrow } from "../billing/account-records.js";
 import { getInvoiceOrThrow, type InvoiceView } from "../billing/invoices.js";
 import type { ClientAccount } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -19,6 +18,7 @@ import type { Caller } from "../keys/authenticate.js";
 import { type AccountView, accountView } from "./account-view.js";
 import { accountDashboard, type Dashboard } from "./dashboard.js";
 import type { GetAccountQuery } from "./schemas.js";
+import { getAccountByEmailOrThrow, getAccountForKeyOrThrow } from "./store/find-account.js";
 
 /** The response. */
 export interface AccountResponse {

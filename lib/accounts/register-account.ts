@@ -22,7 +22,6 @@ import { queueVerificationEmail } from "../auth/account-emails.js";
 import { issueToken } from "../auth/one-time-tokens.js";
 import { hashPassword } from "../auth/passwords.js";
 import { verifyTurnstile } from "../auth/turnstile.js";
-import { findAccountByEmail } from "../billing/account-records.js";
 import { getDb, type Tx } from "../db/client.js";
 import { apiKeys, clientAccounts, emails, invoices, ledgerEntries } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -31,6 +30,7 @@ import type { Caller } from "../keys/authenticate.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
 import { type AccountView, accountView } from "./account-view.js";
 import type { CreateAccountBody } from "./schemas.js";
+import { findAccountByEmail } from "./store/find-account.js";
 
 const WEB_REQUIRED = [
   "email",

@@ -1,6 +1,6 @@
 /** Zod schemas of /api/client-account and /api/account-admin (spec "Client accounts"). */
 import { z } from "zod";
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from "../auth/passwords.js";
+import { passwordSchema } from "../auth/passwords.js";
 import { LANGS } from "../db/schema/enums.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
@@ -21,15 +21,6 @@ export const PROVINCES = [
   "SK",
   "YT",
 ] as const;
-
-/** A client password: 8 characters to 72 UTF-8 bytes (bcrypt's limit). */
-export const passwordSchema = z
-  .string()
-  .min(PASSWORD_MIN_LENGTH)
-  .refine((v) => Buffer.byteLength(v, "utf8") <= PASSWORD_MAX_BYTES, {
-    error: `must be at most ${PASSWORD_MAX_BYTES} bytes`,
-  })
-  .meta({ description: `At least ${PASSWORD_MIN_LENGTH} characters, at most ${PASSWORD_MAX_BYTES} bytes.` });
 
 const email = z
   .email()

@@ -11,9 +11,8 @@
 import { and, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
-import { activityLog, alerts, emails } from "../db/schema/index.js";
+import { activityLog, alerts, emails, type NewActivityLogEntry } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
-import type { ActivityEntry } from "./record-activity.js";
 
 /** Trailing window of the baseline, hours. */
 export const BASELINE_HOURS = 24;
@@ -23,7 +22,7 @@ const lastChecked = new Map<string, number>();
 type Subject = { kind: "api_key" | "org"; id: string };
 
 /** Subjects of `batch` due for a check now. */
-function dueSubjects(batch: ActivityEntry[], now: number): Subject[] {
+function dueSubjects(batch: NewActivityLogEntry[], now: number): Subject[] {
   const out = new Map<string, Subject>();
   for (const e of batch) {
     if (e.apiKeyId) out.set(`api_key:${e.apiKeyId}`, { kind: "api_key", id: e.apiKeyId });
@@ -38,7 +37,7 @@ function dueSubjects(batch: ActivityEntry[], now: number): Subject[] {
 }
 
 /** Checks the subjects of `batch`; returns the alerts raised. */
-export async function checkVolumeAlerts(batch: ActivityEntry[], now = new Date()): Promise<string[]> {
+export async function checkVolumeAlerts(batch: NewActivityLogEntry[], now = new Date()): Promise<string[]> {
   const raised: string[] = [];
   for (const subject of dueSubjects(batch, now.getTime())) {
     const id = await checkSubject(subject, now);

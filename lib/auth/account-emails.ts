@@ -33,6 +33,28 @@ function codeDedupeKey(kind: string, token: string, accountId: string): string {
 }
 
 /**
+ * Queues in `tx` a message to `account` that carries the one-time code `token`, de-duplicated by
+ * `kind`, the code (by a hash prefix) and the account.
+ */
+async function queueCodeEmail(
+  tx: Tx,
+  account: Recipient,
+  token: string,
+  message: { kind: string; template: string; subject: string; textBody: string },
+): Promise<void> {
+  await tx.insert(emails).values({
+    id: prefixedId("em"),
+    toAddress: account.email,
+    subject: message.subject,
+    textBody: message.textBody,
+    template: message.template,
+    lang: account.lang,
+    accountId: account.id,
+    dedupeKey: codeDedupeKey(message.kind, token, account.id),
+  });
+}
+
+/**
  * Queues the e-mail-verification message carrying `token` (valid until `expiresAt`). When the account
  * was opened with an API key (`openedWithKey`: the key's last 4 characters), the message names that
  * key and says that verifying does not link it, so a stranger's key never gains access to the account
@@ -69,15 +91,11 @@ export async function queueVerificationEmail(
     : `Hello,\n\n${keyNote}Confirm your e-mail address by opening this link (valid until ${expiresAt.toISOString()}):\n\n${link}\n\n` +
       `or with this code:\n\n${token}\n\n` +
       `Programs: send it to ${base}/api/client-auth?action=verify-email as {"token": "${token}"}\n\n${notYou}${getConfig().OPERATOR_NAME}`;
-  await tx.insert(emails).values({
-    id: prefixedId("em"),
-    toAddress: account.email,
+  await queueCodeEmail(tx, account, token, {
+    kind: "verify-email",
+    template: "account-verify-email",
     subject: fr ? "Confirmez votre adresse courriel" : "Confirm your e-mail address",
     textBody,
-    template: "account-verify-email",
-    lang: account.lang,
-    accountId: account.id,
-    dedupeKey: codeDedupeKey("verify-email", token, account.id),
   });
 }
 
@@ -98,14 +116,10 @@ export async function queueResetEmail(tx: Tx, account: Recipient, token: string,
       `or with this code:\n\n${token}\n\n` +
       `Programs: send it with the new password to ${base}/api/client-auth?action=reset-confirm as {"token": "${token}", "password": "..."}\n\n` +
       `If you did not ask for this, ignore this message.\n\n${getConfig().OPERATOR_NAME}`;
-  await tx.insert(emails).values({
-    id: prefixedId("em"),
-    toAddress: account.email,
+  await queueCodeEmail(tx, account, token, {
+    kind: "reset-password",
+    template: "account-password-reset",
     subject: fr ? "Réinitialisation du mot de passe" : "Reset your password",
     textBody,
-    template: "account-password-reset",
-    lang: account.lang,
-    accountId: account.id,
-    dedupeKey: codeDedupeKey("reset-password", token, account.id),
   });
 }

@@ -4,12 +4,22 @@
  * passwords are refused at validation rather than silently truncated.
  */
 import bcrypt from "bcryptjs";
+import { z } from "zod";
 import { getConfig } from "../config.js";
 
 /** Shortest accepted password, characters (spec "Limits"). */
 export const PASSWORD_MIN_LENGTH = 8;
 /** Longest accepted password, UTF-8 bytes (bcrypt's input limit). */
 export const PASSWORD_MAX_BYTES = 72;
+
+/** A client password: 8 characters to 72 UTF-8 bytes (bcrypt's limit). */
+export const passwordSchema = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH)
+  .refine((v) => Buffer.byteLength(v, "utf8") <= PASSWORD_MAX_BYTES, {
+    error: `must be at most ${PASSWORD_MAX_BYTES} bytes`,
+  })
+  .meta({ description: `At least ${PASSWORD_MIN_LENGTH} characters, at most ${PASSWORD_MAX_BYTES} bytes.` });
 
 /** A bcrypt hash (`$2b$…`) of `password` at the configured cost. */
 export async function hashPassword(password: string): Promise<string> {

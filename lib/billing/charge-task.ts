@@ -19,17 +19,17 @@
  *   consumed by the charge (its hold is released into the charge).
  */
 import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
+import { findAccountForKey, lockAccount } from "../accounts/store/find-account.js";
 import { getConfig } from "../config.js";
 import type { Tx } from "../db/client.js";
 import { invoices, ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
 import { applyDiscount, fromCents, toCents } from "../money.js";
-import { applyTransition, type TransitionResult } from "../tasks/apply-transition.js";
-import { executionDeadline } from "../tasks/deadlines.js";
+import { applyTransition, type TransitionResult } from "../tasks/state/apply-transition.js";
+import { executionDeadline } from "../tasks/state/deadlines.js";
 import { reverseTaxes, taxesOn } from "../taxes.js";
-import { findAccountForKey, lockAccount } from "./account-records.js";
-import { accountBalance, isWorse, spendingLevel } from "./balance.js";
-import { emitBillingEvent } from "./events.js";
+import { accountBalance, spendingLevel } from "./balance.js";
+import { emitBillingEvent, emitLowBalanceIfWorse } from "./events.js";
 import { createInvoice } from "./invoices.js";
 
 /** Thrown inside the pay transaction when the funds are short; rolls it back. */
@@ -120,25 +120,15 @@ async function chargeInTx(tx: Tx, accountId: string, task: Task, now: Date): Pro
     description: `${task.serviceType} task ${task.id}`,
     createdAt: now,
   });
-  const afterAvailable = fromCents(toCents(before.available_balance_cad) - toCents(amount));
-  const levelBefore = spendingLevel(account.status, before.available_balance_cad);
-  const levelAfter = spendingLevel(account.status, afterAvailable);
-  if (isWorse(levelAfter, levelBefore)) {
-    await emitBillingEvent(
-      tx,
-      "billing.low_balance",
-      { accountId: account.id, apiKeyId: task.apiKeyId },
-      {
-        agent_id: account.email,
-        available_balance_cad: afterAvailable,
-        spending_level: levelAfter,
-        previous_spending_level: levelBefore,
-        reason: "task_charge",
-        charged_task_id: task.id,
-      },
-      now,
-    );
-  }
+  await emitLowBalanceIfWorse(
+    tx,
+    account,
+    task.apiKeyId,
+    before.available_balance_cad,
+    amount,
+    { reason: "task_charge", charged_task_id: task.id },
+    now,
+  );
   return { accountId: account.id, amountCad: amount, ledgerEntryId, invoiceId };
 }
 

@@ -14,6 +14,7 @@ import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import { fromCents } from "../money.js";
 import { quebecDate, rateAt, type TaxCents } from "../taxes.js";
+import { type PostalAddress, postalAddress } from "./postal-address.js";
 
 /**
  * The next invoice number of `at`'s year (Quebec time) in `tx`: `YYYY-NNNNNN`, counting from 1.
@@ -103,13 +104,7 @@ export interface InvoiceView {
     name: string;
     company_name: string | null;
     email: string;
-    address: {
-      line1: string | null;
-      line2: string | null;
-      city: string | null;
-      province: string;
-      postal_code: string | null;
-    };
+    address: PostalAddress;
   };
 }
 
@@ -175,13 +170,7 @@ export async function getInvoiceOrThrow(
       name: account.contactName,
       company_name: account.companyName,
       email: account.email,
-      address: {
-        line1: account.addressLine1,
-        line2: account.addressLine2,
-        city: account.city,
-        province: account.province,
-        postal_code: account.postalCode,
-      },
+      address: postalAddress(account),
     },
   };
 }

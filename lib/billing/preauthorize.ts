@@ -7,16 +7,15 @@
  * suggestions) when the account is not active or the funds are short; a denial emits
  * `billing.payment_required`, a grant that lowers the spending level `billing.low_balance`.
  */
-
+import { lockAccount } from "../accounts/store/find-account.js";
 import { getDb } from "../db/client.js";
 import { preauthorizations } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { fromCents, toCents } from "../money.js";
-import { lockAccount } from "./account-records.js";
-import { accountBalance, isWorse, type SpendingLevel, spendingLevel } from "./balance.js";
-import { emitBillingEvent } from "./events.js";
+import { accountBalance, type SpendingLevel, spendingLevel } from "./balance.js";
+import { emitBillingEvent, emitLowBalanceIfWorse } from "./events.js";
 import { resolveBillingAccount } from "./resolve-agent.js";
 
 /** Validity of a pre-authorization, seconds (spec "Limits": 5 minutes). */
@@ -94,31 +93,22 @@ export async function preAuthorize(
       validUntil,
       createdAt: now,
     });
-    const available = fromCents(toCents(before.available_balance_cad) - toCents(maxCostCad));
-    const levelAfter = spendingLevel(account.status, available);
-    if (isWorse(levelAfter, levelBefore)) {
-      await emitBillingEvent(
-        tx,
-        "billing.low_balance",
-        { accountId: account.id, apiKeyId: caller.keyId },
-        {
-          agent_id: account.email,
-          available_balance_cad: available,
-          spending_level: levelAfter,
-          previous_spending_level: levelBefore,
-          reason: "pre_authorization",
-          preauthorization_id: id,
-        },
-        now,
-      );
-    }
+    const after = await emitLowBalanceIfWorse(
+      tx,
+      account,
+      caller.keyId,
+      before.available_balance_cad,
+      maxCostCad,
+      { reason: "pre_authorization", preauthorization_id: id },
+      now,
+    );
     const granted: PreauthorizationGranted = {
       authorized: true,
       preauthorization_id: id,
       agent_id: agentId,
       max_cost_cad: maxCostCad,
-      available_balance_cad: available,
-      spending_level: levelAfter,
+      available_balance_cad: after.availableCad,
+      spending_level: after.level,
       valid_until: validUntil.toISOString(),
     };
     return { granted };

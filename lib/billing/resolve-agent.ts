@@ -6,11 +6,11 @@
  * caller's typed contact e-mail grants nothing. An admin sees any account.
  */
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { findAccountForKey, getAccountByEmailOrThrow } from "../accounts/store/find-account.js";
 import { getDb } from "../db/client.js";
 import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
-import { findAccountForKey, getAccountByEmailOrThrow } from "./account-records.js";
 
 /**
  * The account `agentId` names, as seen by `caller`.

@@ -9,7 +9,7 @@
  * anything else is a validation error. Unknown query parameters are ignored (stripped).
  */
 import { z } from "zod";
-import { SERVICE_TYPES } from "../tasks/schemas.js";
+import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 
 /** Longest `id` query value accepted before the catalog lookup. */
 export const SERVICE_ID_QUERY_MAX = 20;

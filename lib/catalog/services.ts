@@ -3,19 +3,21 @@
  *
  * Rule source: docs/api-conventions.md "Service catalog entry" (five services, their hours,
  * estimate ranges and after-dispatch cancellation terms), "Limits" (SLA hours) and
- * "GET /api/estimate" (pricing constants). Each service's `contract.inputs_schema` is
- * generated from the zod field schemas of lib/tasks/schemas.ts, so the catalog and the
+ * "GET /api/estimate" (pricing constants). The SLA hours live with the deadlines
+ * (lib/tasks/state/deadlines.ts). Each service's `contract.inputs_schema` is
+ * generated from the zod field schemas of lib/tasks/state/schemas.ts, so the catalog and the
  * submission validator cannot drift apart.
  */
 import { z } from "zod";
 import { getConfig } from "../config.js";
+import { SLA } from "../tasks/state/deadlines.js";
 import {
   BUDGET_LIMIT_SERVICES,
   type ServiceType,
   SVC01_DEFAULT_PREFERRED_OUTPUT,
   SVC01_PREFERRED_OUTPUTS,
   taskFields,
-} from "../tasks/schemas.js";
+} from "../tasks/state/schemas.js";
 
 /**
  * Pricing constants in CAD (spec "GET /api/estimate" formula and "Service catalog entry"):
@@ -31,20 +33,6 @@ export const PRICING = Object.freeze({
   km_rate_cad: 0.9,
   /** Multiplier of the whole total for `urgency: "urgent"` (+25 %). */
   urgency_multiplier: 1.25,
-} as const);
-
-/** Service-level deadlines in hours, identical for all services (spec "Limits", "Service catalog entry"). */
-export const SLA = Object.freeze({
-  /** Human review of a standard task, hours after submission. */
-  review_hours: 24,
-  /** Human review of an urgent task, hours after submission. */
-  review_hours_urgent: 12,
-  /** Execution of a standard task, hours after payment is confirmed. */
-  execution_hours: 72,
-  /** Execution of an urgent task, hours after payment is confirmed. */
-  execution_hours_urgent: 24,
-  /** Window to pay an accepted or counter-offered task, hours. */
-  payment_window_hours: 48,
 } as const);
 
 /** A `{ min, max }` range (hours or CAD, as the field name says). */

@@ -11,7 +11,7 @@
  * outer transaction has committed, outside the ambient context, and never when it rolls back.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Tx } from "./client.js";
+import type { Tx } from "./types.js";
 
 interface AmbientState {
   tx: Tx;

@@ -10,14 +10,14 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ExtractTablesWithRelations } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { type Config, ConfigError, getConfig } from "../config.js";
 import { describeError } from "../log-error.js";
 import { ambientTransaction } from "./ambient.js";
-import type * as schema from "./schema/index.js";
 
-export type Schema = typeof schema;
+import type { Db, Schema } from "./types.js";
+
+/** The database types (lib/db/types.ts), exported here too: most code imports them with the client. */
+export type { Db, Schema, Tx } from "./types.js";
 
 /**
  * The table definitions, imported when a database is opened rather than with this module, so
@@ -25,10 +25,6 @@ export type Schema = typeof schema;
  * drizzle-orm/pg-core load before the first query (cold start, docs/performance.md).
  */
 const loadSchema = (): Promise<Schema> => import("./schema/index.js");
-/** The drizzle database type shared by every driver. */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-/** A transaction handle, usable wherever `Db` is. */
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 
 /** An open database with the means to close it. */
 export interface DatabaseHandle {

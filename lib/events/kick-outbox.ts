@@ -12,29 +12,10 @@ import { waitUntil } from "@vercel/functions";
 import { getConfig } from "../config.js";
 import { afterCommit, ambientTransaction } from "../db/ambient.js";
 import { describeError } from "../log-error.js";
+import { signalKick } from "./kick-signal.js";
 
 let running: Promise<void> | undefined;
 let again = false;
-let wake: (() => void) | undefined;
-let kicked: Promise<void> | undefined;
-
-/**
- * Resolves at the next kick (a commit wrote events): a running outbox pass that is waiting
- * on attempts in flight dispatches them at once instead of after its current wait.
- */
-export function outboxKicked(): Promise<void> {
-  kicked ??= new Promise<void>((resolve) => {
-    wake = resolve;
-  });
-  return kicked;
-}
-
-function signalKick(): void {
-  const resolve = wake;
-  wake = undefined;
-  kicked = undefined;
-  resolve?.();
-}
 
 /** Budget of one background pass, ms (Vercel functions here may run 60 s). */
 const KICK_BUDGET_MS = 25_000;

@@ -17,7 +17,7 @@ import { deliveries } from "../db/schema/index.js";
 import { sendQueuedEmails } from "../mail/send-queued-emails.js";
 import { DeliveryPump } from "../webhooks/deliver.js";
 import { dispatchEvents } from "./dispatch-events.js";
-import { outboxKicked } from "./kick-outbox.js";
+import { outboxKicked } from "./kick-signal.js";
 
 /** Longest sleep of a pass while attempts are in flight and nothing else happens, ms. */
 const TICK_MS = 250;

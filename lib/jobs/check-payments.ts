@@ -1,8 +1,9 @@
 /**
  * The payment checker's run (api/cron/check-payments, every minute; README "Payments"):
  * counts the tasks awaiting payment (`pending_checked`, shown by /api/status), then scans
- * every configured network once (lib/payments/scan-network.ts) and records the run in
- * `job_runs`.
+ * every configured network once (lib/payments/scan-network.ts), records the matches it
+ * finds as payments (the task state layer's `recordPayments`, handed to the scan: one
+ * transaction per batch, with the transfer rows) and records the run in `job_runs`.
  *
  * A network whose RPC fails, times out or answers garbage keeps its cursor; the other
  * networks are still scanned, and the run is recorded as an error (so /api/status shows
@@ -17,6 +18,7 @@ import { OPEN_PAYMENT_STATUSES } from "../db/schema/enums.js";
 import { tasks } from "../db/schema/index.js";
 import { networkConfigs } from "../payments/networks.js";
 import { type NetworkScanResult, scanNetwork } from "../payments/scan-network.js";
+import { recordPayments } from "../tasks/state/record-payment.js";
 import { JobError, type JobResult, runJob } from "./run-job.js";
 
 /** Runs the checker once. Never throws for a network failure: it is recorded (ok=false). */
@@ -38,7 +40,7 @@ export function checkPayments(): Promise<JobResult> {
     const errors: { network: string; error: string }[] = [];
     for (const net of networkConfigs(config)) {
       try {
-        networks.push(await scanNetwork(net, limits));
+        networks.push(await scanNetwork(net, limits, recordPayments));
       } catch (error) {
         errors.push({ network: net.name, error: error instanceof Error ? error.message : String(error) });
       }

@@ -154,18 +154,11 @@ async function sendOne(email: Email, config: Config): Promise<SendResult> {
 }
 
 /**
- * Sends due queued messages, at most `limit` (default 50), 4 at a time.
- * @returns counts of sent and failed (retried later or given up) messages.
+ * Claims up to `limit` queued messages due at `now` (lease until `lease`), oldest due first,
+ * skipping rows another sender holds.
  */
-export async function sendQueuedEmails(options: { limit?: number; now?: Date } = {}): Promise<{
-  sent: number;
-  failed: number;
-}> {
-  const config = getConfig();
-  const db = await getDb();
-  const now = options.now ?? new Date();
-  const lease = new Date(now.getTime() + LEASE_SECONDS * 1000);
-  const claimed = await db.transaction(async (tx) => {
+async function claimDueEmails(db: Db, now: Date, lease: Date, limit: number): Promise<Email[]> {
+  return db.transaction(async (tx) => {
     const due = await tx
       .select({ id: emails.id })
       .from(emails)
@@ -177,7 +170,7 @@ export async function sendQueuedEmails(options: { limit?: number; now?: Date } =
         ),
       )
       .orderBy(asc(emails.nextAttemptAt))
-      .limit(options.limit ?? 50)
+      .limit(limit)
       .for("update", { skipLocked: true });
     if (due.length === 0) return [];
     return tx
@@ -191,6 +184,93 @@ export async function sendQueuedEmails(options: { limit?: number; now?: Date } =
       )
       .returning();
   });
+}
+
+/**
+ * Records `email` sent (attempt number `attempts`), its one-time codes redacted; a webhook
+ * fallback message also marks its delivery's fallback sent, in the same transaction.
+ */
+async function recordSent(
+  db: Db,
+  email: Email,
+  attempts: number,
+  result: Extract<SendResult, { ok: true }>,
+): Promise<void> {
+  const markSent = (tx: Db) =>
+    tx
+      .update(emails)
+      .set({
+        status: "sent",
+        attempts,
+        provider: result.provider,
+        providerMessageId: result.messageId,
+        sentAt: new Date(),
+        lockedUntil: null,
+        error: null,
+        textBody: redactOneTimeCodes(email.textBody),
+        htmlBody: email.htmlBody === null ? null : redactOneTimeCodes(email.htmlBody),
+      })
+      .where(eq(emails.id, email.id));
+  const deliveryId = email.dedupeKey?.startsWith("webhook-fallback:")
+    ? email.dedupeKey.slice("webhook-fallback:".length)
+    : undefined;
+  if (deliveryId) {
+    await db.transaction(async (tx) => {
+      await markSent(tx);
+      await tx.update(deliveries).set({ fallbackEmailSent: true }).where(eq(deliveries.id, deliveryId));
+    });
+  } else {
+    // One statement needs no transaction (one round trip instead of three).
+    await markSent(db);
+  }
+}
+
+/**
+ * Records a failed attempt of `email`: queued again after the next delay of
+ * EMAIL_RETRY_DELAYS_SECONDS, or `failed` (codes redacted) when the failure is permanent or
+ * the delays are used up.
+ */
+async function recordFailure(
+  db: Db,
+  email: Email,
+  attempts: number,
+  result: Extract<SendResult, { ok: false }>,
+): Promise<void> {
+  const delay = EMAIL_RETRY_DELAYS_SECONDS[attempts - 1];
+  const giveUp = result.permanent || delay === undefined;
+  console.error(`[mail] ${email.id} to=${email.toAddress} failed (attempt ${attempts}): ${result.error}`);
+  await db
+    .update(emails)
+    .set({
+      status: giveUp ? "failed" : "queued",
+      // A message given up keeps no code either.
+      ...(giveUp
+        ? {
+            textBody: redactOneTimeCodes(email.textBody),
+            htmlBody: email.htmlBody === null ? null : redactOneTimeCodes(email.htmlBody),
+          }
+        : {}),
+      attempts,
+      error: result.error.slice(0, 1000),
+      lockedUntil: null,
+      nextAttemptAt: new Date(Date.now() + (delay ?? 0) * 1000),
+    })
+    .where(eq(emails.id, email.id));
+}
+
+/**
+ * Sends due queued messages, at most `limit` (default 50), 4 at a time.
+ * @returns counts of sent and failed (retried later or given up) messages.
+ */
+export async function sendQueuedEmails(options: { limit?: number; now?: Date } = {}): Promise<{
+  sent: number;
+  failed: number;
+}> {
+  const config = getConfig();
+  const db = await getDb();
+  const now = options.now ?? new Date();
+  const lease = new Date(now.getTime() + LEASE_SECONDS * 1000);
+  const claimed = await claimDueEmails(db, now, lease, options.limit ?? 50);
   let sent = 0;
   let failed = 0;
   const queue = [...claimed];
@@ -200,57 +280,10 @@ export async function sendQueuedEmails(options: { limit?: number; now?: Date } =
       const attempts = email.attempts + 1;
       if (result.ok) {
         sent++;
-        const markSent = (tx: Db) =>
-          tx
-            .update(emails)
-            .set({
-              status: "sent",
-              attempts,
-              provider: result.provider,
-              providerMessageId: result.messageId,
-              sentAt: new Date(),
-              lockedUntil: null,
-              error: null,
-              textBody: redactOneTimeCodes(email.textBody),
-              htmlBody: email.htmlBody === null ? null : redactOneTimeCodes(email.htmlBody),
-            })
-            .where(eq(emails.id, email.id));
-        const deliveryId = email.dedupeKey?.startsWith("webhook-fallback:")
-          ? email.dedupeKey.slice("webhook-fallback:".length)
-          : undefined;
-        if (deliveryId) {
-          await db.transaction(async (tx) => {
-            await markSent(tx);
-            await tx.update(deliveries).set({ fallbackEmailSent: true }).where(eq(deliveries.id, deliveryId));
-          });
-        } else {
-          // One statement needs no transaction (one round trip instead of three).
-          await markSent(db);
-        }
+        await recordSent(db, email, attempts, result);
       } else {
         failed++;
-        const delay = EMAIL_RETRY_DELAYS_SECONDS[attempts - 1];
-        const giveUp = result.permanent || delay === undefined;
-        console.error(
-          `[mail] ${email.id} to=${email.toAddress} failed (attempt ${attempts}): ${result.error}`,
-        );
-        await db
-          .update(emails)
-          .set({
-            status: giveUp ? "failed" : "queued",
-            // A message given up keeps no code either.
-            ...(giveUp
-              ? {
-                  textBody: redactOneTimeCodes(email.textBody),
-                  htmlBody: email.htmlBody === null ? null : redactOneTimeCodes(email.htmlBody),
-                }
-              : {}),
-            attempts,
-            error: result.error.slice(0, 1000),
-            lockedUntil: null,
-            nextAttemptAt: new Date(Date.now() + (delay ?? 0) * 1000),
-          })
-          .where(eq(emails.id, email.id));
+        await recordFailure(db, email, attempts, result);
       }
     }
   };

@@ -34,7 +34,7 @@ import { ApiError } from "../http/errors.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
 import { parseOrThrow, rejectNulBytes } from "../http/validation.js";
 import { API_VERSION } from "../openapi/document.js";
-import { getTaskOrThrow } from "../tasks/apply-transition.js";
+import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
 import { registerTaskMethods } from "./task-methods.js";
 import { protocolTask } from "./task-results.js";
 import { chargeDeferredLimit, protocolError, type ToolContext, toolError } from "./tool-kit.js";

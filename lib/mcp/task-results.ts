@@ -13,9 +13,9 @@ import type { Task } from "../db/schema/index.js";
 import { sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { type ProofFileSummary, proofFileSummaries } from "../tasks/caller-tasks.js";
+import { isTerminal } from "../tasks/state/transitions.js";
+import { taskStatusSchema } from "../tasks/state/view-schemas.js";
 import { isOwner, nextPollSeconds, recommendedAction } from "../tasks/task-view.js";
-import { isTerminal } from "../tasks/transitions.js";
-import { taskStatusSchema } from "../tasks/view-schemas.js";
 
 /** The URI template of a proof file resource; `n` counts from 1 in upload order. */
 export const PROOF_URI_TEMPLATE = "task://{task_id}/proof/{n}";

@@ -5,8 +5,10 @@
  * amount was assigned at or before the log's block time (whole seconds: block times have no
  * fraction):
  *
- * - paid through the state machine in batches (`recordPayments`: one transaction per batch,
- *   the `matched` transfer rows written in the same transaction);
+ * - paid through the state machine in batches: the matches go to the `record` function the
+ *   caller gives (the cron job passes the task state layer's `recordPayments`: one transaction
+ *   per batch, the `matched` transfer rows written in the same transaction). The checker itself
+ *   only finds matches: it never changes a task;
  * - paid after the window closed → `late`;
  * - anything else (wrong amount, a task already paid, a sandbox amount, a transfer older than
  *   the assignment of its amount) → `unmatched`, reason given.
@@ -21,12 +23,19 @@ import { OPEN_PAYMENT_STATUSES, type TaskStatus } from "../db/schema/enums.js";
 import { chainTransfers, type NewChainTransfer, paymentAmounts, tasks } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
 import { formatUsdc } from "../money.js";
-import { type PaymentEntry, recordPayments } from "../tasks/record-payment.js";
+import type { PaymentEntry, recordPayments } from "../tasks/state/record-payment.js";
 import type { BlockRef, ChainLog } from "./chain-reader.js";
 import type { NetworkConfig } from "./networks.js";
 
 /** Payment batches in flight at once (each on its own connection; PGlite runs them one after another). */
 const PAY_CONCURRENCY = 2;
+
+/**
+ * Records a batch of matches as payments (the task state layer's `recordPayments`, given by the
+ * cron job): `(matches, paidAt, claim)`, where `claim` runs in the payment transaction and
+ * returns the matches that are still ours; resolves to the applied and the refused matches.
+ */
+export type RecordPayments = typeof recordPayments;
 
 /** A task as the matcher sees it. */
 interface TaskRef {
@@ -66,19 +75,21 @@ const wholeSecond = (time: Date): number => Math.floor(time.getTime() / 1000) * 
 const sentBeforeAssignment = (task: TaskRef, block: BlockRef | undefined): boolean =>
   task.assignedAt !== null && block !== undefined && block.time.getTime() < wholeSecond(task.assignedAt);
 
+/** The columns of a {@link TaskRef} but its amount (read from the task or from the assignment). */
+const TASK_REF_COLUMNS = {
+  id: tasks.id,
+  status: tasks.status,
+  expiresAt: tasks.paymentExpiresAt,
+  assignedAt: paymentAmounts.assignedAt,
+};
+
 /** Tasks (non-sandbox) with one of `amounts`, in the open statuses or outside them. */
 async function tasksByAmount(amounts: bigint[], open: boolean): Promise<Map<bigint, TaskRef>> {
   const db = await getDb();
   const found = new Map<bigint, TaskRef>();
   for (const part of chunks(amounts, 10_000)) {
     const rows = await db
-      .select({
-        id: tasks.id,
-        amount: tasks.paymentUsdcMicro,
-        status: tasks.status,
-        expiresAt: tasks.paymentExpiresAt,
-        assignedAt: paymentAmounts.assignedAt,
-      })
+      .select({ ...TASK_REF_COLUMNS, amount: tasks.paymentUsdcMicro })
       .from(tasks)
       .leftJoin(paymentAmounts, eq(paymentAmounts.taskId, tasks.id))
       .where(
@@ -106,13 +117,7 @@ async function holdersByAmount(amounts: bigint[]): Promise<Map<bigint, TaskRef[]
   const found = new Map<bigint, TaskRef[]>();
   for (const part of chunks(amounts, 10_000)) {
     const rows = await db
-      .select({
-        id: tasks.id,
-        amount: paymentAmounts.amountMicro,
-        status: tasks.status,
-        expiresAt: tasks.paymentExpiresAt,
-        assignedAt: paymentAmounts.assignedAt,
-      })
+      .select({ ...TASK_REF_COLUMNS, amount: paymentAmounts.amountMicro })
       .from(paymentAmounts)
       .innerJoin(tasks, eq(tasks.id, paymentAmounts.taskId))
       .where(sql`${paymentAmounts.amountMicro} in ${jsonList(part, "bigint")}`)
@@ -206,15 +211,17 @@ function planPayments(
 }
 
 /**
- * Pays `part` in one transaction, each `matched` transfer row written with its payment.
+ * Pays `part` through `record` in one transaction, each `matched` transfer row written with its
+ * payment.
  * @returns how many were paid, and the refused ones as leftovers (the task changed since it was
  *   read: expired, cancelled, paid another way)
  */
 async function payBatch(
   net: NetworkConfig,
   part: Candidate[],
+  record: RecordPayments,
 ): Promise<{ matched: number; refused: Leftover[] }> {
-  const outcome = await recordPayments(part, new Date(), async (ready, tx) => {
+  const outcome = await record(part, new Date(), async (ready, tx) => {
     const rows = ready.map(({ entry }) =>
       transferRow(net, entry.log, entry.block, "matched", entry.taskId, null),
     );
@@ -236,7 +243,7 @@ async function payBatch(
 }
 
 /**
- * Pays `candidates` in batches of `batchSize`. PAY_CONCURRENCY batches run at once on separate
+ * Pays `candidates` through `record` in batches of `batchSize`. PAY_CONCURRENCY batches run at once on separate
  * connections (their tasks and transfers are disjoint, so they never wait on each other's
  * locks): one builds its statements while the database executes another's. A failing batch
  * stops the others from starting new ones; every worker finishes its batch in flight before
@@ -248,6 +255,7 @@ async function payInBatches(
   net: NetworkConfig,
   candidates: Candidate[],
   batchSize: number,
+  record: RecordPayments,
 ): Promise<{ matched: number; refused: Leftover[] }> {
   const parts = chunks(candidates, batchSize);
   const total = { matched: 0, refused: [] as Leftover[] };
@@ -258,7 +266,7 @@ async function payInBatches(
       while (!failed && next < parts.length) {
         const part = parts[next++]!;
         try {
-          const done = await payBatch(net, part);
+          const done = await payBatch(net, part, record);
           total.matched += done.matched;
           total.refused.push(...done.refused);
         } catch (error) {
@@ -331,9 +339,10 @@ function leftoverRow(
 }
 
 /**
- * Pays, or records as late / unmatched, each new log of `net` (in block order; see the module
- * comment). `blocks` holds the header of every log's block; rows are written `batchSize` per
- * statement and payments `batchSize` per transaction. Known transfers are refused by the
+ * Pays (through `record`, the task state layer's `recordPayments` given by the cron job), or
+ * records as late / unmatched, each new log of `net` (in block order; see the module comment).
+ * `blocks` holds the header of every log's block; rows are written `batchSize` per statement and
+ * payments `batchSize` per transaction. Known transfers are refused by the
  * unique key (chain id, tx hash, log index), so a concurrent run never records one twice.
  * @returns the counts of matched, unmatched and late transfers recorded
  * @throws the database's errors (a failed payment batch is rolled back whole)
@@ -343,10 +352,11 @@ export async function matchTransfers(
   logs: ChainLog[],
   blocks: Map<bigint, BlockRef>,
   batchSize: number,
+  record: RecordPayments,
 ): Promise<MatchCounts> {
   const open = await tasksByAmount([...new Set(logs.map((l) => l.amount))], true);
   const { candidates, leftover } = planPayments(net, logs, blocks, open);
-  const paid = await payInBatches(net, candidates, batchSize);
+  const paid = await payInBatches(net, candidates, batchSize, record);
   leftover.push(...paid.refused);
 
   const { history, others } = await explainers(leftover);

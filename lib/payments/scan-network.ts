@@ -12,8 +12,8 @@
  *    becomes `reorged` (with the reason); one that moved to another block gets its new
  *    block number and hash.
  * 4. Each new log (unique chain id + tx hash + log index) is matched by its exact amount
- *    to a task awaiting payment and paid, or recorded as `late` or `unmatched`
- *    (match-transfers.ts).
+ *    to a task awaiting payment and paid (through the recorder the cron job gives), or
+ *    recorded as `late` or `unmatched` (match-transfers.ts).
  * 5. Move the cursor to the last scanned block (with its hash).
  *
  * Re-running over the same blocks changes nothing: known transfers are skipped and the
@@ -24,7 +24,7 @@ import { chunks } from "../db/bulk.js";
 import { type Db, getDb } from "../db/client.js";
 import { type ChainCursor, chainCursors, chainTransfers } from "../db/schema/index.js";
 import { type BlockRef, type ChainLog, ChainReader } from "./chain-reader.js";
-import { matchTransfers } from "./match-transfers.js";
+import { matchTransfers, type RecordPayments } from "./match-transfers.js";
 import type { NetworkConfig } from "./networks.js";
 
 /** Scan limits (from config). */
@@ -301,12 +301,17 @@ async function advanceCursor(
 }
 
 /**
- * Scans network `net` once (see the module comment).
+ * Scans network `net` once (see the module comment); the matched transfers are paid through
+ * `record` (the cron job gives the task state layer's `recordPayments`).
  * @returns what the pass read and recorded (counts, scanned range, time spent on RPC)
  * @throws the RPC's errors (network failure, timeout, RpcGarbageError), or Error when the
  *   node's chain id differs from the configured one; nothing is written then.
  */
-export async function scanNetwork(net: NetworkConfig, limits: ScanLimits): Promise<NetworkScanResult> {
+export async function scanNetwork(
+  net: NetworkConfig,
+  limits: ScanLimits,
+  record: RecordPayments,
+): Promise<NetworkScanResult> {
   const reader = new ChainReader(net);
   const db = await getDb();
   const { rpc, ms } = rpcTimer();
@@ -349,7 +354,7 @@ export async function scanNetwork(net: NetworkConfig, limits: ScanLimits): Promi
   // 4. Match new logs.
   result.new_transfers = newLogs.length;
   if (newLogs.length) {
-    const outcome = await matchTransfers(net, newLogs, blocks, limits.payBatch ?? 1000);
+    const outcome = await matchTransfers(net, newLogs, blocks, limits.payBatch ?? 1000, record);
     result.matched = outcome.matched;
     result.unmatched = outcome.unmatched;
     result.late = outcome.late;

@@ -14,7 +14,7 @@ import { getDb } from "../db/client.js";
 import { taskScores, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
-import { getTaskOrThrow } from "../tasks/apply-transition.js";
+import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
 import { isOwner } from "../tasks/task-view.js";
 import type { ScoreQuery, SubmitScoreBody } from "./schemas.js";
 

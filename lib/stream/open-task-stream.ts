@@ -29,7 +29,7 @@ import type { Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
-import { getTaskOrThrow } from "../tasks/apply-transition.js";
+import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
 import { serializeBody } from "../webhooks/payloads.js";
 import { eventHub, readTaskEvents, type StreamEventRow } from "./event-hub.js";
 import type { StreamQuery } from "./schemas.js";
@@ -113,6 +113,37 @@ function frame(row: StreamEventRow): string {
   return `id: ${row.seq}\nevent: ${name}\ndata: ${data}\n\n`;
 }
 
+/**
+ * The first frame of a stream (`stream.connected`, with the reconnection delay `retry`): the
+ * task's id and status, the client's Last-Event-ID, the connection's time limit and heartbeat
+ * period (seconds) and the server time.
+ */
+function connectedFrame(
+  task: { id: string; status: string },
+  lastEventId: number | null,
+  timeoutSeconds: number,
+  config: Config,
+): string {
+  return `retry: ${RETRY_MS}\nevent: stream.connected\ndata: ${JSON.stringify({
+    task_id: task.id,
+    status: task.status,
+    last_event_id: lastEventId === null ? null : String(lastEventId),
+    timeout_seconds: timeoutSeconds,
+    heartbeat_seconds: config.STREAM_HEARTBEAT_SECONDS,
+    server_time: new Date().toISOString(),
+  })}\n\n`;
+}
+
+/** The last frame of a stream that reached its time limit (`stream.timeout`): reconnect to resume. */
+function timeoutFrame(taskId: string, timeoutSeconds: number): string {
+  return `event: stream.timeout\ndata: ${JSON.stringify({
+    task_id: taskId,
+    timeout_seconds: timeoutSeconds,
+    reconnect: true,
+    message: "Connection time limit reached; reconnect with Last-Event-ID to resume.",
+  })}\n\n`;
+}
+
 /** Input of `openTaskStream`. */
 export interface OpenStreamInput {
   request: Request;
@@ -171,16 +202,7 @@ export async function openTaskStream({ request, query, caller, config }: OpenStr
         }
       };
       let cursor = lastEventId ?? 0;
-      write(
-        `retry: ${RETRY_MS}\nevent: stream.connected\ndata: ${JSON.stringify({
-          task_id: task.id,
-          status: task.status,
-          last_event_id: lastEventId === null ? null : String(lastEventId),
-          timeout_seconds: timeoutSeconds,
-          heartbeat_seconds: config.STREAM_HEARTBEAT_SECONDS,
-          server_time: new Date().toISOString(),
-        })}\n\n`,
-      );
+      write(connectedFrame(task, lastEventId, timeoutSeconds, config));
       if (backlog.length) cursor = backlog[backlog.length - 1]!.seq;
       send(backlog);
       if (closed) return;
@@ -189,14 +211,7 @@ export async function openTaskStream({ request, query, caller, config }: OpenStr
         if (Date.now() - lastWrite >= config.STREAM_HEARTBEAT_SECONDS * 1000 - 50) write(": heartbeat\n\n");
       }, config.STREAM_HEARTBEAT_SECONDS * 1000);
       const deadline = setTimeout(() => {
-        write(
-          `event: stream.timeout\ndata: ${JSON.stringify({
-            task_id: task.id,
-            timeout_seconds: timeoutSeconds,
-            reconnect: true,
-            message: "Connection time limit reached; reconnect with Last-Event-ID to resume.",
-          })}\n\n`,
-        );
+        write(timeoutFrame(task.id, timeoutSeconds));
         finish();
       }, timeoutSeconds * 1000);
       const onAbort = () => finish();

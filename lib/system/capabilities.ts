@@ -6,7 +6,7 @@
  * (`task_statuses`, which the operator console's filters read) and the terminal ones,
  * endpoints, quick start, links.
  */
-import { listServices, PRICING, SLA, typicalEstimateRange } from "../catalog/services.js";
+import { listServices, PRICING, typicalEstimateRange } from "../catalog/services.js";
 import { type Config, getConfig, productionProfile, publicBaseUrl } from "../config.js";
 import { TASK_STATUSES } from "../db/schema/enums.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
@@ -15,8 +15,8 @@ import { SCOPES } from "../http/operation.js";
 import { API_VERSION } from "../openapi/document.js";
 import { allOperations } from "../openapi/operations.js";
 import { privacyNotice } from "../privacy/notice.js";
-import { OPERATIONAL_HOURS } from "../tasks/deadlines.js";
-import type { ServiceType } from "../tasks/schemas.js";
+import { OPERATIONAL_HOURS, SLA } from "../tasks/state/deadlines.js";
+import type { ServiceType } from "../tasks/state/schemas.js";
 
 /** Builds the manifest for `config`. */
 export function buildCapabilities(config: Config = getConfig()): Record<string, unknown> {

@@ -5,7 +5,7 @@ import { listServices } from "../catalog/services.js";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { allOperations } from "../openapi/operations.js";
-import { taskFields, taskSubmissionSchema } from "../tasks/schemas.js";
+import { taskFields, taskSubmissionSchema } from "../tasks/state/schemas.js";
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../webhooks/signature.js";
 
 /** One line per field of the submission body: name, (required), its description. */

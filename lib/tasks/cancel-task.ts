@@ -12,7 +12,7 @@ import { refundTaskToAccount } from "../billing/charge-task.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { type Caller, hasScope } from "../keys/authenticate.js";
-import { applyTransition, getTaskOrThrow, type TransitionResult } from "./apply-transition.js";
+import { applyTransition, getTaskOrThrow, type TransitionResult } from "./state/apply-transition.js";
 
 /**
  * @throws DomainError NOT_FOUND, FORBIDDEN (no ownership credential or scope), CONFLICT (terminal)

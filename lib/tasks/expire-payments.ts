@@ -7,7 +7,7 @@ import { and, inArray, lt } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { tasks } from "../db/schema/index.js";
 import { DomainError, isDomainError } from "../errors.js";
-import { applyTransition } from "./apply-transition.js";
+import { applyTransition } from "./state/apply-transition.js";
 
 /** Expires every overdue task; returns how many this run expired. */
 export async function expireOverduePayments(

@@ -7,7 +7,7 @@ import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from "drizzle
 import { getDb } from "../db/client.js";
 import { tasks } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
-import type { TaskListQuery } from "./admin-schemas.js";
+import type { TaskListQuery } from "./state/admin-schemas.js";
 
 /** One row of the index. */
 export interface TaskListItem {

@@ -1,6 +1,7 @@
 /** Operation descriptors of the task endpoints (public and admin). */
 import { z } from "zod";
-import { defineOperation } from "../descriptors/operation.js";
+import type { ErrorCode } from "../descriptors/error-codes.js";
+import { defineOperation, type Operation } from "../descriptors/operation.js";
 import {
   cancelTaskBodySchema,
   cancelTaskQuerySchema,
@@ -10,9 +11,32 @@ import {
   settleRefundBodySchema,
   taskListQuerySchema,
   taskQuerySchema,
-} from "./admin-schemas.js";
-import { taskSubmissionSchema } from "./schemas.js";
-import { taskCreatedSchema, taskStatusSchema } from "./view-schemas.js";
+} from "./state/admin-schemas.js";
+import { taskSubmissionSchema } from "./state/schemas.js";
+import { taskCreatedSchema, taskStatusSchema } from "./state/view-schemas.js";
+
+/** What sets one operator action on a task apart: its route, words, body and own errors. */
+type OperatorAction<B extends z.ZodType> = Pick<
+  Operation<z.ZodType, B>,
+  "id" | "path" | "summary" | "description" | "maxBodyBytes"
+> & { body: B; errors?: ErrorCode[] };
+
+/**
+ * An operator action on one task (review, complete, record a payment, settle a refund): POST
+ * with an admin key, tagged Operator, idempotent, answering the task's status view, and able to
+ * answer MISSING_FIELD, VALIDATION_ERROR, NOT_FOUND and CONFLICT besides the action's own errors.
+ */
+function operatorTaskAction<B extends z.ZodType>({ errors = [], ...action }: OperatorAction<B>) {
+  return defineOperation({
+    method: "POST",
+    tags: ["Operator"],
+    auth: "admin",
+    response: taskStatusSchema,
+    idempotent: true,
+    ...action,
+    errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", ...errors],
+  });
+}
 
 export const submitTaskOperation = defineOperation({
   id: "submitTask",
@@ -78,65 +102,43 @@ export const cancelTaskOperation = defineOperation({
   errors: ["MISSING_FIELD", "NOT_FOUND", "FORBIDDEN", "CONFLICT"],
 });
 
-export const reviewTaskOperation = defineOperation({
+export const reviewTaskOperation = operatorTaskAction({
   id: "reviewTask",
-  method: "POST",
   path: "/api/task-review",
   summary: "Approve, counter-offer or reject a received task (operator)",
   description:
     "Approve and counter_offer give the task its exact USDC amount (payment_usdc). An approval of a task " +
     "whose submitting key bills an active, funded prepaid account charges it in the same transaction " +
     "(status paid); if anything fails, nothing is written and the same request can be retried.",
-  tags: ["Operator"],
-  auth: "admin",
   body: reviewTaskBodySchema,
-  response: taskStatusSchema,
-  idempotent: true,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "EXCHANGE_RATE_UNAVAILABLE"],
+  errors: ["EXCHANGE_RATE_UNAVAILABLE"],
 });
 
-export const completeTaskOperation = defineOperation({
+export const completeTaskOperation = operatorTaskAction({
   id: "completeTask",
-  method: "POST",
   path: "/api/task-complete",
   summary: "Dispatch, mark on site, complete with proof files, or fail a paid task (operator)",
-  tags: ["Operator"],
-  auth: "admin",
   body: completeTaskBodySchema,
-  response: taskStatusSchema,
-  idempotent: true,
   maxBodyBytes: 4_400_000,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE"],
+  errors: ["PAYLOAD_TOO_LARGE"],
 });
 
-export const recordPaymentOperation = defineOperation({
+export const recordPaymentOperation = operatorTaskAction({
   id: "recordTaskPayment",
-  method: "POST",
   path: "/api/task-payment",
   summary: "Record a payment received out of band (operator)",
-  tags: ["Operator"],
-  auth: "admin",
   body: recordPaymentBodySchema,
-  response: taskStatusSchema,
-  idempotent: true,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
 });
 
-export const settleRefundOperation = defineOperation({
+export const settleRefundOperation = operatorTaskAction({
   id: "settleTaskRefund",
-  method: "POST",
   path: "/api/task-refund",
   summary: "Settle a refund request: refunded or denied (operator)",
   description:
     "For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account " +
     "(ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. " +
     "The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status.",
-  tags: ["Operator"],
-  auth: "admin",
   body: settleRefundBodySchema,
-  response: taskStatusSchema,
-  idempotent: true,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
 });
 
 export const listTasksOperation = defineOperation({

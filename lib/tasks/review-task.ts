@@ -6,7 +6,7 @@
  *   `budget_limit`, the approval becomes a counter-offer at that price (the spec
  *   counter-offers tasks over budget).
  * - approve and counter_offer fix the exchange rate, the exact USDC amount (reserved for
- *   the task: lib/tasks/amount-reservations.ts) and the 48 h payment window.
+ *   the task: lib/tasks/state/amount-reservations.ts) and the 48 h payment window.
  * - reject records the reason, shown to the requester.
  * - an approved task whose submitting key's account is active and funded is charged to
  *   it at once and goes to `paid` (lib/billing/charge-task.ts).
@@ -24,10 +24,10 @@ import { kickOutbox } from "../events/kick-outbox.js";
 import { cadToMicroUsdc } from "../money.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
 import { totalWithTaxes } from "../taxes.js";
-import type { ReviewTaskBody } from "./admin-schemas.js";
-import { reserveAmount } from "./amount-reservations.js";
-import { applyTransition, getTaskOrThrow, type TransitionResult } from "./apply-transition.js";
-import { paymentExpiry } from "./deadlines.js";
+import type { ReviewTaskBody } from "./state/admin-schemas.js";
+import { reserveAmount } from "./state/amount-reservations.js";
+import { applyTransition, getTaskOrThrow, type TransitionResult } from "./state/apply-transition.js";
+import { paymentExpiry } from "./state/deadlines.js";
 
 /**
  * Applies a review decision (see the module comment); `now` is the review time, also the

@@ -6,11 +6,11 @@
  */
 import type { Task } from "../db/schema/index.js";
 import { isDomainError } from "../errors.js";
-import { getTaskOrThrow } from "./apply-transition.js";
-import { executeTask } from "./execute-task.js";
-import { recordPayment } from "./record-payment.js";
 import { reviewTask } from "./review-task.js";
 import { sampleProofPng } from "./sample-proof.js";
+import { getTaskOrThrow } from "./state/apply-transition.js";
+import { executeTask } from "./state/execute-task.js";
+import { recordPayment } from "./state/record-payment.js";
 
 /** Advances sandbox task `task` by one step; returns the task as it now is. */
 export async function advanceSandboxTask(task: Task): Promise<Task> {

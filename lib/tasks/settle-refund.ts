@@ -22,8 +22,8 @@ import { kickOutbox } from "../events/kick-outbox.js";
 import { commonValues, taskEmailRow } from "../mail/compose-task-email.js";
 import { formatCad } from "../mail/format.js";
 import { applyUnverifiedRecipientRule } from "../mail/unverified-recipients.js";
-import type { SettleRefundBody } from "./admin-schemas.js";
-import { getTaskOrThrow } from "./apply-transition.js";
+import type { SettleRefundBody } from "./state/admin-schemas.js";
+import { getTaskOrThrow } from "./state/apply-transition.js";
 
 /**
  * Records the outcome of task `body.task_id`'s pending refund at `now`.

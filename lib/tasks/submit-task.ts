@@ -11,7 +11,7 @@
  * - Anonymous submissions get an `access_token` (shown once, stored as SHA-256) for the
  *   event stream and cancellation.
  * - The task row and its `task.created` event commit together (one prepared statement,
- *   lib/tasks/insert-task.ts).
+ *   lib/tasks/state/insert-task.ts).
  */
 
 import type { AgentIdentity } from "../activity/agent-identity.js";
@@ -26,9 +26,9 @@ import { newTaskId, prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js"
 import type { Caller } from "../keys/authenticate.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
 import { computeEstimate, type EstimateBreakdown } from "../pricing/compute-estimate.js";
-import { provisionalExecutionDeadline, reviewDeadline } from "./deadlines.js";
-import { insertTaskWithEvents } from "./insert-task.js";
-import type { TaskSubmission } from "./schemas.js";
+import { provisionalExecutionDeadline, reviewDeadline } from "./state/deadlines.js";
+import { insertTaskWithEvents } from "./state/insert-task.js";
+import type { TaskSubmission } from "./state/schemas.js";
 import { taskLinks } from "./task-view.js";
 
 /** Input of `submitTask`. */

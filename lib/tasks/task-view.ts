@@ -1,18 +1,18 @@
 /**
- * The status response of GET /api/submit-task (docs/api-conventions.md "Status response"): the
+ * The status response of GET /api/submit-task (contract.md "Status response"): the
  * task record, payment details from `accepted_pending_payment` on, the counter-offer,
  * proof files when completed, the history, `_polling` and links.
  */
 import { asc, eq } from "drizzle-orm";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { getDb } from "../db/client.js";
-import type { EventType, TaskStatus } from "../db/schema/enums.js";
+import { type EventType, TASK_STATUSES, type TaskStatus } from "../db/schema/enums.js";
 import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
 import { taxesForAmount } from "../taxes.js";
-import { isTerminal } from "./transitions.js";
+import { isTerminal } from "./state/transitions.js";
 
 /** Seconds until the next useful poll, per status. Sandbox tasks advance on each poll. */
 export const NEXT_POLL_SECONDS: Record<TaskStatus, number> = {
@@ -47,15 +47,12 @@ export function retryAfterSeconds(task: Pick<Task, "status" | "sandbox">): numbe
   return isTerminal(task.status) ? null : nextPollSeconds(task);
 }
 
-const SHOW_PAYMENT: TaskStatus[] = [
-  "accepted_pending_payment",
-  "counter_offered",
-  "paid",
-  "dispatched",
-  "on_site",
-  "completed",
-  "failed",
-];
+/**
+ * Statuses whose view shows the payment block: every status from approval on, but those that
+ * end a task unpaid (a cancelled task shows it only when it was paid).
+ */
+const NO_PAYMENT: readonly TaskStatus[] = ["received", "rejected", "payment_expired", "cancelled"];
+const SHOW_PAYMENT = TASK_STATUSES.filter((s) => !NO_PAYMENT.includes(s));
 
 /** What the caller should do next about `task`, one sentence (`_polling.recommended_action`). */
 export function recommendedAction(task: Task): string {
@@ -127,6 +124,54 @@ export async function taskHistory(taskId: string): Promise<TaskHistoryEntry[]> {
     .orderBy(asc(taskEvents.seq));
 }
 
+/** The `refund` block of a task whose refund was requested (amounts in CAD). */
+function refundView(task: Task): Record<string, unknown> {
+  return {
+    status: task.refundStatus,
+    amount_cad: task.refundAmountCad,
+    settled_at: task.refundSettledAt?.toISOString() ?? null,
+    tx_hash: task.refundTxHash,
+    note: task.refundNote,
+  };
+}
+
+/**
+ * The `payment` block of a task: method, amount in CAD (counter-offer, price or estimate),
+ * `payment_usdc` (decimal string), the networks it may be paid on (none for an account),
+ * the rate and the payment's time and transaction.
+ */
+function paymentView(task: Task): Record<string, unknown> {
+  return {
+    method: task.paymentMethod,
+    amount_cad: task.counterOfferAmount ?? task.priceCad ?? task.estimateCad,
+    payment_usdc: task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro),
+    networks: task.paymentMethod === "account" ? [] : paymentNetworks(),
+    exchange_rate: task.exchangeRate,
+    rate_source: task.rateSource,
+    expires_at: task.paymentExpiresAt?.toISOString() ?? null,
+    paid_at: task.paidAt?.toISOString() ?? null,
+    network: task.paymentNetwork,
+    tx_hash: task.paymentTxHash,
+  };
+}
+
+/** The proof files of task `taskId` in upload order, content base64-encoded. */
+async function proofFilesView(
+  taskId: string,
+): Promise<{ filename: string; type: string; content: string }[]> {
+  const db = await getDb();
+  const files = await db
+    .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
+    .from(proofFiles)
+    .where(eq(proofFiles.taskId, taskId))
+    .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
+  return files.map((f) => ({
+    filename: f.filename,
+    type: f.type,
+    content: Buffer.from(f.content).toString("base64"),
+  }));
+}
+
 /** Options of {@link taskStatusView}. */
 export interface TaskViewOptions {
   /**
@@ -135,6 +180,16 @@ export interface TaskViewOptions {
    * Default true.
    */
   proofContent?: boolean;
+}
+
+/**
+ * GST and QST of `task`'s amount and the total to pay, when the service is registered for the
+ * sales taxes (docs/taxes.md); null otherwise or while the task has no amount.
+ */
+function taxesView(task: Task): ReturnType<typeof taxesForAmount> | null {
+  const amount = task.counterOfferAmount ?? task.priceCad ?? task.estimateCad;
+  if (amount === null) return null;
+  return taxesForAmount(amount, getConfig().TAX_REGISTERED, task.reviewedAt ?? task.createdAt);
 }
 
 /**
@@ -174,56 +229,19 @@ export async function taskStatusView(
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
   };
-  // Registered for the sales taxes: GST and QST of the task's amount, and the total to pay (docs/taxes.md).
-  const amount = task.counterOfferAmount ?? task.priceCad ?? task.estimateCad;
-  const taxed =
-    amount === null
-      ? null
-      : taxesForAmount(amount, getConfig().TAX_REGISTERED, task.reviewedAt ?? task.createdAt);
+  const taxed = taxesView(task);
   if (taxed) {
     view.taxes = taxed.taxes;
     view.total_with_taxes_cad = taxed.total_with_taxes_cad;
   }
-  if (task.refundStatus !== "none") {
-    view.refund = {
-      status: task.refundStatus,
-      amount_cad: task.refundAmountCad,
-      settled_at: task.refundSettledAt?.toISOString() ?? null,
-      tx_hash: task.refundTxHash,
-      note: task.refundNote,
-    };
-  }
-  const usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
+  if (task.refundStatus !== "none") view.refund = refundView(task);
   if (SHOW_PAYMENT.includes(task.status) || (task.status === "cancelled" && task.paidAt)) {
-    view.payment = {
-      method: task.paymentMethod,
-      amount_cad: task.counterOfferAmount ?? task.priceCad ?? task.estimateCad,
-      payment_usdc: usdc,
-      networks: task.paymentMethod === "account" ? [] : paymentNetworks(),
-      exchange_rate: task.exchangeRate,
-      rate_source: task.rateSource,
-      expires_at: task.paymentExpiresAt?.toISOString() ?? null,
-      paid_at: task.paidAt?.toISOString() ?? null,
-      network: task.paymentNetwork,
-      tx_hash: task.paymentTxHash,
-    };
-    view.payment_usdc = usdc;
+    view.payment = paymentView(task);
+    view.payment_usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
   }
   if (task.status === "counter_offered") view.counter_offer_amount = task.counterOfferAmount;
-  if (task.status === "completed" && options.proofContent !== false) {
-    const db = await getDb();
-    const files = await db
-      .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
-      .from(proofFiles)
-      .where(eq(proofFiles.taskId, task.id))
-      .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
-    view.proof_files_data = files.map((f) => ({
-      filename: f.filename,
-      type: f.type,
-      content: Buffer.from(f.content).toString("base64"),
-    }));
-  }
   if (task.status === "completed") {
+    if (options.proofContent !== false) view.proof_files_data = await proofFilesView(task.id);
     view.operator_notes = task.operatorNotes;
     view.completed_at = task.completedAt?.toISOString() ?? null;
   }

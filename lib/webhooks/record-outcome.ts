@@ -8,7 +8,9 @@
  * `last_http_status`. A row whose lease changed meanwhile (another worker took it after the
  * lease lapsed) is left alone: the outcome is `lost`.
  */
+
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { type Config, getConfig, publicBaseUrl } from "../config.js";
 import { getDb, type Tx } from "../db/client.js";
 import { apiKeys, type Delivery, deliveries, emails, tasks, webhooks } from "../db/schema/index.js";
@@ -90,14 +92,20 @@ type AttemptColumns = {
   lockedUntil: null;
 };
 
+/** Sets `changes` on the delivery while it still holds its lease. @returns false when the lease changed */
+async function updateLeased(
+  tx: Tx,
+  sameLease: SQL | undefined,
+  changes: PgUpdateSetSource<typeof deliveries>,
+): Promise<boolean> {
+  const rows = await tx.update(deliveries).set(changes).where(sameLease).returning({ id: deliveries.id });
+  return rows.length > 0;
+}
+
 /** Marks the delivery delivered. @returns "lost" when its lease changed meanwhile */
 async function markDelivered(tx: Tx, sameLease: SQL | undefined, columns: AttemptColumns) {
-  const rows = await tx
-    .update(deliveries)
-    .set({ ...columns, status: "delivered", lastError: null, deliveredAt: new Date() })
-    .where(sameLease)
-    .returning({ id: deliveries.id });
-  return rows.length ? ("delivered" as const) : ("lost" as const);
+  const changes = { ...columns, status: "delivered" as const, lastError: null, deliveredAt: new Date() };
+  return (await updateLeased(tx, sameLease, changes)) ? ("delivered" as const) : ("lost" as const);
 }
 
 /** Puts the delivery back to `pending`, due at `nextAttemptAt`. @returns "lost" when its lease changed */
@@ -108,12 +116,8 @@ async function scheduleRetry(
   error: string | null,
   nextAttemptAt: Date,
 ) {
-  const rows = await tx
-    .update(deliveries)
-    .set({ ...columns, status: "pending", lastError: error, nextAttemptAt })
-    .where(sameLease)
-    .returning({ id: deliveries.id });
-  return rows.length ? ("retrying" as const) : ("lost" as const);
+  const changes = { ...columns, status: "pending" as const, lastError: error, nextAttemptAt };
+  return (await updateLeased(tx, sameLease, changes)) ? ("retrying" as const) : ("lost" as const);
 }
 
 /**

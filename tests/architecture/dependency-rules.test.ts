@@ -17,23 +17,23 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
 
 /**
- * A tree with modules in every layer, each importing only downwards: the state layer both in
- * today's place (lib/tasks/deadlines.ts, by file name) and in its target folder lib/tasks/state/.
+ * A tree with modules in every layer, each importing only downwards; the state layer is the
+ * folder lib/tasks/state/.
  */
 const CLEAN_TREE: Record<string, string> = {
   "lib/config.ts": "export const config = {};\n",
   "lib/ids.ts": "export const id = () => 'x';\n",
   "lib/db/client.ts": 'import { config } from "../config.js";\nexport const db = config;\n',
-  "lib/catalog/services.ts": "export const SLA = 24;\n",
-  // The state layer's target folder (lib/tasks/state/): services may import it without a folder cycle.
+  "lib/geo/zone.ts": "export const zone = 1;\n",
+  // The state layer's folder (lib/tasks/state/): services may import it without a folder cycle.
   "lib/tasks/state/transitions.ts": 'import { db } from "../../db/client.js";\nexport const table = db;\n',
-  "lib/tasks/deadlines.ts": 'import { SLA } from "../catalog/services.js";\nexport const h = SLA;\n',
+  "lib/tasks/state/deadlines.ts": 'import { zone } from "../../geo/zone.js";\nexport const h = zone;\n',
   "lib/billing/charge-task.ts":
     'import { table } from "../tasks/state/transitions.js";\nexport const charge = table;\n',
   "lib/http/operation.ts": "export const op = 1;\n",
   "lib/billing/operations.ts": 'import { op } from "../http/operation.js";\nexport const ops = op;\n',
   "lib/tasks/submit-task.ts":
-    'import { charge } from "../billing/charge-task.js";\nimport { h } from "./deadlines.js";\nexport const submit = [charge, h];\n',
+    'import { charge } from "../billing/charge-task.js";\nimport { h } from "./state/deadlines.js";\nexport const submit = [charge, h];\n',
   "lib/http/handler.ts": 'import { db } from "../db/client.js";\nexport const wrap = db;\n',
   "api/submit-task.ts":
     'import { wrap } from "../lib/http/handler.js";\nimport { submit } from "../lib/tasks/submit-task.js";\nexport default [wrap, submit];\n',
@@ -45,18 +45,18 @@ const CLEAN_TREE: Record<string, string> = {
 const BAD_IMPORTS: [string, string, string][] = [
   [
     "lib/db/client.ts",
-    'import "../tasks/deadlines.js";',
-    "db-imports-no-domain: lib/db/client.ts → lib/tasks/deadlines.ts",
+    'import "../tasks/state/deadlines.js";',
+    "db-imports-no-domain: lib/db/client.ts → lib/tasks/state/deadlines.ts",
   ],
   [
-    "lib/catalog/services.ts",
+    "lib/geo/zone.ts",
     'import "../billing/charge-task.js";',
-    "base-imports-only-base: lib/catalog/services.ts → lib/billing/charge-task.ts",
+    "base-imports-only-base: lib/geo/zone.ts → lib/billing/charge-task.ts",
   ],
   [
-    "lib/tasks/deadlines.ts",
-    'import "../billing/charge-task.js";',
-    "state-imports-only-state-and-base: lib/tasks/deadlines.ts → lib/billing/charge-task.ts",
+    "lib/tasks/state/deadlines.ts",
+    'import "../../billing/charge-task.js";',
+    "state-imports-only-state-and-base: lib/tasks/state/deadlines.ts → lib/billing/charge-task.ts",
   ],
   [
     "lib/billing/charge-task.ts",
@@ -164,12 +164,12 @@ describe("dependency rules (npm run deps)", () => {
     writeBaseline();
     expect(checkDeps().status).toBe(0);
 
-    appendFileSync(join(dir, "lib/tasks/deadlines.ts"), 'import "../billing/charge-task.js";\n');
+    appendFileSync(join(dir, "lib/tasks/state/deadlines.ts"), 'import "../../http/operation.js";\n');
     const { status, output } = checkDeps();
     expect(status).toBe(1);
     expect(output).toContain("✖ 1 new dependency violation(s)");
     expect(output).toContain(
-      "state-imports-only-state-and-base: lib/tasks/deadlines.ts → lib/billing/charge-task.ts",
+      "state-imports-only-state-and-base: lib/tasks/state/deadlines.ts → lib/http/operation.ts",
     );
   });
 });
@@ -186,6 +186,9 @@ describe("architecture measures (npm run arch)", () => {
         "lib/b/v.ts": ["lib/a/x.ts"],
         "lib/c/z.ts": ["lib/c/q.ts"],
         "api/e.ts": ["lib/a/x.ts"],
+        // The task state layer is a folder of its own: lib/tasks ⇄ lib/b is not a pair here.
+        "lib/tasks/w.ts": ["lib/b/v.ts"],
+        "lib/b/u.ts": ["lib/tasks/state/t.ts"],
       }),
     );
     expect(pairs).toEqual(["lib/a ⇄ lib/b"]);

@@ -10,7 +10,7 @@ import {
   taskSubmissionSchema,
   URGENCIES,
   unknownFieldsMessage,
-} from "../../lib/tasks/schemas.js";
+} from "../../lib/tasks/state/schemas.js";
 
 const minimal = {
   service_type: "SVC-02",

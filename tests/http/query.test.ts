@@ -9,7 +9,7 @@ import { ApiError } from "../../lib/http/errors.js";
 import { queryObject } from "../../lib/http/handler.js";
 import { parseOrThrow } from "../../lib/http/validation.js";
 import { estimateQuerySchema } from "../../lib/pricing/schemas.js";
-import { taskListQuerySchema } from "../../lib/tasks/admin-schemas.js";
+import { taskListQuerySchema } from "../../lib/tasks/state/admin-schemas.js";
 import { failuresQuerySchema } from "../../lib/webhooks/schemas.js";
 
 /** Parses `search` (as a URL query string) with `schema`: the value, or the error's code and field. */

@@ -9,7 +9,7 @@ import { resetConfig } from "../../lib/config.js";
 import { DomainError } from "../../lib/errors.js";
 import { TOOLS } from "../../lib/mcp/tools.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
-import { outOfBandPayment } from "../../lib/tasks/record-payment.js";
+import { outOfBandPayment } from "../../lib/tasks/state/record-payment.js";
 import { nextPollSeconds, retryAfterSeconds } from "../../lib/tasks/task-view.js";
 import { useTestDatabase } from "../helpers/db.js";
 

@@ -8,7 +8,7 @@ import { getDb } from "../../lib/db/client.js";
 import { paymentAmounts, tasks } from "../../lib/db/schema/index.js";
 import { cadToMicroUsdc, formatUsdc } from "../../lib/money.js";
 import { configuredNetworkNames, networkConfigs, paymentNetworks } from "../../lib/payments/networks.js";
-import { reserveAmount } from "../../lib/tasks/amount-reservations.js";
+import { reserveAmount } from "../../lib/tasks/state/amount-reservations.js";
 import { compileTestToken } from "../../scripts/compile-test-token.js";
 import { testToken } from "../../scripts/dev/local-chain.js";
 import { useTestDatabase } from "../helpers/db.js";

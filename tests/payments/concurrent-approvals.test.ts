@@ -1,5 +1,5 @@
 /**
- * Concurrent approvals at one price (lib/tasks/amount-reservations.ts): 50 approvals of
+ * Concurrent approvals at one price (lib/tasks/state/amount-reservations.ts): 50 approvals of
  * tasks at `price_cad: 123.45` sent at once through POST /api/task-review, on every
  * backend available here (PGlite; real PostgreSQL with TEST_DATABASE_URL). None may
  * fail, and every task gets its own amount: the base amount and the next 49 micro-units.

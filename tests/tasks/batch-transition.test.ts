@@ -1,5 +1,5 @@
 /**
- * Batch transitions (lib/tasks/apply-transition.ts `applyTransitionBatch`, used by the
+ * Batch transitions (lib/tasks/state/apply-transition.ts `applyTransitionBatch`, used by the
  * payment checker through `recordPayments`) and the set-based writes under them
  * (lib/db/bulk.ts), on every backend available here (PGlite; PostgreSQL and Neon in CI).
  */
@@ -8,8 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bulkInsert } from "../../lib/db/bulk.js";
 import { type DatabaseHandle, setDatabase } from "../../lib/db/client.js";
 import { chainTransfers, taskEvents, tasks } from "../../lib/db/schema/index.js";
-import { applyTransitionBatch } from "../../lib/tasks/apply-transition.js";
-import { type PaymentEntry, recordPayments } from "../../lib/tasks/record-payment.js";
+import { applyTransitionBatch } from "../../lib/tasks/state/apply-transition.js";
+import { type PaymentEntry, recordPayments } from "../../lib/tasks/state/record-payment.js";
 import { availableBackends, createTestDatabase } from "../helpers/db.js";
 
 const HOUR = 3_600_000;

@@ -5,7 +5,7 @@ import {
   paymentExpiry,
   provisionalExecutionDeadline,
   reviewDeadline,
-} from "../../lib/tasks/deadlines.js";
+} from "../../lib/tasks/state/deadlines.js";
 
 /** Parses an ISO string with an explicit offset. */
 const d = (iso: string): Date => new Date(iso);

@@ -2,7 +2,7 @@ import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../lib/db/client.js";
 import { type NewTask, type NewTaskEvent, taskEvents, tasks } from "../../lib/db/schema/index.js";
-import { insertTaskWithEvents } from "../../lib/tasks/insert-task.js";
+import { insertTaskWithEvents } from "../../lib/tasks/state/insert-task.js";
 import { useTestDatabase } from "../helpers/db.js";
 
 useTestDatabase();

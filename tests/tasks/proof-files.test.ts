@@ -4,6 +4,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../../lib/errors.js";
 import { type ApiError, fromDomainError } from "../../lib/http/errors.js";
+import { crc32, sampleProofPng } from "../../lib/tasks/sample-proof.js";
 import {
   decodeProofFiles,
   MAX_PROOF_FILE_BYTES,
@@ -13,8 +14,7 @@ import {
   proofFileRows,
   proofFilesData,
   proofFilesInputSchema,
-} from "../../lib/tasks/proof-files.js";
-import { crc32, sampleProofPng } from "../../lib/tasks/sample-proof.js";
+} from "../../lib/tasks/state/proof-files.js";
 
 const b64 = (data: Buffer | string) => Buffer.from(data).toString("base64");
 const png = sampleProofPng("SANDBOX-TEST-1").bytes;

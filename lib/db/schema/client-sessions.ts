@@ -1,5 +1,5 @@
 import { index, pgTable, text } from "drizzle-orm/pg-core";
-import { clientAccounts } from "./client-accounts.js";
+import { clientAccounts } from "./accounts-and-keys.js";
 import { createdAt, timestamptz } from "./columns.js";
 
 /**

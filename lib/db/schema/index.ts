@@ -1,15 +1,16 @@
 /**
- * The whole database schema: every table (one file per table), the closed value sets
+ * The whole database schema: every table (one file per table, but client accounts and API
+ * keys, which reference each other), the closed value sets
  * stored in text columns, the shared column helpers and the relations. drizzle-kit reads
  * this file (drizzle.config.ts); the client factory passes it to `drizzle()`.
  */
+
+export * from "./accounts-and-keys.js";
 export * from "./activity-log.js";
 export * from "./alerts.js";
-export * from "./api-keys.js";
 export * from "./auth-tokens.js";
 export * from "./chain-cursors.js";
 export * from "./chain-transfers.js";
-export * from "./client-accounts.js";
 export * from "./client-sessions.js";
 export * from "./columns.js";
 export * from "./deliveries.js";

@@ -1,5 +1,5 @@
 import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { clientAccounts } from "./client-accounts.js";
+import { clientAccounts } from "./accounts-and-keys.js";
 import { cad, timestamptz } from "./columns.js";
 import type { InvoiceKind } from "./enums.js";
 import { tasks } from "./tasks.js";

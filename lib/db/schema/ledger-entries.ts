@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { apiKeys } from "./api-keys.js";
-import { clientAccounts } from "./client-accounts.js";
+import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { cad, createdAt } from "./columns.js";
 import type { LedgerEntryKind } from "./enums.js";
 import { invoices } from "./invoices.js";

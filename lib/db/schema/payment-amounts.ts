@@ -15,7 +15,7 @@ import { tasks } from "./tasks.js";
  *
  * The partial unique index lets one task at a time hold an amount: concurrent approvals
  * that pick the same amount insert with `ON CONFLICT DO NOTHING` and the loser moves on
- * to the next amount, with no error (lib/tasks/amount-reservations.ts).
+ * to the next amount, with no error (lib/tasks/state/amount-reservations.ts).
  */
 export const paymentAmounts = pgTable(
   "payment_amounts",

@@ -1,6 +1,5 @@
 import { index, pgTable, text } from "drizzle-orm/pg-core";
-import { apiKeys } from "./api-keys.js";
-import { clientAccounts } from "./client-accounts.js";
+import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { cad, createdAt, timestamptz } from "./columns.js";
 import { tasks } from "./tasks.js";
 

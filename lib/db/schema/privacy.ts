@@ -1,6 +1,5 @@
 import { bigserial, boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
-import { apiKeys } from "./api-keys.js";
-import { clientAccounts } from "./client-accounts.js";
+import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { createdAt, timestamptz } from "./columns.js";
 
 /** State of an erasure request: `pending` until its account is de-identified, then `completed`. */

@@ -3,10 +3,9 @@
  * They add no SQL; the foreign keys live on the tables.
  */
 import { relations } from "drizzle-orm";
-import { apiKeys } from "./api-keys.js";
+import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { authTokens } from "./auth-tokens.js";
 import { chainTransfers } from "./chain-transfers.js";
-import { clientAccounts } from "./client-accounts.js";
 import { deliveries } from "./deliveries.js";
 import { invoices } from "./invoices.js";
 import { ledgerEntries } from "./ledger-entries.js";

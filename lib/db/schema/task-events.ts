@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigserial, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
-import { apiKeys } from "./api-keys.js";
-import { clientAccounts } from "./client-accounts.js";
+import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { createdAt, timestamptz } from "./columns.js";
 import type { EventType, TaskStatus } from "./enums.js";
 import { tasks } from "./tasks.js";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, pgTable, smallint, text } from "drizzle-orm/pg-core";
-import { apiKeys } from "./api-keys.js";
+import { apiKeys } from "./accounts-and-keys.js";
 import { createdAt } from "./columns.js";
 import { tasks } from "./tasks.js";
 

@@ -10,8 +10,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { apiKeys } from "./api-keys.js";
-import { clientAccounts } from "./client-accounts.js";
+import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { cad, createdAt, timestamptz, updatedAt, usdcMicro } from "./columns.js";
 import type { Lang, PaymentMethod, RefundStatus, ServiceType, TaskStatus, Urgency } from "./enums.js";
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, pgTable, text } from "drizzle-orm/pg-core";
-import { apiKeys } from "./api-keys.js";
+import { apiKeys } from "./accounts-and-keys.js";
 import { createdAt, timestamptz } from "./columns.js";
 import type { EventType } from "./enums.js";
 

@@ -8,9 +8,9 @@ import { and, eq, gt } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { deliveries } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
-import { kickOutbox } from "../events/kick-outbox.js";
 import type { Caller } from "../keys/authenticate.js";
-import { findWebhookOrThrow } from "./find-webhook.js";
+import { findWebhookOrThrow } from "../webhooks/find-webhook.js";
+import { kickOutbox } from "./kick-outbox.js";
 
 /**
  * @throws DomainError NOT_FOUND (unknown, foreign or deleted webhook; no unexpired dead-letter

@@ -1,7 +1,7 @@
 /** Request schemas of the admin task operations (docs/api-conventions.md "Admin operations"). */
 import { z } from "zod";
-import { TASK_STATUSES } from "../db/schema/enums.js";
-import { queryNumber } from "../validation.js";
+import { TASK_STATUSES } from "../../db/schema/enums.js";
+import { queryNumber } from "../../validation.js";
 import { proofFilesInputSchema } from "./proof-files.js";
 import { SERVICE_TYPES } from "./schemas.js";
 

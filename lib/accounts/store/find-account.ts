@@ -5,9 +5,9 @@
  * builds on them, so the two folders depend one way only.
  */
 import { eq } from "drizzle-orm";
-import { type Db, getDb, type Tx } from "../db/client.js";
-import { apiKeys, type ClientAccount, clientAccounts } from "../db/schema/index.js";
-import { DomainError } from "../errors.js";
+import { type Db, getDb, type Tx } from "../../db/client.js";
+import { apiKeys, type ClientAccount, clientAccounts } from "../../db/schema/index.js";
+import { DomainError } from "../../errors.js";
 
 /** The account with e-mail `email` (case-insensitive), or undefined. */
 export async function findAccountByEmail(email: string, db?: Db | Tx): Promise<ClientAccount | undefined> {

@@ -1,6 +1,6 @@
 /** Response schemas of the task operations (docs/api-conventions.md "Status response"), for /openapi.json. */
 import { z } from "zod";
-import { TASK_STATUSES } from "../db/schema/enums.js";
+import { TASK_STATUSES } from "../../db/schema/enums.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
 

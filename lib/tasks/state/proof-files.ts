@@ -34,10 +34,10 @@
 import { createHash } from "node:crypto";
 import { fileTypeFromBuffer } from "file-type";
 import { z } from "zod";
-import type { NewProofFile } from "../db/schema/proof-files.js";
-import { DomainError } from "../errors.js";
-import { prefixedId } from "../ids.js";
-import { parseOrThrow } from "../validation.js";
+import type { NewProofFile } from "../../db/schema/proof-files.js";
+import { DomainError } from "../../errors.js";
+import { prefixedId } from "../../ids.js";
+import { parseOrThrow } from "../../validation.js";
 import { codePointLength, FIELD_TOO_LONG, strictBody } from "./schemas.js";
 
 /** Most proof files in one request. */

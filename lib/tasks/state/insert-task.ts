@@ -7,8 +7,8 @@
  */
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { type Db, getDb } from "../db/client.js";
-import { type NewTask, type NewTaskEvent, taskEvents, tasks } from "../db/schema/index.js";
+import { type Db, getDb } from "../../db/client.js";
+import { type NewTask, type NewTaskEvent, taskEvents, tasks } from "../../db/schema/index.js";
 
 const taskColumns = getTableColumns(tasks) as Record<string, PgColumn>;
 const eventColumns = getTableColumns(taskEvents) as Record<string, PgColumn>;

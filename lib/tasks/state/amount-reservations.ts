@@ -13,14 +13,14 @@
  * `INSERT … ON CONFLICT DO NOTHING` on the partial unique index. A racer that loses (the
  * amount was claimed by a transaction that committed first, or that it waited for) gets no
  * row back and tries the next amount; nothing raises a unique violation.
- * Release is done by the transition layer (lib/tasks/apply-transition.ts) in the same
+ * Release is done by the transition layer (lib/tasks/state/apply-transition.ts) in the same
  * transaction as the status change that ends the wait for payment.
  */
 import { and, between, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
-import { jsonList } from "../db/bulk.js";
-import type { Tx } from "../db/client.js";
-import type { TaskStatus } from "../db/schema/enums.js";
-import { paymentAmounts, tasks } from "../db/schema/index.js";
+import { jsonList } from "../../db/bulk.js";
+import type { Tx } from "../../db/client.js";
+import type { TaskStatus } from "../../db/schema/enums.js";
+import { paymentAmounts, tasks } from "../../db/schema/index.js";
 
 /** Statuses of a task that awaits payment (and holds its amount). */
 export const AWAITING_PAYMENT_STATUSES: readonly TaskStatus[] = [

@@ -4,7 +4,7 @@
  * statuses it is allowed, the status it leads to and the event it emits. Nothing
  * else in the code decides whether a status may change.
  */
-import type { TaskEventType, TaskStatus } from "../db/schema/enums.js";
+import type { TaskEventType, TaskStatus } from "../../db/schema/enums.js";
 
 /** What can happen to a task. */
 export type TaskAction =

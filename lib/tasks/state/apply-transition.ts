@@ -4,18 +4,18 @@
  * The row is locked (`SELECT … FOR UPDATE`) and its `version` checked, so two
  * concurrent changes of one task never both succeed. A change that ends the wait for
  * payment (pay, expire, cancel from an awaiting status) releases the task's USDC amount
- * in the same transaction (lib/tasks/amount-reservations.ts). `applyTransitionBatch`
+ * in the same transaction (lib/tasks/state/amount-reservations.ts). `applyTransitionBatch`
  * does the same for many tasks in one transaction with set-based statements (the payment
  * checker).
  */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
-import { bulkInsert, jsonList, recordset } from "../db/bulk.js";
-import { getDb, type Tx } from "../db/client.js";
-import type { TaskStatus } from "../db/schema/enums.js";
-import { type NewTaskEvent, type Task, taskEvents, tasks } from "../db/schema/index.js";
-import { DomainError } from "../errors.js";
-import { kickOutbox } from "../events/kick-outbox.js";
-import { prefixedId } from "../ids.js";
+import { bulkInsert, jsonList, recordset } from "../../db/bulk.js";
+import { getDb, type Tx } from "../../db/client.js";
+import type { TaskStatus } from "../../db/schema/enums.js";
+import { type NewTaskEvent, type Task, taskEvents, tasks } from "../../db/schema/index.js";
+import { DomainError } from "../../errors.js";
+import { kickOutbox } from "../../events/kick-outbox.js";
+import { prefixedId } from "../../ids.js";
 import { releaseAmounts, releasesAmount } from "./amount-reservations.js";
 import { allowedActions, findTransition, type TaskAction, type Transition } from "./transitions.js";
 

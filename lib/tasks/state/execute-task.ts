@@ -1,9 +1,9 @@
 /**
  * Execution (POST /api/task-complete): dispatch, on-site, complete with proof files,
- * or fail. Proof files are decoded and checked by content (lib/tasks/proof-files) and
+ * or fail. Proof files are decoded and checked by content (lib/tasks/state/proof-files) and
  * stored in the same transaction as the status change and its event.
  */
-import { proofFiles } from "../db/schema/index.js";
+import { proofFiles } from "../../db/schema/index.js";
 import type { CompleteTaskBody } from "./admin-schemas.js";
 import { applyTransition, type TransitionResult } from "./apply-transition.js";
 import { decodeProofFiles, proofFileRows } from "./proof-files.js";

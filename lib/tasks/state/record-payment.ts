@@ -4,8 +4,8 @@
  * restarts from the payment (SLA 72 h / 24 h); a counter-offer paid is a counter-offer
  * accepted, so its amount becomes the price.
  */
-import type { PaymentMethod, Urgency } from "../db/schema/enums.js";
-import type { Task } from "../db/schema/index.js";
+import type { PaymentMethod, Urgency } from "../../db/schema/enums.js";
+import type { Task } from "../../db/schema/index.js";
 import type { RecordPaymentBody } from "./admin-schemas.js";
 import {
   applyTransition,

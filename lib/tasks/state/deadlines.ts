@@ -13,7 +13,6 @@
  * by the local (Toronto) calendar date; public holidays are not modelled.
  */
 import { DateTime } from "luxon";
-import { SLA } from "../catalog/services.js";
 import type { Urgency } from "./schemas.js";
 
 /**
@@ -27,6 +26,20 @@ export const OPERATIONAL_HOURS = {
   execution: { weekdays: { open: "07:00", close: "20:00" }, weekends: { open: "08:00", close: "17:00" } },
   urgent_note: "Urgent tasks may be processed outside these hours at the operator's discretion.",
 } as const;
+
+/** Service-level deadlines in hours, identical for all services (spec "Limits", "Service catalog entry"). */
+export const SLA = Object.freeze({
+  /** Human review of a standard task, hours after submission. */
+  review_hours: 24,
+  /** Human review of an urgent task, hours after submission. */
+  review_hours_urgent: 12,
+  /** Execution of a standard task, hours after payment is confirmed. */
+  execution_hours: 72,
+  /** Execution of an urgent task, hours after payment is confirmed. */
+  execution_hours_urgent: 24,
+  /** Window to pay an accepted or counter-offered task, hours. */
+  payment_window_hours: 48,
+} as const);
 
 /** An activity with its own operational hours. */
 export type Activity = "review" | "execution";

@@ -1,0 +1,77 @@
+/**
+ * Loads the configuration: the schema of the whole process environment (the groups of
+ * lib/config/*.ts), its parsing with the cross-variable checks, and the cached instance.
+ */
+import { z } from "zod";
+import { accountsSettings } from "./accounts.js";
+import { notificationsSettings } from "./notifications.js";
+import { paymentsSettings } from "./payments.js";
+import { privacyTaxSettings } from "./privacy-taxes.js";
+import { securitySettings } from "./security.js";
+import { serverSettings } from "./server.js";
+
+/** The schema of the process environment, variable by variable, with defaults. */
+export const configSchema = z.object({
+  ...serverSettings,
+  ...paymentsSettings,
+  ...securitySettings,
+  ...notificationsSettings,
+  ...accountsSettings,
+  ...privacyTaxSettings,
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Raised when an environment variable has a bad value; the message names the variable. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+let cached: Config | undefined;
+
+/**
+ * Parses `env` (default `process.env`) into a `Config`.
+ * @throws ConfigError naming every variable with a bad value.
+ */
+export function parseConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration: ${lines.join("; ")}`);
+  }
+  const config = result.data;
+  if (config.ALLOW_PRIVATE_CALLBACKS && config.NODE_ENV === "production") {
+    throw new ConfigError("ALLOW_PRIVATE_CALLBACKS: refused when NODE_ENV=production");
+  }
+  if (config.WEBHOOK_SECRET_KEY && Buffer.from(config.WEBHOOK_SECRET_KEY, "base64").length !== 32) {
+    throw new ConfigError(
+      "WEBHOOK_SECRET_KEY: must be the base64 of exactly 32 bytes (openssl rand -base64 32)",
+    );
+  }
+  if (config.DISTANCE_PROVIDER === "osrm" && !config.OSRM_URL) {
+    throw new ConfigError("OSRM_URL: required when DISTANCE_PROVIDER=osrm");
+  }
+  if (Boolean(config.UPSTASH_REDIS_REST_URL) !== Boolean(config.UPSTASH_REDIS_REST_TOKEN)) {
+    throw new ConfigError("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither");
+  }
+  if (config.TAX_REGISTERED && (!config.GST_NUMBER || !config.QST_NUMBER)) {
+    throw new ConfigError("TAX_REGISTERED: GST_NUMBER and QST_NUMBER are required when registered");
+  }
+  return config;
+}
+
+/** The process configuration, parsed on first use and cached. */
+export function getConfig(): Config {
+  cached ??= parseConfig();
+  return cached;
+}
+
+/** Forgets the cached configuration (tests that change `process.env`). */
+export function resetConfig(): void {
+  cached = undefined;
+}
+
+/** Public origin for absolute links, without a trailing slash. */
+export function publicBaseUrl(config: Config = getConfig()): string {
+  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, "");
+}

@@ -1,0 +1,79 @@
+/**
+ * Notifications: webhook signing, delivery and retries, the outbox kick, e-mail (Resend) and the event stream.
+ * One entry a variable, with its default; part of the configuration schema (lib/config/load.ts).
+ */
+import { z } from "zod";
+import { int, optionalString, optionalUrl } from "./values.js";
+
+/** Notifications variables of the configuration schema. */
+export const notificationsSettings = {
+  /**
+   * AES-256-GCM key that encrypts webhook signing secrets at rest: base64 of 32 bytes
+   * (`openssl rand -base64 32`). Required in production; elsewhere a fixed development key
+   * (documented in README) is used when unset.
+   */
+  WEBHOOK_SECRET_KEY: optionalString,
+  /** Bound of one webhook / callback delivery attempt (connect, headers, body), ms; at most 10 s. */
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100, 10_000),
+  /** Delays before each retry of a failed delivery, seconds, comma-separated (contract.md: 30 s, 5 min, 30 min). */
+  WEBHOOK_RETRY_DELAYS_SECONDS: z
+    .string()
+    .default("30,300,1800")
+    .transform((v) => v.split(",").map((x) => Number(x.trim())))
+    .pipe(z.array(z.number().int().min(1).max(86_400)).min(1).max(10)),
+  /**
+   * Deliveries in flight at once in one worker process (a slow receiver holds a slot for at
+   * most WEBHOOK_TIMEOUT_MS; a freed slot is refilled at once). Outgoing requests mostly wait
+   * on the network, so this is high enough that a hundred hanging receivers leave room.
+   */
+  WEBHOOK_CONCURRENCY: int(128, 1, 1024),
+  /**
+   * Deliveries in flight at once to one destination (scheme://host[:port]) across every
+   * worker: the fairness cap, so one customer's slow or dead receiver never takes the slots
+   * of another's.
+   */
+  WEBHOOK_DESTINATION_CONCURRENCY: int(4, 1, 64),
+  /**
+   * Circuit breaker: after this many consecutive failed attempts to one destination, its due
+   * deliveries are recorded as failed without a request for WEBHOOK_BREAKER_COOLDOWN_SECONDS
+   * (retry schedule and dead letters unchanged). 0 turns the breaker off.
+   */
+  WEBHOOK_BREAKER_FAILURES: int(5, 0, 1000),
+  /** Circuit breaker: how long a destination stays open after its failures, seconds. */
+  WEBHOOK_BREAKER_COOLDOWN_SECONDS: int(60, 1, 3600),
+  /** Dead-letter retention, hours (spec Limits: 72). */
+  DEAD_LETTER_RETENTION_HOURS: int(72, 1, 24 * 30),
+  /**
+   * Dispatch and deliver notifications right after a state change commits (`waitUntil` on
+   * Vercel, in-process locally). Default on, except under NODE_ENV=test where tests drive the
+   * outbox explicitly. Off: only the deliver-webhooks cron (every minute) sends them.
+   */
+  OUTBOX_KICK: z
+    .enum(["true", "false", "1", "0", "yes", "no", ""])
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? undefined : v === "true" || v === "1" || v === "yes")),
+  /**
+   * Task e-mails per rolling 24 h to one address that no client account has verified (such
+   * e-mails carry only the task id, status and a link); beyond it they are recorded as
+   * `suppressed` and not sent. Bounds what an anonymous submitter can make us send to a stranger.
+   */
+  UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY: int(5, 0, 1000),
+  /** Resend API key; unset = the embedded outbox (messages stored in `emails` and logged, not sent). */
+  RESEND_API_KEY: optionalString,
+  /** Resend API base URL (tests point it at a loopback server). */
+  RESEND_BASE_URL: optionalUrl,
+  /** Sender of client-facing e-mail (a domain verified with Resend in production). */
+  EMAIL_FROM: z.string().default("Physical Task Execution Service <no-reply@example.com>"),
+  /** Reply-To of client-facing e-mail; default CONTACT_EMAIL. */
+  EMAIL_REPLY_TO: optionalString.pipe(z.email().optional()),
+  /**
+   * Longest life of one event-stream connection, seconds (max 14 400 = 4 h). Default 14 400,
+   * or 55 on Vercel (below the functions' maxDuration of 60 s): the stream then sends
+   * `stream.timeout` and the client reconnects with Last-Event-ID.
+   */
+  STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(14_400).optional(),
+  /** How often the event stream reads new events from the database, ms. */
+  STREAM_POLL_MS: int(500, 50, 10_000),
+  /** Heartbeat (comment line) interval of idle event streams, seconds. */
+  STREAM_HEARTBEAT_SECONDS: int(15, 1, 300),
+};

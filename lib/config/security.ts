@@ -1,0 +1,60 @@
+/**
+ * Authentication and protection: API key cache and checks, rate limits, proxies, private callbacks, cron secret, CORS and MCP hosts.
+ * One entry a variable, with its default; part of the configuration schema (lib/config/load.ts).
+ */
+import { z } from "zod";
+import { bool, int, optionalString, optionalUrl } from "./values.js";
+
+/** Security variables of the configuration schema. */
+export const securitySettings = {
+  /**
+   * How long an instance reuses a verified API key without asking the database, ms (0: never).
+   * A revocation takes effect at once on the instance that served it, on others within this time.
+   */
+  API_KEY_CACHE_TTL_MS: int(5_000, 0, 60_000),
+  /**
+   * Public reads (status, services, estimate...) sent with a key: past this many ms, or when
+   * storage fails, the key check is skipped and the request is served as anonymous with a
+   * `Warning` header (README "Authentication, scopes and limits").
+   */
+  KEY_CHECK_TIMEOUT_MS: int(2_000, 100, 30_000),
+  /** Requests per minute per API key (spec Limits). */
+  RATE_LIMIT_KEY_PER_MIN: int(60, 1),
+  /** Requests per minute per IP without a key (spec Limits). */
+  RATE_LIMIT_ANON_PER_MIN: int(20, 1),
+  /** API keys created per IP per hour (spec Limits). */
+  KEY_CREATIONS_PER_IP_PER_HOUR: int(3, 1),
+  /** Login attempts per IP per hour (spec Limits). */
+  LOGIN_ATTEMPTS_PER_IP_PER_HOUR: int(5, 1),
+  /** Login attempts per account e-mail per hour, from any IP (password guessing spread over many IPs). */
+  LOGIN_ATTEMPTS_PER_EMAIL_PER_HOUR: int(10, 1),
+  /** `reset-request` and `verify-email` calls per IP per hour (each action counted on its own). */
+  EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR: int(10, 1),
+  /** `reset-request` and `verify-email` calls per account e-mail per hour (each action on its own). */
+  EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR: int(5, 1),
+  /** Upstash Redis REST endpoint; with the token it backs rate limits and idempotency. */
+  UPSTASH_REDIS_REST_URL: optionalUrl,
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
+  /** Rate-limit storage timeout, ms; past it the request gets 503 STORAGE_ERROR (fail closed). */
+  RATE_LIMIT_TIMEOUT_MS: int(1000, 50, 10_000),
+
+  /** Volume alert floor: an hour with fewer requests than this never alerts (spec "What the service does" 9). */
+  VOLUME_ALERT_MIN_REQUESTS: int(30, 1),
+
+  /** Where the client IP comes from: `socket`, `vercel` (x-real-ip / x-vercel-forwarded-for) or `x-forwarded-for`. */
+  TRUST_PROXY: z.enum(["auto", "socket", "vercel", "x-forwarded-for"]).default("auto"),
+  /** Set by Vercel in its functions. */
+  VERCEL: optionalString,
+
+  /** Lets webhook and callback URLs use http:// and loopback addresses. Local development and tests only. */
+  ALLOW_PRIVATE_CALLBACKS: bool(false),
+  /** Bearer secret Vercel Cron sends to /api/cron/*; required in production. */
+  CRON_SECRET: optionalString,
+  /** Comma-separated origins allowed by CORS; `*` allows any. */
+  CORS_ALLOWED_ORIGINS: z.string().default("*"),
+
+  /** MCP DNS-rebinding protection: extra allowed Host values (comma-separated); PUBLIC_BASE_URL's host is always allowed. */
+  MCP_ALLOWED_HOSTS: optionalString,
+  /** MCP DNS-rebinding protection: extra allowed Origin values (comma-separated). */
+  MCP_ALLOWED_ORIGINS: optionalString,
+};

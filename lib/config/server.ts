@@ -1,0 +1,63 @@
+/**
+ * Server, storage, identifiers, request sizes and distances (the local host, the database, id prefixes, body limits, the distance provider).
+ * One entry a variable, with its default; part of the configuration schema (lib/config/load.ts).
+ */
+import { z } from "zod";
+import { int, num, optionalString, optionalUrl } from "./values.js";
+
+/** Server variables of the configuration schema. */
+export const serverSettings = {
+  /** `development`, `test` or `production`. */
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  /** Port of the local host (`npm start`). */
+  PORT: int(3000, 0, 65535),
+  /** Host interface the local host binds to. */
+  HOST: z.string().default("127.0.0.1"),
+  /** Public origin used in links (`_links`, `api_url`); defaults to http://localhost:PORT. */
+  PUBLIC_BASE_URL: optionalUrl,
+
+  /** Postgres URL. Unset: embedded PGlite under DATA_DIR. */
+  DATABASE_URL: optionalString,
+  /** `auto` (neon for *.neon.tech hosts, else node-postgres), `pg`, `neon` or `pglite`. */
+  DATABASE_DRIVER: z.enum(["auto", "pg", "neon", "pglite"]).default("auto"),
+  /** Directory of the embedded database (and other local state). */
+  DATA_DIR: z.string().default(".data"),
+  /** Neon driver only: a plain-ws proxy host:port (e.g. websockify) instead of Neon's endpoint; tests use it. */
+  NEON_WS_PROXY: optionalString,
+  /** Maximum connections of the node-postgres / Neon pool. */
+  DATABASE_POOL_MAX: int(10, 1, 200),
+  /**
+   * Bound of every wait on a networked database (node-postgres or Neon), ms: one query, a new
+   * connection or a free pooled one. Past it the request gets 503 STORAGE_ERROR and the
+   * connection is discarded. The server cancels statements at 80 % of it and ends sessions
+   * idle in a transaction after twice it (lib/db/client.ts `boundedPoolOptions`).
+   */
+  DB_QUERY_TIMEOUT_MS: int(5000, 100, 30_000),
+
+  /** Prefix of API keys (`<prefix>_<random>`), contract.md. */
+  KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9]{1,15}$/, "lowercase letters and digits, 2-16 chars")
+    .default("svc"),
+  /** Prefix of task ids (`<prefix>-<base36>-<base36>`), contract.md. */
+  TASK_PREFIX: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9]{1,15}$/, "uppercase letters and digits, 2-16 chars")
+    .default("TASK"),
+
+  /** Largest request body accepted, bytes (413 above). Vercel itself caps bodies at 4.5 MB. */
+  MAX_BODY_BYTES: int(1_048_576, 1024, 4_500_000),
+  /** Largest body of the proof-upload operation (task-complete), bytes. */
+  MAX_UPLOAD_BYTES: int(4_400_000, 1024, 4_500_000),
+
+  /** Average road speed used to derive transport hours from round-trip km (contract.md). */
+  TRANSPORT_SPEED_KMH: num(60, 1, 200),
+  /** Great-circle distance x this factor = road distance, for gazetteer places without a provider. */
+  ROAD_FACTOR: num(1.3, 1, 3),
+  /** Distance-matrix provider for places outside the known-locations table: `none` or `osrm`. */
+  DISTANCE_PROVIDER: z.enum(["none", "osrm"]).default("none"),
+  /** Base URL of an OSRM server (its /table/v1/driving service). */
+  OSRM_URL: optionalUrl,
+  /** Timeout of one distance-matrix request, ms; on failure the estimate falls back to the gazetteer. */
+  DISTANCE_TIMEOUT_MS: int(2000, 100, 30_000),
+};
