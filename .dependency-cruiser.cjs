@@ -2,7 +2,7 @@
  * Dependency rules of the service (dependency-cruiser), checked by `npm run deps` inside `npm test`.
  *
  * The layers, lowest first (docs/architecture.md has the diagram and the reasons):
- *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/log-error.ts, lib/catalog, lib/geo, lib/net: storage, settings, ids,
+ *   base      lib/db, lib/config.ts, lib/ids.ts, lib/money.ts, lib/errors.ts, lib/log-error.ts, lib/catalog, lib/geo, lib/net, lib/policy, lib/receipts: storage, settings, ids,
  *             reference data (services, prices, SLA hours, zone, places), outbound-URL safety
  *   state     the task state layer in lib/tasks: transition table, applyTransition/batch, deadlines,
  *             records of payment and execution, the task vocabulary (schemas)
@@ -66,6 +66,9 @@ const LAYERS = {
     // Error descriptions for logs (codes, SQL state, never parameter values).
     "^lib/log-error\\.ts$",
     `^lib/(catalog|geo|net)/${NOT_OPS}`,
+    // The policy screen (rules data, pure matching, a refusal counter) and completion receipts
+    // (signing keys from configuration, pure signing): rules and records the state layer uses.
+    `^lib/(policy|receipts)/${NOT_OPS}`,
   ),
   state: `^lib/tasks/(state/|(${STATE_FILES.join("|")})\\.ts$)`,
   services: any(

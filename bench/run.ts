@@ -10,6 +10,7 @@ import { authBenchmark } from "./benchmarks/auth.js";
 import { checkerBenchmark } from "./benchmarks/checker.js";
 import { httpBenchmark } from "./benchmarks/http.js";
 import { importsBenchmark } from "./benchmarks/imports.js";
+import { policyBenchmark } from "./benchmarks/policy.js";
 import { streamsBenchmark } from "./benchmarks/streams.js";
 import { tasksBenchmark } from "./benchmarks/tasks.js";
 import { webhooksBenchmark } from "./benchmarks/webhooks.js";
@@ -29,6 +30,7 @@ const benchmarks: Benchmark[] = [
   tasksBenchmark,
   streamsBenchmark,
   webhooksBenchmark,
+  policyBenchmark,
 ];
 
 function usage(): string {

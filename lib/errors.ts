@@ -12,7 +12,8 @@
 /**
  * The closed set of domain failure codes; each is also an HTTP error code of the same name (the
  * status is lib/http's business: NOT_FOUND 404, CONFLICT 409, FORBIDDEN 403, UNAUTHORIZED 401,
- * PAYMENT_REQUIRED 402, VALIDATION_ERROR and the other rule violations 422).
+ * PAYMENT_REQUIRED 402, VALIDATION_ERROR and the other rule violations 422, POLICY_VIOLATION 422:
+ * a submission the policy screen refuses, lib/policy).
  */
 export const DOMAIN_ERROR_CODES = [
   "NOT_FOUND",
@@ -23,6 +24,7 @@ export const DOMAIN_ERROR_CODES = [
   "VALIDATION_ERROR",
   "LOCATION_NOT_FOUND",
   "OUT_OF_SERVICE_ZONE",
+  "POLICY_VIOLATION",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

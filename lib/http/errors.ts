@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 422,
   LOCATION_NOT_FOUND: 422,
   OUT_OF_SERVICE_ZONE: 422,
+  /** The policy screen refused the submission (lib/policy); `reason_codes` and `policy_version` in the error. */
+  POLICY_VIOLATION: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   STORAGE_ERROR: 503,
@@ -113,6 +115,7 @@ const DOMAIN_CODES_ARE_HTTP_CODES: Record<DomainErrorCode, ErrorCode> = {
   VALIDATION_ERROR: "VALIDATION_ERROR",
   LOCATION_NOT_FOUND: "LOCATION_NOT_FOUND",
   OUT_OF_SERVICE_ZONE: "OUT_OF_SERVICE_ZONE",
+  POLICY_VIOLATION: "POLICY_VIOLATION",
 };
 
 /**
