@@ -223,6 +223,17 @@ export const configSchema = z.object({
    * (documented in README) is used when unset.
    */
   WEBHOOK_SECRET_KEY: optionalString,
+  /**
+   * Private Ed25519 JWK (`{"kty":"OKP","crv":"Ed25519","d":…,"x":…,"kid":…}`) that signs completion
+   * receipts (lib/receipts). Required in production; elsewhere a key is generated once into
+   * DATA_DIR (receipt-signing-key.json). docs/receipts.md: generation and rotation.
+   */
+  RECEIPT_SIGNING_KEY: optionalString,
+  /**
+   * Public JWKs of retired receipt keys, still served at /.well-known/jwks.json so that old
+   * receipts verify: a JSON array of JWKs or a JWK Set (`{"keys":[…]}`).
+   */
+  RECEIPT_PREVIOUS_KEYS: optionalString,
   /** Bound of one webhook / callback delivery attempt (connect, headers, body), ms; at most 10 s. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 10_000),
   /** Delays before each retry of a failed delivery, seconds, comma-separated (contract.md: 30 s, 5 min, 30 min). */
@@ -330,6 +341,16 @@ export class ConfigError extends Error {
 
 let cached: Config | undefined;
 
+/** Whether `value` is the JSON of a private Ed25519 JWK (the shape RECEIPT_SIGNING_KEY needs). */
+function isPrivateEd25519Jwk(value: string): boolean {
+  try {
+    const k = JSON.parse(value) as Record<string, unknown>;
+    return k.kty === "OKP" && k.crv === "Ed25519" && typeof k.x === "string" && typeof k.d === "string";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Parses `env` (default `process.env`) into a `Config`.
  * @throws ConfigError naming every variable with a bad value.
@@ -347,6 +368,11 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   if (config.WEBHOOK_SECRET_KEY && Buffer.from(config.WEBHOOK_SECRET_KEY, "base64").length !== 32) {
     throw new ConfigError(
       "WEBHOOK_SECRET_KEY: must be the base64 of exactly 32 bytes (openssl rand -base64 32)",
+    );
+  }
+  if (config.RECEIPT_SIGNING_KEY && !isPrivateEd25519Jwk(config.RECEIPT_SIGNING_KEY)) {
+    throw new ConfigError(
+      'RECEIPT_SIGNING_KEY: must be a private Ed25519 JWK ({"kty":"OKP","crv":"Ed25519","x":…,"d":…}; npx tsx scripts/receipt-key.ts)',
     );
   }
   if (config.DISTANCE_PROVIDER === "osrm" && !config.OSRM_URL) {
@@ -451,6 +477,7 @@ function evaluateProfile(config: Config): ProductionProfile {
     if (!config.WEBHOOK_SECRET_KEY) missing.push("WEBHOOK_SECRET_KEY");
     if (!config.CRON_SECRET) missing.push("CRON_SECRET");
     if (!config.TURNSTILE_SECRET_KEY) missing.push("TURNSTILE_SECRET_KEY");
+    if (!config.RECEIPT_SIGNING_KEY) missing.push("RECEIPT_SIGNING_KEY");
     // On Vercel each instance would keep its own in-process counters: limits need Upstash.
     if (config.VERCEL && !config.UPSTASH_REDIS_REST_URL) missing.push("UPSTASH_REDIS_REST_URL");
     if (config.VERCEL && !config.UPSTASH_REDIS_REST_TOKEN) missing.push("UPSTASH_REDIS_REST_TOKEN");
@@ -485,6 +512,8 @@ export function relaxedSettings(config: Config = getConfig()): string[] {
   if (!config.CRON_SECRET) out.push("CRON_SECRET unset: /api/cron/* runs for any caller");
   if (!config.TURNSTILE_SECRET_KEY)
     out.push("TURNSTILE_SECRET_KEY unset: registration CAPTCHA tokens are not checked");
+  if (!config.RECEIPT_SIGNING_KEY)
+    out.push("RECEIPT_SIGNING_KEY unset: completion receipts are signed with a key generated into DATA_DIR");
   if (config.ALLOW_PRIVATE_CALLBACKS)
     out.push("ALLOW_PRIVATE_CALLBACKS=true: http:// and loopback callbacks allowed");
   if (!config.UPSTASH_REDIS_REST_URL)

@@ -28,6 +28,7 @@ import {
   getCapabilitiesOperation,
   getLlmsTxtOperation,
   getOpenApiOperation,
+  getReceiptKeysOperation,
   getStatusOperation,
 } from "../system/operations.js";
 import {
@@ -89,6 +90,7 @@ export function allOperations(): Operation[] {
     getStatusOperation,
     getOpenApiOperation,
     getLlmsTxtOperation,
+    getReceiptKeysOperation,
     checkPaymentsOperation,
     deliverWebhooksOperation,
     expirePaymentsOperation,

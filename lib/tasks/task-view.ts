@@ -1,7 +1,9 @@
 /**
  * The status response of GET /api/submit-task (contract.md "Status response"): the
  * task record, payment details from `accepted_pending_payment` on, the counter-offer,
- * proof files when completed, the history, `_polling` and links.
+ * proof files when completed (with their size, SHA-256 and capture metadata in `proof_files`),
+ * the signed receipt once completed or failed, the policy screen's outcome, the history,
+ * `_polling` and links.
  */
 import { asc, eq } from "drizzle-orm";
 import { publicBaseUrl } from "../config.js";
@@ -11,6 +13,7 @@ import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
+import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { isTerminal } from "./transitions.js";
 
 /** Seconds until the next useful poll, per status. Sandbox tasks advance on each poll. */
@@ -160,6 +163,7 @@ export async function taskStatusView(
     execution_deadline: task.executionDeadline.toISOString(),
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
+    policy: policyView(task),
   };
   if (task.refundStatus !== "none") {
     view.refund = {
@@ -190,7 +194,14 @@ export async function taskStatusView(
   if (task.status === "completed") {
     const db = await getDb();
     const files = await db
-      .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
+      .select({
+        filename: proofFiles.filename,
+        type: proofFiles.mimeType,
+        size: proofFiles.sizeBytes,
+        sha256: proofFiles.sha256,
+        capture: proofFiles.capture,
+        content: proofFiles.content,
+      })
       .from(proofFiles)
       .where(eq(proofFiles.taskId, task.id))
       .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
@@ -199,6 +210,13 @@ export async function taskStatusView(
       type: f.type,
       content: Buffer.from(f.content).toString("base64"),
     }));
+    view.proof_files = files.map((f) => ({
+      filename: f.filename,
+      type: f.type,
+      size: f.size,
+      sha256: f.sha256,
+      capture: f.capture ?? null,
+    }));
     view.operator_notes = task.operatorNotes;
     view.completed_at = task.completedAt?.toISOString() ?? null;
   }
@@ -206,6 +224,7 @@ export async function taskStatusView(
     view.failure_reason = task.failureReason;
     view.operator_notes = task.operatorNotes;
   }
+  if (task.receipt) view.receipt = task.receipt;
   view.history = history.map((h) => ({ status: h.status, event: h.event, at: h.at.toISOString() }));
   const terminal = isTerminal(task.status);
   view._polling = {
@@ -213,6 +232,19 @@ export async function taskStatusView(
     is_terminal: terminal,
     recommended_action: recommendedAction(task),
   };
-  view._links = taskLinks(task.id);
+  view._links = task.receipt
+    ? { ...taskLinks(task.id), receipt_keys: `${publicBaseUrl()}${RECEIPT_JWKS_PATH}` }
+    : taskLinks(task.id);
   return view;
+}
+
+/** The public part of the policy screen of `task` (null for tasks screened before it existed). */
+export function policyView(task: Pick<Task, "policy">): Record<string, unknown> | null {
+  if (!task.policy) return null;
+  return {
+    version: task.policy.version,
+    outcome: task.policy.outcome,
+    reason_codes: task.policy.reason_codes,
+    overridden: Boolean(task.policy.override),
+  };
 }
