@@ -6,6 +6,7 @@ CREATE TABLE "policy_counters" (
 	CONSTRAINT "policy_counters_day_version_reason_code_pk" PRIMARY KEY("day","version","reason_code")
 );
 --> statement-breakpoint
+ALTER TABLE "proof_files" ADD COLUMN "position" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "proof_files" ADD COLUMN "capture" jsonb;--> statement-breakpoint
 ALTER TABLE "tasks" ADD COLUMN "policy" jsonb;--> statement-breakpoint
 ALTER TABLE "tasks" ADD COLUMN "receipt" text;

@@ -12,6 +12,6 @@ export function policyOverride(
   operatorNotes: string | null,
   now: Date,
 ): TaskPolicyRecord | undefined {
-  if (!policy || policy.outcome !== "review" || policy.override) return undefined;
+  if (policy?.outcome !== "review" || policy.override) return undefined;
   return { ...policy, override: { at: now.toISOString(), action, operator_notes: operatorNotes } };
 }

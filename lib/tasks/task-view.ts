@@ -163,7 +163,7 @@ export async function taskStatusView(
     execution_deadline: task.executionDeadline.toISOString(),
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
-    policy: policyView(task),
+    policy: policyView(task, isOwner(task, viewer)),
   };
   if (task.refundStatus !== "none") {
     view.refund = {
@@ -204,7 +204,7 @@ export async function taskStatusView(
       })
       .from(proofFiles)
       .where(eq(proofFiles.taskId, task.id))
-      .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
+      .orderBy(asc(proofFiles.createdAt), asc(proofFiles.position), asc(proofFiles.id));
     view.proof_files_data = files.map((f) => ({
       filename: f.filename,
       type: f.type,
@@ -238,13 +238,18 @@ export async function taskStatusView(
   return view;
 }
 
-/** The public part of the policy screen of `task` (null for tasks screened before it existed). */
-export function policyView(task: Pick<Task, "policy">): Record<string, unknown> | null {
+/**
+ * The policy screen of `task` for the status (null for tasks screened before it existed): version,
+ * outcome, reason codes, whether an operator overrode it; for the owner or an admin (`full`) also
+ * the matched rules and the override.
+ */
+export function policyView(task: Pick<Task, "policy">, full: boolean): Record<string, unknown> | null {
   if (!task.policy) return null;
   return {
     version: task.policy.version,
     outcome: task.policy.outcome,
     reason_codes: task.policy.reason_codes,
     overridden: Boolean(task.policy.override),
+    ...(full ? { matches: task.policy.matches, override: task.policy.override ?? null } : {}),
   };
 }

@@ -62,6 +62,22 @@ export const policyOutcomeSchema = z
     }),
     reason_codes: z.array(z.string()),
     overridden: z.boolean().meta({ description: "An operator approved the task despite a review outcome." }),
+    matches: z
+      .array(
+        z.object({
+          rule_id: z.string(),
+          reason_code: z.string(),
+          outcome: z.enum(["review", "refuse"]),
+          matched_text: z.string(),
+        }),
+      )
+      .optional()
+      .meta({ description: "Owner or admin only: the rules that matched and the words they matched." }),
+    override: z
+      .object({ at: dateTime, action: z.string(), operator_notes: z.string().nullable() })
+      .nullable()
+      .optional()
+      .meta({ description: "Owner or admin only: the operator's approval despite a review outcome." }),
   })
   .meta({ id: "PolicyOutcome" });
 

@@ -20,6 +20,7 @@ import { ApiError, get, getKey, postIdempotent, request, setKey } from "./api.js
 import { formatCad, formatDateTime, formatDuration, formatNumber, t } from "./i18n.js";
 import { proofPicker } from "./proof.js";
 import { startOperatorShell } from "./session.js";
+import { policyBadge, policySection, verifiableSection } from "./verifiable.js";
 
 const STATUSES = [
   "received",
@@ -120,6 +121,7 @@ function taskCard(task, { showSla = false } = {}) {
         task.needs_counter_offer ? badge(t("card.over_budget"), "warn") : null,
         task.refund_status === "pending" ? badge(t("card.refund_pending"), "warn") : null,
         task.sandbox ? badge(t("task.sandbox"), "muted") : null,
+        policyBadge(task),
       ),
       showSla ? h("p", {}, slaCountdown(t("sla.review"), task.review_deadline)) : null,
       h("p", { class: "address" }, task.location_address),
@@ -711,12 +713,15 @@ async function taskView(id) {
       statusBadge(task.status),
       badge(task.service_type, "service"),
       task.urgency === "urgent" ? badge(t("urgency.urgent"), "urgent") : null,
+      policyBadge(task),
     ),
     request,
+    policySection(task),
     estimateSection,
     paymentSection,
     actionsSection(task),
     resultSection,
+    verifiableSection(task),
     locationSection,
     history,
   );

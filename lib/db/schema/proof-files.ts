@@ -22,6 +22,8 @@ export const proofFiles = pgTable(
     /** Lowercase hex SHA-256 of `content`. */
     sha256: text("sha256").notNull(),
     content: bytea("content").notNull(),
+    /** Place of the file in its upload (0-based): the order of `proof_files_data` and of the receipt. */
+    position: integer("position").notNull().default(0),
     /**
      * Capture metadata read from the file (lib/receipts/capture.ts): capture time, GPS position,
      * distance from the task's place, whether the time falls in dispatch..completion; null for
