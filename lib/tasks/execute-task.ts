@@ -3,9 +3,10 @@
  * or fail. Proof files are decoded and checked by content (lib/tasks/proof-files) and
  * stored in the same transaction as the status change and its event. Completion and failure
  * sign the task's receipt (lib/receipts) in that transaction too; the event carries it, and the
- * completion event the files' sizes and SHA-256.
+ * completion event the files' sizes and SHA-256; photos' capture metadata is stored with them.
  */
 import { proofFiles } from "../db/schema/index.js";
+import { readCapture } from "../receipts/capture.js";
 import { issueReceipt } from "../receipts/receipt.js";
 import type { CompleteTaskBody } from "./admin-schemas.js";
 import { applyTransition, type TransitionResult } from "./apply-transition.js";
@@ -54,7 +55,17 @@ export async function executeTask(body: CompleteTaskBody, now = new Date()): Pro
           };
         },
         after: async (task, tx) => {
-          if (files.length) await tx.insert(proofFiles).values(proofFileRows(task.id, files));
+          if (!files.length) return;
+          // Capture time and place of photos vs. the task (flags only; lib/receipts/capture.ts).
+          const context = {
+            coordinates:
+              (task.location as { coordinates?: [number, number] | null } | null)?.coordinates ?? null,
+            windowStart: task.dispatchedAt ?? task.paidAt,
+            windowEnd: now,
+          };
+          const captures = await Promise.all(files.map((f) => readCapture(f.bytes, f.mimeType, context)));
+          const rows = proofFileRows(task.id, files).map((r, i) => ({ ...r, capture: captures[i] ?? null }));
+          await tx.insert(proofFiles).values(rows);
         },
         payload: (t) => ({
           completed_at: t.completedAt?.toISOString(),

@@ -102,7 +102,18 @@ describe("review outcome and override", () => {
       outcome: "review",
       reason_codes: ["DANGEROUS_ACT"],
       overridden: false,
+      // the owner (or an admin) also sees what matched
+      matches: [
+        {
+          rule_id: "danger-review",
+          reason_code: "DANGEROUS_ACT",
+          outcome: "review",
+          matched_text: "climb onto the roof",
+        },
+      ],
+      override: null,
     });
+    expect((await getStatus(body.task_id)).body.policy.matches).toBeUndefined(); // not to others
     const db = await getDb();
     const [row] = await db.select().from(tasks).where(eq(tasks.id, body.task_id));
     expect(row!.policy!.matches).toEqual([

@@ -6,6 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { compactVerify, createLocalJWKSet } from "jose";
@@ -229,6 +230,37 @@ describe("a completed task", () => {
         { cwd: ROOT },
       ),
     ).rejects.toThrow(/signature verification failed/);
+  });
+});
+
+describe("capture metadata", () => {
+  it("stores each photo's capture time and place, flagged but never refused", async () => {
+    const jpeg = (name: string) => ({
+      filename: name,
+      type: "image/jpeg",
+      content: readFileSync(path.join(ROOT, "tests", "fixtures", "capture", name)).toString("base64"),
+    });
+    const id = await dispatchedTask();
+    const done = await api("POST", "/api/task-complete", admin, {
+      task_id: id,
+      action: "complete",
+      proof_files: [jpeg("far-gps.jpg"), jpeg("no-exif.jpg")],
+    });
+    expect(done.status).toBe(200);
+    const { body } = await api("GET", `/api/submit-task?task_id=${id}`);
+    expect(body.status).toBe("completed");
+    // far-gps.jpg: Quebec City on 2026-11-20, long before this task was dispatched
+    expect(body.proof_files[0].capture).toMatchObject({
+      captured_at: "2026-11-20T15:30:00.000Z",
+      gps: { latitude: 46.8139, longitude: -71.208 },
+      within_execution_window: false,
+      flags: ["OUTSIDE_EXECUTION_WINDOW", "FAR_FROM_LOCATION"],
+    });
+    expect(body.proof_files[0].capture.distance_km).toBeGreaterThan(200);
+    expect(body.proof_files[1].capture).toMatchObject({
+      captured_at: null,
+      flags: ["NO_CAPTURE_TIME", "NO_GPS"],
+    });
   });
 });
 
