@@ -149,6 +149,14 @@ export function proofMatches(
 }
 
 /**
+ * The stored receipt of a task (compact JWS), or null before it completed or failed: what an MCP
+ * task result or any other view attaches as is (it is signed once, at the change of status).
+ */
+export function receiptOf(task: Pick<Task, "receipt">): string | null {
+  return task.receipt ?? null;
+}
+
+/**
  * Builds and signs the receipt of `task` (its columns as they will be after the change) ending
  * in `status` with `proof`, issued at `issuedAt`: the one call the state layer makes.
  * @returns the compact JWS

@@ -54,6 +54,8 @@ export interface TaskCreated {
   execution_deadline: string;
   created_at: string;
   access_token?: string;
+  /** The policy screen's outcome (`allow` or `review`; a refusal is an error, not a task). */
+  policy: { version: string; outcome: "allow" | "review"; reason_codes: string[] };
   _links: { self: string; stream: string; cancel: string };
 }
 
@@ -266,6 +268,7 @@ export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
     execution_deadline: deadlines.execution.toISOString(),
     created_at: now.toISOString(),
     ...(accessToken ? { access_token: accessToken } : {}),
+    policy: { version: policy.version, outcome: policy.outcome, reason_codes: policy.reason_codes },
     _links: taskLinks(id),
   };
 }

@@ -155,6 +155,16 @@ export const taskCreatedSchema = z
     access_token: z.string().optional().meta({
       description: "Anonymous submissions only, shown once: for the event stream and cancellation.",
     }),
+    policy: z
+      .object({
+        version: z.string(),
+        outcome: z.enum(["allow", "review"]),
+        reason_codes: z.array(z.string()),
+      })
+      .meta({
+        description:
+          "The policy screen's outcome: review means the operator checks the reason codes before approving (refused submissions get 422 POLICY_VIOLATION).",
+      }),
     _links: z.object({ self: z.string(), stream: z.string(), cancel: z.string() }),
   })
   .meta({ id: "TaskCreated" });

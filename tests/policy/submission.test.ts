@@ -96,6 +96,11 @@ describe("review outcome and override", () => {
       keyHeaders(agent),
     );
     expect(res.status).toBe(201);
+    expect(body.policy).toEqual({
+      version: POLICY_VERSION,
+      outcome: "review",
+      reason_codes: ["DANGEROUS_ACT"],
+    });
     const status = await getStatus(body.task_id, keyHeaders(agent));
     expect(status.body.policy).toEqual({
       version: POLICY_VERSION,
