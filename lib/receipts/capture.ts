@@ -62,7 +62,8 @@ type Exifr = { parse(data: Uint8Array, options: Record<string, unknown>): Promis
 let exifr: Exifr | undefined;
 /** exifr, loaded on first use: only completions with photos pay for it (cold starts of other endpoints do not). */
 function loadExifr(): Exifr {
-  exifr ??= createRequire(import.meta.url)("exifr") as Exifr;
+  const require = createRequire(import.meta.url);
+  exifr ??= require(require.resolve("exifr")) as Exifr;
   return exifr;
 }
 
