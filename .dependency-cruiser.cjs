@@ -2,7 +2,7 @@
  * Dependency rules of the service (dependency-cruiser), checked by `npm run deps` inside `npm test`.
  *
  * The layers, lowest first (docs/architecture.md has the diagram and the reasons):
- *   base      lib/db, lib/config.ts (and lib/config/), lib/ids.ts, lib/money.ts, lib/errors.ts, lib/validation.ts, lib/log-error.ts, lib/taxes.ts, lib/geo, lib/net: storage, settings, ids,
+ *   base      lib/db, lib/config.ts (and lib/config/), lib/ids.ts, lib/money.ts, lib/errors.ts, lib/validation.ts, lib/log-error.ts, lib/taxes.ts, lib/geo, lib/net, lib/policy, lib/receipts: storage, settings, ids,
  *             reference data (zone, places, tax rates), outbound-URL safety
  *   state     the task state layer, lib/tasks/state: transition table, applyTransition/batch, deadlines,
  *             records of payment and execution, the task vocabulary (schemas)
@@ -52,6 +52,9 @@ const LAYERS = {
     // Error descriptions for logs (codes, SQL state, never parameter values).
     "^lib/log-error\\.ts$",
     `^lib/(geo|net)/${NOT_OPS}`,
+    // The policy screen (rules data, pure matching, a refusal counter) and completion receipts
+    // (signing keys from configuration, pure signing): rules and records the state layer uses.
+    `^lib/(policy|receipts)/${NOT_OPS}`,
   ),
   // The task state layer has its own folder, so a service that calls it and is called by a
   // workflow of lib/tasks does not make lib/tasks and that service's folder a folder cycle.

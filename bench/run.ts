@@ -12,6 +12,7 @@ import { coldStartBenchmark } from "./benchmarks/cold-start.js";
 import { costBenchmark } from "./benchmarks/cost.js";
 import { httpBenchmark } from "./benchmarks/http.js";
 import { importsBenchmark } from "./benchmarks/imports.js";
+import { policyBenchmark } from "./benchmarks/policy.js";
 import { streamsBenchmark } from "./benchmarks/streams.js";
 import { tasksBenchmark } from "./benchmarks/tasks.js";
 import { webhooksBenchmark } from "./benchmarks/webhooks.js";
@@ -33,6 +34,7 @@ const benchmarks: Benchmark[] = [
   costBenchmark,
   streamsBenchmark,
   webhooksBenchmark,
+  policyBenchmark,
 ];
 
 function usage(): string {

@@ -16,6 +16,7 @@
  * same name (the status is lib/http's business: MISSING_FIELD and INVALID_FORMAT 400,
  * UNAUTHORIZED 401, PAYMENT_REQUIRED 402, FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409,
  * PAYLOAD_TOO_LARGE 413, VALIDATION_ERROR, FIELD_TOO_LONG and the other rule violations 422,
+ * POLICY_VIOLATION 422 (a submission the policy screen refuses, lib/policy),
  * RATE_LIMITED 429, EXCHANGE_RATE_UNAVAILABLE and UPSTREAM_UNAVAILABLE 503).
  */
 export const DOMAIN_ERROR_CODES = [
@@ -41,6 +42,8 @@ export const DOMAIN_ERROR_CODES = [
   "EXCHANGE_RATE_UNAVAILABLE",
   /** A third-party service the rule needs (the CAPTCHA check) is not available. */
   "UPSTREAM_UNAVAILABLE",
+  /** The policy screen refused the submission (lib/policy). */
+  "POLICY_VIOLATION",
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

@@ -68,12 +68,12 @@ describe("config", () => {
     [
       { NODE_ENV: "production" },
       true,
-      ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY"],
+      ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY", "RECEIPT_SIGNING_KEY"],
     ],
     [
       { DATABASE_URL: "postgres://u:p@db.example.com/db" },
       true,
-      ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY"],
+      ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY", "RECEIPT_SIGNING_KEY"],
     ],
     [
       { VERCEL: "1" },
@@ -83,6 +83,7 @@ describe("config", () => {
         "WEBHOOK_SECRET_KEY",
         "CRON_SECRET",
         "TURNSTILE_SECRET_KEY",
+        "RECEIPT_SIGNING_KEY",
         "UPSTASH_REDIS_REST_URL",
         "UPSTASH_REDIS_REST_TOKEN",
       ],
@@ -100,6 +101,8 @@ describe("config", () => {
       WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString("base64"),
       CRON_SECRET: "cron",
       TURNSTILE_SECRET_KEY: "ts",
+      RECEIPT_SIGNING_KEY:
+        '{"crv":"Ed25519","d":"ZZL_xZ2ib6Yfxx0suKVHd_dbk1lfxR064j7V_zVp7WY","x":"ZrkjtQv68voP88G3RFdNTIicgPZDaeS3gtYEgbXz6ZY","kty":"OKP"}',
       ALLOW_PRIVATE_CALLBACKS: "true",
     });
     expect(productionProfile(config).refused).toEqual(["ALLOW_PRIVATE_CALLBACKS"]);
@@ -110,7 +113,7 @@ describe("config", () => {
 
   it("lists the relaxed settings of a development run", () => {
     expect(relaxedSettings(parseConfig({})).join("\n")).toMatch(
-      /JWT_SECRET unset[\s\S]*WEBHOOK_SECRET_KEY unset[\s\S]*CRON_SECRET unset[\s\S]*TURNSTILE_SECRET_KEY unset/,
+      /JWT_SECRET unset[\s\S]*WEBHOOK_SECRET_KEY unset[\s\S]*CRON_SECRET unset[\s\S]*TURNSTILE_SECRET_KEY unset[\s\S]*RECEIPT_SIGNING_KEY unset/,
     );
   });
 });

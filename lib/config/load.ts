@@ -29,6 +29,16 @@ export class ConfigError extends Error {
 
 let cached: Config | undefined;
 
+/** Whether `value` is the JSON of a private Ed25519 JWK (the shape RECEIPT_SIGNING_KEY needs). */
+function isPrivateEd25519Jwk(value: string): boolean {
+  try {
+    const k = JSON.parse(value) as Record<string, unknown>;
+    return k.kty === "OKP" && k.crv === "Ed25519" && typeof k.x === "string" && typeof k.d === "string";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Parses `env` (default `process.env`) into a `Config`.
  * @throws ConfigError naming every variable with a bad value.
@@ -46,6 +56,11 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   if (config.WEBHOOK_SECRET_KEY && Buffer.from(config.WEBHOOK_SECRET_KEY, "base64").length !== 32) {
     throw new ConfigError(
       "WEBHOOK_SECRET_KEY: must be the base64 of exactly 32 bytes (openssl rand -base64 32)",
+    );
+  }
+  if (config.RECEIPT_SIGNING_KEY && !isPrivateEd25519Jwk(config.RECEIPT_SIGNING_KEY)) {
+    throw new ConfigError(
+      'RECEIPT_SIGNING_KEY: must be a private Ed25519 JWK ({"kty":"OKP","crv":"Ed25519","x":…,"d":…}; npx tsx scripts/receipt-key.ts)',
     );
   }
   if (config.DISTANCE_PROVIDER === "osrm" && !config.OSRM_URL) {

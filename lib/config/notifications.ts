@@ -13,6 +13,17 @@ export const notificationsSettings = {
    * (documented in README) is used when unset.
    */
   WEBHOOK_SECRET_KEY: optionalString,
+  /**
+   * Private Ed25519 JWK (`{"kty":"OKP","crv":"Ed25519","d":…,"x":…,"kid":…}`) that signs completion
+   * receipts (lib/receipts). Required in production; elsewhere a key is generated once into
+   * DATA_DIR (receipt-signing-key.json). docs/receipts.md: generation and rotation.
+   */
+  RECEIPT_SIGNING_KEY: optionalString,
+  /**
+   * Public JWKs of retired receipt keys, still served at /.well-known/jwks.json so that old
+   * receipts verify: a JSON array of JWKs or a JWK Set (`{"keys":[…]}`).
+   */
+  RECEIPT_PREVIOUS_KEYS: optionalString,
   /** Bound of one webhook / callback delivery attempt (connect, headers, body), ms; at most 10 s. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 10_000),
   /** Delays before each retry of a failed delivery, seconds, comma-separated (contract.md: 30 s, 5 min, 30 min). */

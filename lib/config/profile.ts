@@ -87,6 +87,7 @@ function evaluateProfile(config: Config): ProductionProfile {
     if (!config.WEBHOOK_SECRET_KEY) missing.push("WEBHOOK_SECRET_KEY");
     if (!config.CRON_SECRET) missing.push("CRON_SECRET");
     if (!config.TURNSTILE_SECRET_KEY) missing.push("TURNSTILE_SECRET_KEY");
+    if (!config.RECEIPT_SIGNING_KEY) missing.push("RECEIPT_SIGNING_KEY");
     // On Vercel each instance would keep its own in-process counters: limits need Upstash.
     if (config.VERCEL && !config.UPSTASH_REDIS_REST_URL) missing.push("UPSTASH_REDIS_REST_URL");
     if (config.VERCEL && !config.UPSTASH_REDIS_REST_TOKEN) missing.push("UPSTASH_REDIS_REST_TOKEN");
@@ -121,6 +122,8 @@ export function relaxedSettings(config: Config = getConfig()): string[] {
   if (!config.CRON_SECRET) out.push("CRON_SECRET unset: /api/cron/* runs for any caller");
   if (!config.TURNSTILE_SECRET_KEY)
     out.push("TURNSTILE_SECRET_KEY unset: registration CAPTCHA tokens are not checked");
+  if (!config.RECEIPT_SIGNING_KEY)
+    out.push("RECEIPT_SIGNING_KEY unset: completion receipts are signed with a key generated into DATA_DIR");
   if (config.ALLOW_PRIVATE_CALLBACKS)
     out.push("ALLOW_PRIVATE_CALLBACKS=true: http:// and loopback callbacks allowed");
   if (!config.UPSTASH_REDIS_REST_URL)

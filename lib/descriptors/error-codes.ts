@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 422,
   LOCATION_NOT_FOUND: 422,
   OUT_OF_SERVICE_ZONE: 422,
+  /** The policy screen refused the submission (lib/policy); `reason_codes` and `policy_version` in the error. */
+  POLICY_VIOLATION: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   STORAGE_ERROR: 503,

@@ -94,7 +94,7 @@ async function completedProofFiles(tx: Tx, events: TaskEvent[]): Promise<Map<str
         })
         .from(proofFiles)
         .where(inArray(proofFiles.taskId, completedIds))
-        .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id))
+        .orderBy(asc(proofFiles.createdAt), asc(proofFiles.position), asc(proofFiles.id))
     : [];
   const filesByTask = new Map<string, ProofFileSummary[]>();
   for (const f of rows) filesByTask.set(f.taskId, [...(filesByTask.get(f.taskId) ?? []), f]);

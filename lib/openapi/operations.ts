@@ -33,6 +33,7 @@ import {
   getCapabilitiesOperation,
   getLlmsTxtOperation,
   getOpenApiOperation,
+  getReceiptKeysOperation,
   getStatusOperation,
   privacyRetentionOperation,
 } from "../system/operations.js";
@@ -98,6 +99,7 @@ export function allOperations(): Operation[] {
     getStatusOperation,
     getOpenApiOperation,
     getLlmsTxtOperation,
+    getReceiptKeysOperation,
     checkPaymentsOperation,
     deliverWebhooksOperation,
     expirePaymentsOperation,

@@ -14,7 +14,9 @@ import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
 import { API_VERSION } from "../openapi/document.js";
 import { allOperations } from "../openapi/operations.js";
+import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
+import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { OPERATIONAL_HOURS, SLA } from "../tasks/state/deadlines.js";
 import type { ServiceType } from "../tasks/state/schemas.js";
 
@@ -138,6 +140,43 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       task_ratings: true,
       health_check: "/api/status",
       agent_identity_header: "X-Agent-Identity: {model}/{agent_name}/{org_id}",
+      policy_screen: {
+        version: POLICY_VERSION,
+        applies_to: "every submission (HTTP and MCP, sandbox included), before human review",
+        outcomes: {
+          allow: "reviewed as usual",
+          review: "stored; the operator sees the reason codes first and may approve anyway (recorded)",
+          refuse: "422 POLICY_VIOLATION with reason_codes; nothing stored",
+        },
+        reason_codes: POLICY_REASON_CODES,
+        refusing_reason_codes: REFUSING_REASON_CODES,
+        error_code: "POLICY_VIOLATION",
+      },
+      completion_receipts: {
+        format: "compact JWS (RFC 7515), alg EdDSA (Ed25519), typ task-receipt+jws",
+        jwks: `${base}${RECEIPT_JWKS_PATH}`,
+        issued_for: ["completed", "failed"],
+        carried_by: [
+          "status (receipt)",
+          "task.completed and task.failed webhooks",
+          "task.completed callback",
+        ],
+        claims: [
+          "task_id",
+          "status",
+          "sandbox",
+          "service_type",
+          "location",
+          "price_cad",
+          "paid",
+          "dispatched_at",
+          "completed_at",
+          "proof",
+          "operator_notes_sha256",
+          "issued_at",
+        ],
+        proof_files: "status proof_files[]: {filename, type, size, sha256, capture}",
+      },
     },
     task_statuses: TASK_STATUSES,
     privacy: privacyNotice(config, base),
@@ -158,6 +197,7 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       status: `${base}/api/status`,
       openapi: `${base}/openapi.json`,
       llms: `${base}/llms.txt`,
+      receipt_keys: `${base}${RECEIPT_JWKS_PATH}`,
       mcp: `${base}/api/mcp`,
       privacy: `${base}/privacy`,
     },

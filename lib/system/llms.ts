@@ -5,6 +5,8 @@ import { listServices } from "../catalog/services.js";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { allOperations } from "../openapi/operations.js";
+import { POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
+import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taskFields, taskSubmissionSchema } from "../tasks/state/schemas.js";
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../webhooks/signature.js";
 
@@ -76,6 +78,10 @@ Streamable HTTP, stateless, protocol revision 2025-11-25 (2025-06-18 and 2025-03
 - Without a key: submit_task creates a SANDBOX task and returns access_token (in structuredContent, or _meta.access_token of a task-augmented call). Pass it as the access_token argument of check_task_status and cancel_task, and as params.access_token of tasks/get, tasks/result, tasks/cancel, tasks/list and resources/read.
 - With a key: the x-api-key header, or the api_key argument (tools) / params.api_key (task and resource methods), counted on that key's rate limit. list_my_tasks lists your tasks. Rate-limited tool calls carry error.retry_after_seconds.
 - A call to an unknown tool is JSON-RPC error -32602; tool failures are isError results carrying the HTTP error envelope.
+
+Policy (rules ${POLICY_VERSION}): every submission, sandbox included, is screened before a human sees it. Refused with 422 POLICY_VIOLATION (error.reason_codes, nothing stored): following, watching, tracking or filming a person; harassing, threatening or shaming someone; entering property without permission; posing as someone else, forging or defrauding; illegal goods (drugs, stolen or counterfeit goods, contraband); unlicensed weapons and explosives; deliberately dangerous or destructive acts; hidden cameras, trackers, reading someone's mail or devices, filming children. Sent to review first (status policy.outcome "review"): weapons, risky work (roofs, ice, live wires, asbestos), in-person medical or legal help, vague surveillance wording. Refusing codes: ${REFUSING_REASON_CODES.join(", ")}. Reword and resubmit only if the task was misread.
+
+Verifiable work: a completed task's status lists proof_files[] {filename, type, size, sha256, capture}; completed and failed tasks carry a receipt, a compact JWS (EdDSA/Ed25519) over task_id, status, sandbox, service_type, location, price_cad, paid, dispatched_at, completed_at, proof [{sha256, size, type}], operator_notes_sha256 and issued_at. Verify it offline with the keys at ${base}${RECEIPT_JWKS_PATH} (header kid; retired keys stay listed), then compare each file's SHA-256 with proof.
 
 ## Services
 ${services}

@@ -48,6 +48,32 @@ export const getLlmsTxtOperation = defineOperation({
   cacheControl: "public, max-age=300",
 });
 
+const jwkSchema = z
+  .object({
+    kty: z.literal("OKP"),
+    crv: z.literal("Ed25519"),
+    x: z.string().meta({ description: "Public key, base64url (RFC 8037)." }),
+    kid: z.string(),
+    alg: z.literal("EdDSA"),
+    use: z.literal("sig"),
+  })
+  .meta({ id: "ReceiptPublicKey" });
+
+export const getReceiptKeysOperation = defineOperation({
+  id: "getReceiptKeys",
+  method: "GET",
+  path: "/.well-known/jwks.json",
+  summary: "Public keys that verify completion receipts (JWK Set; current key first, retired keys kept)",
+  description:
+    "The `receipt` of a completed or failed task is a compact JWS signed with EdDSA (Ed25519); its header " +
+    "`kid` names the key here. Retired keys stay listed so that old receipts keep verifying.",
+  tags: ["Discovery"],
+  auth: "none",
+  response: z.object({ keys: z.array(jwkSchema) }),
+  contentType: "application/jwk-set+json",
+  cacheControl: "public, max-age=300",
+});
+
 /** Descriptor of a scheduled job endpoint (Vercel Cron sends `Authorization: Bearer CRON_SECRET`). */
 function cronOperation(job: string, summary: string) {
   return defineOperation({

@@ -1,11 +1,12 @@
 /**
  * The operator's task index (GET /api/task-list): filters by status, service and text
  * (id, description, address, contact), sorting, pagination with `total`
- * (limit default 50, max 200). Sandbox tasks only with include_sandbox=true.
+ * (limit default 50, max 200). Sandbox tasks only with include_sandbox=true. Each row carries
+ * the policy screen's record (outcome, reason codes, matched rules, override) for the console.
  */
 import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
 import { getDb } from "../db/client.js";
-import { tasks } from "../db/schema/index.js";
+import { type TaskPolicyRecord, tasks } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
 import type { TaskListQuery } from "./state/admin-schemas.js";
 
@@ -24,6 +25,8 @@ export interface TaskListItem {
   counter_offer_amount: number | null;
   payment_usdc: string | null;
   needs_counter_offer: boolean;
+  /** The policy screen with its matched rules and any override (lib/policy); null before the screen existed. */
+  policy: TaskPolicyRecord | null;
   refund_status: string;
   created_at: string;
   updated_at: string;
@@ -83,6 +86,7 @@ export async function listTasks(
       counter_offer_amount: t.counterOfferAmount,
       payment_usdc: t.paymentUsdcMicro === null ? null : formatUsdc(t.paymentUsdcMicro),
       needs_counter_offer: t.needsCounterOffer,
+      policy: t.policy,
       refund_status: t.refundStatus,
       created_at: t.createdAt.toISOString(),
       updated_at: t.updatedAt.toISOString(),

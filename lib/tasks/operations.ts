@@ -68,6 +68,7 @@ export const submitTaskOperation = defineOperation({
     "FIELD_TOO_LONG",
     "LOCATION_NOT_FOUND",
     "OUT_OF_SERVICE_ZONE",
+    "POLICY_VIOLATION",
   ],
 });
 

@@ -11,6 +11,9 @@
  * - an approved task whose submitting key's account is active and funded is charged to
  *   it at once and goes to `paid` (lib/billing/charge-task.ts).
  *
+ * - approving (or counter-offering) a task the policy screen sent to `review` records the
+ *   operator's override with the task's policy record and in the event (`policy_override`).
+ *
  * Approve (or counter-offer), the amount reservation, and the prepaid charge with its
  * ledger entry, invoice and events commit in ONE transaction: a failure anywhere leaves
  * the task `received` with nothing written, and the approval can simply be retried.
@@ -23,6 +26,7 @@ import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { cadToMicroUsdc } from "../money.js";
 import { currentCadUsdRate } from "../payments/exchange-rate.js";
+import { policyOverride } from "../policy/override.js";
 import { totalWithTaxes } from "../taxes.js";
 import type { ReviewTaskBody } from "./state/admin-schemas.js";
 import { reserveAmount } from "./state/amount-reservations.js";
@@ -84,7 +88,9 @@ export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promis
           );
           // Sandbox tasks never touch a chain: their amount is not reserved.
           const micro = locked.sandbox ? base : await reserveAmount(tx, locked.id, base, now, cooldownHours);
+          const overridden = policyOverride(locked.policy, action, body.operator_notes ?? null, now);
           return {
+            ...(overridden ? { policy: overridden } : {}),
             priceCad: action === "approve" ? price : null,
             counterOfferAmount: action === "counter_offer" ? price : null,
             reviewReason: reason,
@@ -103,6 +109,7 @@ export async function reviewTask(body: ReviewTaskBody, now = new Date()): Promis
           payment_usdc_micro: t.paymentUsdcMicro?.toString(),
           payment_expires_at: t.paymentExpiresAt?.toISOString(),
           ...(t.reviewReason ? { reason: t.reviewReason } : {}),
+          ...(t.policy?.override?.at === now.toISOString() ? { policy_override: true } : {}),
         }),
       },
       tx,

@@ -10,6 +10,9 @@
  *   events are recorded); above `budget_limit` flags it for a counter-offer at review.
  * - Anonymous submissions get an `access_token` (shown once, stored as SHA-256) for the
  *   event stream and cancellation.
+ * - Every submission (sandbox included) passes the policy screen first (lib/policy): a refused
+ *   one is 422 POLICY_VIOLATION and only counted; the outcome (`allow` / `review`, reason codes,
+ *   matched rules) is kept with the task and carried by `task.created`.
  * - The task row and its `task.created` event commit together (one prepared statement,
  *   lib/tasks/state/insert-task.ts).
  */
@@ -17,7 +20,7 @@
 import type { AgentIdentity } from "../activity/agent-identity.js";
 import { getService } from "../catalog/services.js";
 import { type Config, getConfig } from "../config.js";
-import type { NewTask, NewTaskEvent } from "../db/schema/index.js";
+import type { NewTask, NewTaskEvent, TaskPolicyRecord } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { type ResolvedLocation, resolveLocation } from "../geo/resolve-location.js";
@@ -25,6 +28,7 @@ import { locationNotFound } from "../geo/suggest-places.js";
 import { newTaskId, prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
+import { enforcePolicy } from "../policy/enforce.js";
 import { computeEstimate, type EstimateBreakdown } from "../pricing/compute-estimate.js";
 import { provisionalExecutionDeadline, reviewDeadline } from "./state/deadlines.js";
 import { insertTaskWithEvents } from "./state/insert-task.js";
@@ -51,6 +55,8 @@ export interface TaskCreated {
   execution_deadline: string;
   created_at: string;
   access_token?: string;
+  /** The policy screen's outcome (`allow` or `review`; a refusal is an error, not a task). */
+  policy: { version: string; outcome: "allow" | "review"; reason_codes: string[] };
   _links: { self: string; stream: string; cancel: string };
 }
 
@@ -122,6 +128,7 @@ function creationEvents(
   input: SubmitTaskInput,
   totalCad: number,
   budget: BudgetCheck,
+  policy: TaskPolicyRecord,
   now: Date,
 ): NewTaskEvent[] {
   const { body, caller, sandbox } = input;
@@ -139,6 +146,7 @@ function creationEvents(
         status: "received",
         estimate_cad: totalCad,
         needs_counter_offer: budget.needsCounterOffer,
+        policy: { version: policy.version, outcome: policy.outcome, reason_codes: policy.reason_codes },
       },
       createdAt: now,
     },
@@ -166,6 +174,7 @@ function taskRow(
   budget: BudgetCheck,
   deadlines: { review: Date; execution: Date },
   accessToken: string | undefined,
+  policy: TaskPolicyRecord,
   now: Date,
 ): NewTask {
   const { body, caller, sandbox, agent } = input;
@@ -198,6 +207,7 @@ function taskRow(
     reviewedAt: rejected ? now : null,
     reviewDeadline: deadlines.review,
     executionDeadline: deadlines.execution,
+    policy,
     createdAt: now,
     updatedAt: now,
   };
@@ -217,12 +227,17 @@ function creationMessage(budget: BudgetCheck, sandbox: boolean, review: Date): s
  * budget, then writes the task and its events in one statement and wakes the outbox.
  * @returns the creation response (spec "Task creation response"); `access_token` only for an
  *   anonymous caller
- * @throws DomainError LOCATION_NOT_FOUND, OUT_OF_SERVICE_ZONE, VALIDATION_ERROR (callback_url)
+ * @throws DomainError POLICY_VIOLATION (refused by the policy screen, before anything else is checked),
+ *   LOCATION_NOT_FOUND, OUT_OF_SERVICE_ZONE, VALIDATION_ERROR (callback_url)
  */
 export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
   const { body, caller, sandbox } = input;
   const config = getConfig();
   const now = input.now ?? new Date();
+  const policy = await enforcePolicy(
+    [body.task_description, body.special_instructions, body.preferred_output],
+    now,
+  );
   if (body.callback_url) await checkOutboundUrl(body.callback_url, "callback_url");
   const place = await placeInZone(body.location_address);
   const estimate = submissionEstimate(body, place, config);
@@ -234,8 +249,8 @@ export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
     execution: provisionalExecutionDeadline(now, body.urgency),
   };
   await insertTaskWithEvents(
-    taskRow(id, input, place, estimate, budget, deadlines, accessToken, now),
-    creationEvents(id, input, estimate.total_cad, budget, now),
+    taskRow(id, input, place, estimate, budget, deadlines, accessToken, policy, now),
+    creationEvents(id, input, estimate.total_cad, budget, policy, now),
   );
   kickOutbox(); // confirmation e-mail and webhooks of the committed events (lib/events)
   return {
@@ -248,6 +263,7 @@ export async function submitTask(input: SubmitTaskInput): Promise<TaskCreated> {
     execution_deadline: deadlines.execution.toISOString(),
     created_at: now.toISOString(),
     ...(accessToken ? { access_token: accessToken } : {}),
+    policy: { version: policy.version, outcome: policy.outcome, reason_codes: policy.reason_codes },
     _links: taskLinks(id),
   };
 }

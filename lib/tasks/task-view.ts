@@ -1,7 +1,9 @@
 /**
  * The status response of GET /api/submit-task (contract.md "Status response"): the
  * task record, payment details from `accepted_pending_payment` on, the counter-offer,
- * proof files when completed, the history, `_polling` and links.
+ * proof files when completed (with their size, SHA-256 and capture metadata in `proof_files`),
+ * the signed receipt once completed or failed, the policy screen's outcome, the history,
+ * `_polling` and links.
  */
 import { asc, eq } from "drizzle-orm";
 import { getConfig, publicBaseUrl } from "../config.js";
@@ -11,6 +13,7 @@ import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
+import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taxesForAmount } from "../taxes.js";
 import { isTerminal } from "./state/transitions.js";
 
@@ -155,21 +158,35 @@ function paymentView(task: Task): Record<string, unknown> {
   };
 }
 
-/** The proof files of task `taskId` in upload order, content base64-encoded. */
-async function proofFilesView(
-  taskId: string,
-): Promise<{ filename: string; type: string; content: string }[]> {
+/**
+ * The proof files of task `taskId` in upload order: name, type, size (bytes), SHA-256 (hex),
+ * capture metadata and, when `withContent`, the content base64-encoded.
+ */
+async function proofFilesView(taskId: string, withContent: boolean) {
   const db = await getDb();
-  const files = await db
-    .select({ filename: proofFiles.filename, type: proofFiles.mimeType, content: proofFiles.content })
+  const columns = {
+    filename: proofFiles.filename,
+    type: proofFiles.mimeType,
+    size: proofFiles.sizeBytes,
+    sha256: proofFiles.sha256,
+    capture: proofFiles.capture,
+  };
+  const order = [asc(proofFiles.createdAt), asc(proofFiles.position), asc(proofFiles.id)];
+  const where = eq(proofFiles.taskId, taskId);
+  if (!withContent) {
+    const rows = await db
+      .select(columns)
+      .from(proofFiles)
+      .where(where)
+      .orderBy(...order);
+    return rows.map((f) => ({ ...f, content: undefined }));
+  }
+  const rows = await db
+    .select({ ...columns, content: proofFiles.content })
     .from(proofFiles)
-    .where(eq(proofFiles.taskId, taskId))
-    .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
-  return files.map((f) => ({
-    filename: f.filename,
-    type: f.type,
-    content: Buffer.from(f.content).toString("base64"),
-  }));
+    .where(where)
+    .orderBy(...order);
+  return rows.map((f) => ({ ...f, content: Buffer.from(f.content).toString("base64") }));
 }
 
 /** Options of {@link taskStatusView}. */
@@ -228,6 +245,7 @@ export async function taskStatusView(
     execution_deadline: task.executionDeadline.toISOString(),
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
+    policy: policyView(task, isOwner(task, viewer)),
   };
   const taxed = taxesView(task);
   if (taxed) {
@@ -241,7 +259,17 @@ export async function taskStatusView(
   }
   if (task.status === "counter_offered") view.counter_offer_amount = task.counterOfferAmount;
   if (task.status === "completed") {
-    if (options.proofContent !== false) view.proof_files_data = await proofFilesView(task.id);
+    const files = await proofFilesView(task.id, options.proofContent !== false);
+    if (options.proofContent !== false) {
+      view.proof_files_data = files.map((f) => ({ filename: f.filename, type: f.type, content: f.content }));
+    }
+    view.proof_files = files.map((f) => ({
+      filename: f.filename,
+      type: f.type,
+      size: f.size,
+      sha256: f.sha256,
+      capture: f.capture ?? null,
+    }));
     view.operator_notes = task.operatorNotes;
     view.completed_at = task.completedAt?.toISOString() ?? null;
   }
@@ -249,6 +277,7 @@ export async function taskStatusView(
     view.failure_reason = task.failureReason;
     view.operator_notes = task.operatorNotes;
   }
+  if (task.receipt) view.receipt = task.receipt;
   view.history = history.map((h) => ({ status: h.status, event: h.event, at: h.at.toISOString() }));
   const terminal = isTerminal(task.status);
   view._polling = {
@@ -256,6 +285,24 @@ export async function taskStatusView(
     is_terminal: terminal,
     recommended_action: recommendedAction(task),
   };
-  view._links = taskLinks(task.id);
+  view._links = task.receipt
+    ? { ...taskLinks(task.id), receipt_keys: `${publicBaseUrl()}${RECEIPT_JWKS_PATH}` }
+    : taskLinks(task.id);
   return view;
+}
+
+/**
+ * The policy screen of `task` for the status (null for tasks screened before it existed): version,
+ * outcome, reason codes, whether an operator overrode it; for the owner or an admin (`full`) also
+ * the matched rules and the override.
+ */
+export function policyView(task: Pick<Task, "policy">, full: boolean): Record<string, unknown> | null {
+  if (!task.policy) return null;
+  return {
+    version: task.policy.version,
+    outcome: task.policy.outcome,
+    reason_codes: task.policy.reason_codes,
+    overridden: Boolean(task.policy.override),
+    ...(full ? { matches: task.policy.matches, override: task.policy.override ?? null } : {}),
+  };
 }

@@ -8,6 +8,9 @@
  *   `{ event, task_id, status, service_type, location_address, completed_at, operator_notes,
  *   proof_files, api_url, event_id }`; `proof_files` are links into the status operation
  *   (`<api_url>#proof_files_data/<index>`), never file bodies; `event_id` is added for de-duplication.
+ *   Added for verifiable work (docs/receipts.md), from the event: `proof_file_details` (`[{ filename,
+ *   type, size, sha256 }]`, the same files in the same order) and `receipt` (the signed completion
+ *   receipt, a compact JWS), when the event carries them.
  *
  * Bodies are stored in `deliveries.payload` (jsonb, which reorders keys), so they are
  * serialized with `serializeBody`, which puts the documented keys first in their
@@ -30,6 +33,8 @@ const CALLBACK_KEYS = [
   "proof_files",
   "api_url",
   "event_id",
+  "proof_file_details",
+  "receipt",
 ];
 
 /** The webhook body of `event`. */
@@ -56,6 +61,8 @@ export function callbackBody(event: TaskEvent, task: Task, fileCount: number): R
     proof_files: Array.from({ length: fileCount }, (_, i) => `${apiUrl}#proof_files_data/${i}`),
     api_url: apiUrl,
     event_id: event.id,
+    ...(Array.isArray(event.payload.proof_files) ? { proof_file_details: event.payload.proof_files } : {}),
+    ...(typeof event.payload.receipt === "string" ? { receipt: event.payload.receipt } : {}),
   };
 }
 

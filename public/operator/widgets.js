@@ -6,6 +6,7 @@ import { h } from "../shared/dom.js";
 import { badge } from "../shared/views.js";
 import { taskHref } from "./context.js";
 import { formatCad, formatDateTime, formatDuration, t } from "./i18n.js";
+import { policyBadge } from "./verifiable.js";
 
 /** Remaining time under which an SLA countdown turns to "soon" (2 hours). */
 const SOON_MS = 2 * 3600 * 1000;
@@ -64,6 +65,7 @@ export function taskCard(task, { showSla = false } = {}) {
         task.needs_counter_offer ? badge(t("card.over_budget"), "warn") : null,
         task.refund_status === "pending" ? badge(t("card.refund_pending"), "warn") : null,
         task.sandbox ? badge(t("sandbox.badge"), "sandbox") : null,
+        policyBadge(task),
       ),
       showSla ? h("p", {}, slaCountdown(t("sla.review"), task.review_deadline)) : null,
       h("p", { class: "address" }, task.location_address),

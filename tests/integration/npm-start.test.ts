@@ -111,7 +111,9 @@ describe("npm start", () => {
     expect(await refused.exited).toBe(1);
     const out = refused.output();
     expect(out).toMatch(why);
-    expect(out).toMatch(/missing JWT_SECRET, WEBHOOK_SECRET_KEY, CRON_SECRET, TURNSTILE_SECRET_KEY/);
+    expect(out).toMatch(
+      /missing JWT_SECRET, WEBHOOK_SECRET_KEY, CRON_SECRET, TURNSTILE_SECRET_KEY, RECEIPT_SIGNING_KEY/,
+    );
     expect(out).not.toContain("listening on");
     expect(out).not.toContain("pw@"); // the URL's password is never echoed
   });

@@ -378,8 +378,24 @@ describe("per-task callback_url", () => {
       proof_files: [`${apiUrl}#proof_files_data/0`, `${apiUrl}#proof_files_data/1`],
       api_url: apiUrl,
       event_id: expect.stringMatching(/^evt_/),
+      proof_file_details: [
+        {
+          filename: "a.png",
+          type: "image/png",
+          size: expect.any(Number),
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        },
+        {
+          filename: "b.png",
+          type: "image/png",
+          size: expect.any(Number),
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        },
+      ],
+      receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     });
-    expect(cb!.rawBody.length).toBeLessThan(1500);
+    // links, digests and the signed receipt: no file bodies (each PNG alone is larger)
+    expect(cb!.rawBody.length).toBeLessThan(3000);
   });
 });
 

@@ -287,6 +287,8 @@ const FULL_PRODUCTION = {
   WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
   CRON_SECRET: "cron-secret-for-tests",
   TURNSTILE_SECRET_KEY: "turnstile-secret",
+  RECEIPT_SIGNING_KEY:
+    '{"crv":"Ed25519","d":"ZZL_xZ2ib6Yfxx0suKVHd_dbk1lfxR064j7V_zVp7WY","x":"ZrkjtQv68voP88G3RFdNTIicgPZDaeS3gtYEgbXz6ZY","kty":"OKP"}',
 };
 
 /** Asserts a 503 CONFIGURATION_ERROR naming `names`. */
@@ -307,6 +309,7 @@ const profileAttacks: Attack[] = [
         "WEBHOOK_SECRET_KEY",
         "CRON_SECRET",
         "TURNSTILE_SECRET_KEY",
+        "RECEIPT_SIGNING_KEY",
         "UPSTASH_REDIS_REST_URL",
         "UPSTASH_REDIS_REST_TOKEN",
       ];
@@ -335,6 +338,7 @@ const profileAttacks: Attack[] = [
         "WEBHOOK_SECRET_KEY",
         "CRON_SECRET",
         "TURNSTILE_SECRET_KEY",
+        "RECEIPT_SIGNING_KEY",
       ]);
       expect(cron.body.error.missing).not.toContain("UPSTASH_REDIS_REST_URL"); // one process: in-process limits hold
     },

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { bytea, createdAt } from "./columns.js";
 import { tasks } from "./tasks.js";
 
@@ -22,6 +22,14 @@ export const proofFiles = pgTable(
     /** Lowercase hex SHA-256 of `content`. */
     sha256: text("sha256").notNull(),
     content: bytea("content").notNull(),
+    /** Place of the file in its upload (0-based): the order of `proof_files_data` and of the receipt. */
+    position: integer("position").notNull().default(0),
+    /**
+     * Capture metadata read from the file (lib/receipts/capture.ts): capture time, GPS position,
+     * distance from the task's place, whether the time falls in dispatch..completion; null for
+     * files that carry none (text, PDF) or were stored before it was read.
+     */
+    capture: jsonb("capture").$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
   (t) => [index("proof_files_task_id_idx").on(t.taskId)],

@@ -20,6 +20,25 @@ export type TaskEstimateBreakdown = Record<string, number>;
 /** How the task's address was resolved (docs/api-conventions.md "Estimate response" `location`, plus any extras). */
 export type TaskLocationResolution = Record<string, unknown>;
 
+/** One rule of the policy screen that matched a submission (lib/policy). */
+export interface PolicyMatch {
+  rule_id: string;
+  reason_code: string;
+  outcome: "review" | "refuse";
+  /** The words of the submission that matched, accents and case folded. */
+  matched_text: string;
+}
+
+/** The policy screen kept with a task (`tasks.policy`); see lib/policy/screen.ts. */
+export interface TaskPolicyRecord {
+  version: string;
+  outcome: "allow" | "review";
+  reason_codes: string[];
+  matches: PolicyMatch[];
+  /** Set when an operator approved a `review` task: when, and the operator's notes. */
+  override?: { at: string; action: string; operator_notes: string | null };
+}
+
 /**
  * Tasks: one row per submitted task, its current state and every value the lifecycle
  * fixes along the way (estimate, approved price, payment terms, deadlines, refund).
@@ -91,6 +110,14 @@ export const tasks = pgTable(
     /** Execution due by (72 h, 24 h urgent); provisional at submission, reset when paid. */
     executionDeadline: timestamptz("execution_deadline").notNull(),
     reviewedAt: timestamptz("reviewed_at"),
+    /**
+     * The policy screen at submission (lib/policy): rules version, outcome (`allow` or `review`;
+     * refused submissions are never stored), reason codes, matched rules, and the operator's
+     * override of a `review` outcome when it was approved anyway.
+     */
+    policy: jsonb("policy").$type<TaskPolicyRecord>(),
+    /** The signed completion receipt (compact JWS, lib/receipts) of a completed or failed task. */
+    receipt: text("receipt"),
 
     // --- Payment terms (fixed at approval / counter-offer) ---
     /** USD per CAD used to convert the price (e.g. 0.71234567). */

@@ -324,10 +324,11 @@ export async function decodeProofFiles(inputs: unknown, field = "proof_files"): 
   return out;
 }
 
-/** Insert rows of `files` for task `taskId` (ids `pf_<random>`). */
+/** Insert rows of `files` for task `taskId` (ids `pf_<random>`, `position` their upload order). */
 export function proofFileRows(taskId: string, files: readonly DecodedProofFile[]): NewProofFile[] {
-  return files.map((f) => ({
+  return files.map((f, position) => ({
     id: prefixedId("pf"),
+    position,
     taskId,
     filename: f.filename,
     mimeType: f.mimeType,

@@ -38,6 +38,49 @@ export const proofFileSchema = z
   .object({ filename: z.string(), type: z.string(), content: z.string().meta({ description: "base64" }) })
   .meta({ id: "ProofFile" });
 
+export const proofFileDetailsSchema = z
+  .object({
+    filename: z.string(),
+    type: z.string(),
+    size: z.number().int().meta({ description: "Bytes." }),
+    sha256: z
+      .string()
+      .meta({ description: "Lowercase hex SHA-256 of the file's bytes (as in the receipt)." }),
+    capture: z.record(z.string(), z.unknown()).nullable().meta({
+      description:
+        "Capture metadata read from the file (photos, videos): captured_at, gps {latitude, longitude}, distance_km from the task's place, within_execution_window, flags; null when the file carries none.",
+    }),
+  })
+  .meta({ id: "ProofFileDetails" });
+
+export const policyOutcomeSchema = z
+  .object({
+    version: z.string().meta({ description: "Version of the policy rules that screened the task." }),
+    outcome: z.enum(["allow", "review"]).meta({
+      description:
+        "allow: nothing matched; review: the operator sees the reasons first (refused tasks are not stored).",
+    }),
+    reason_codes: z.array(z.string()),
+    overridden: z.boolean().meta({ description: "An operator approved the task despite a review outcome." }),
+    matches: z
+      .array(
+        z.object({
+          rule_id: z.string(),
+          reason_code: z.string(),
+          outcome: z.enum(["review", "refuse"]),
+          matched_text: z.string(),
+        }),
+      )
+      .optional()
+      .meta({ description: "Owner or admin only: the rules that matched and the words they matched." }),
+    override: z
+      .object({ at: dateTime, action: z.string(), operator_notes: z.string().nullable() })
+      .nullable()
+      .optional()
+      .meta({ description: "Owner or admin only: the operator's approval despite a review outcome." }),
+  })
+  .meta({ id: "PolicyOutcome" });
+
 export const taskStatusSchema = z
   .object({
     task_id: z.string(),
@@ -73,6 +116,15 @@ export const taskStatusSchema = z
     payment_usdc: z.string().nullable().optional(),
     counter_offer_amount: z.number().optional(),
     proof_files_data: z.array(proofFileSchema).optional(),
+    proof_files: z.array(proofFileDetailsSchema).optional().meta({
+      description:
+        "Completed tasks: each proof file's size and SHA-256 (and capture metadata), in upload order.",
+    }),
+    receipt: z.string().optional().meta({
+      description:
+        "Completed or failed tasks: the signed completion receipt, a compact JWS (EdDSA / Ed25519); verify it with the keys at /.well-known/jwks.json.",
+    }),
+    policy: policyOutcomeSchema.nullable(),
     operator_notes: z.string().nullable().optional(),
     completed_at: dateTime.nullable().optional(),
     failure_reason: z.string().nullable().optional(),
@@ -110,6 +162,16 @@ export const taskCreatedSchema = z
     access_token: z.string().optional().meta({
       description: "Anonymous submissions only, shown once: for the event stream and cancellation.",
     }),
+    policy: z
+      .object({
+        version: z.string(),
+        outcome: z.enum(["allow", "review"]),
+        reason_codes: z.array(z.string()),
+      })
+      .meta({
+        description:
+          "The policy screen's outcome: review means the operator checks the reason codes before approving (refused submissions get 422 POLICY_VIOLATION).",
+      }),
     _links: z.object({ self: z.string(), stream: z.string(), cancel: z.string() }),
   })
   .meta({ id: "TaskCreated" });

@@ -8,6 +8,7 @@ import { badge, heading, proofItem } from "../../shared/views.js";
 import { ApiError, get } from "../api.js";
 import { messages, refreshButton, yesNo } from "../context.js";
 import { formatCad, formatDateTime, formatNumber, t } from "../i18n.js";
+import { policyBadge, policySection, verifiableSection } from "../verifiable.js";
 import { deadline, statusBadge } from "../widgets.js";
 import { actionsSection, refundSummary } from "./actions.js";
 
@@ -262,12 +263,15 @@ export async function taskView(id) {
       badge(task.service_type, "service"),
       task.urgency === "urgent" ? badge(t("urgency.urgent"), "urgent") : null,
       task.sandbox ? badge(t("sandbox.badge"), "sandbox") : null,
+      policyBadge(task),
     ),
     requestSection(task, mapUrl),
+    policySection(task),
     estimateSection(task),
     paymentSection(task),
     actionsSection(task),
     resultSection(task),
+    verifiableSection(task),
     locationSection(task, mapUrl),
     historySection(task),
   );
