@@ -26,7 +26,7 @@ export const notificationsSettings = {
   RECEIPT_PREVIOUS_KEYS: optionalString,
   /** Bound of one webhook / callback delivery attempt (connect, headers, body), ms; at most 10 s. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 10_000),
-  /** Delays before each retry of a failed delivery, seconds, comma-separated (contract.md: 30 s, 5 min, 30 min). */
+  /** Delays before each retry of a failed delivery, seconds, comma-separated (docs/api-conventions.md: 30 s, 5 min, 30 min). */
   WEBHOOK_RETRY_DELAYS_SECONDS: z
     .string()
     .default("30,300,1800")

@@ -34,12 +34,12 @@ export const serverSettings = {
    */
   DB_QUERY_TIMEOUT_MS: int(5000, 100, 30_000),
 
-  /** Prefix of API keys (`<prefix>_<random>`), contract.md. */
+  /** Prefix of API keys (`<prefix>_<random>`), docs/api-conventions.md. */
   KEY_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9]{1,15}$/, "lowercase letters and digits, 2-16 chars")
     .default("svc"),
-  /** Prefix of task ids (`<prefix>-<base36>-<base36>`), contract.md. */
+  /** Prefix of task ids (`<prefix>-<base36>-<base36>`), docs/api-conventions.md. */
   TASK_PREFIX: z
     .string()
     .regex(/^[A-Z][A-Z0-9]{1,15}$/, "uppercase letters and digits, 2-16 chars")
@@ -50,7 +50,7 @@ export const serverSettings = {
   /** Largest body of the proof-upload operation (task-complete), bytes. */
   MAX_UPLOAD_BYTES: int(4_400_000, 1024, 4_500_000),
 
-  /** Average road speed used to derive transport hours from round-trip km (contract.md). */
+  /** Average road speed used to derive transport hours from round-trip km (docs/api-conventions.md). */
   TRANSPORT_SPEED_KMH: num(60, 1, 200),
   /** Great-circle distance x this factor = road distance, for gazetteer places without a provider. */
   ROAD_FACTOR: num(1.3, 1, 3),

@@ -102,7 +102,7 @@ export interface Operation<
   }[];
   /** Hidden from /openapi.json (cron jobs). */
   internal?: boolean;
-  /** Accepts `Idempotency-Key` (every state-changing POST/DELETE; contract.md "Idempotency"). */
+  /** Accepts `Idempotency-Key` (every state-changing POST/DELETE; docs/api-conventions.md "Idempotency"). */
   idempotent?: boolean;
   /** Extra per-IP limits besides the general per-key / per-IP one. */
   rateLimits?: ("key_creation" | "login")[];

@@ -2,7 +2,7 @@
  * The one error class of the HTTP layer, its closed set of codes (the table is in
  * lib/descriptors/error-codes.ts, re-exported here) and the envelope.
  *
- * Envelope (contract.md "Error body"):
+ * Envelope (docs/api-conventions.md "Error body"):
  * `{ "error": { "code", "message", "field"?, "details": [] }, "request_id": "req_…" }`.
  */
 import { ERROR_STATUS, type ErrorCode } from "../descriptors/error-codes.js";

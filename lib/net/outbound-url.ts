@@ -2,9 +2,9 @@
  * Validation of URLs the service will later call: the task's `callback_url` and webhook
  * URLs (SSRF protection at registration time).
  *
- * Rule sources: interface-spec.md "Input" table (`callback_url`: max 2048 chars, must be
+ * Rule sources: docs/api-conventions.md "Input" table (`callback_url`: max 2048 chars, must be
  * HTTPS and must not resolve to a private address), "Authentication" 10 and "Limits";
- * contract.md "Local development" (`ALLOW_PRIVATE_CALLBACKS=true` allows http:// and
+ * docs/api-conventions.md "Local development" (`ALLOW_PRIVATE_CALLBACKS=true` allows http:// and
  * loopback addresses). Delivery re-checks addresses at connect time (`safe-fetch.ts`),
  * since DNS may change between registration and delivery.
  */

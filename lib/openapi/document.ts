@@ -11,7 +11,7 @@ import { type Json, parameters, toSchema } from "./json-schema.js";
 import { allOperations } from "./operations.js";
 import { errorResponses, extraResponses, successResponses } from "./responses.js";
 
-/** OpenAPI `info.version` and the platform version (contract.md "Versioning"). */
+/** OpenAPI `info.version` and the platform version (docs/api-conventions.md "Versioning"). */
 export const API_VERSION = "4.0.0";
 
 /** The OpenAPI security requirements of `op`, from its auth mode. */

@@ -1,5 +1,5 @@
 /**
- * Builds the GET /api/estimate response (contract.md "Estimate response"): resolves
+ * Builds the GET /api/estimate response (docs/api-conventions.md "Estimate response"): resolves
  * the location, applies the formula and adds the USDC equivalent.
  */
 import { getConfig } from "../config.js";

@@ -1,5 +1,5 @@
 /**
- * The status response of GET /api/submit-task (contract.md "Status response"): the
+ * The status response of GET /api/submit-task (docs/api-conventions.md "Status response"): the
  * task record, payment details from `accepted_pending_payment` on, the counter-offer,
  * proof files when completed (with their size, SHA-256 and capture metadata in `proof_files`),
  * the signed receipt once completed or failed, the policy screen's outcome, the history,
