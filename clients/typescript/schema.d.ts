@@ -207,7 +207,7 @@ export interface paths {
         };
         /**
          * Read a prepaid account, its dashboard or one invoice
-         * @description Credential: an API key (the account it is linked to by the account's owner — never by its contact e-mail; 404 when unlinked; admins may pass `email`) or the client JWT as `Authorization: Bearer <jwt>` (from POST /api/client-auth?action=login). `include=dashboard` (latest transactions, tasks and invoices) and `invoice_id` need the JWT or an admin key. 401 without a credential.
+         * @description Credential: an API key (the account it is linked to by the account's owner — never by its contact e-mail; 404 when unlinked; admins may pass `email`) or the client JWT as `Authorization: Bearer <jwt>` (from POST /api/client-auth?action=login). `include=dashboard` (latest transactions, tasks and invoices), `invoice_id` (`format=pdf`: the invoice as a PDF in the account's language) and `action=export` (everything held about the account, Law 25) need the JWT or an admin key. 401 without a credential.
          */
         get: operations["getClientAccount"];
         put?: never;
@@ -397,6 +397,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Client: ask for the erasure (de-identification) of your personal information
+         * @description Client JWT only. Records an erasure request; the daily privacy-retention job de-identifies the account, its keys, tasks, events, e-mails and proof files once the accounting records are past their legal retention (`due_at`). Invoices and ledger entries are kept for that period. The export of everything held is GET /api/client-account?action=export.
+         */
+        post: operations["privacyRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/privacy-admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator: the register of confidentiality incidents, or the erasure requests */
+        get: operations["listPrivacyAdmin"];
+        put?: never;
+        /**
+         * Operator: record a confidentiality incident, or process an erasure early
+         * @description `record_incident` adds to the register (`discovered_at`, `description`, `information_concerned`, `risk_of_serious_injury` required). `process_erasure` de-identifies `account_id` now with a `reason` (the legal ground); 409 when already de-identified.
+         */
+        post: operations["privacyAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analytics": {
         parameters: {
             query?: never;
@@ -432,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint (Streamable HTTP, stateless, JSON responses)
-         * @description Methods: initialize, tools/list, tools/call, ping, notifications/initialized. Tools: list_services, get_estimate, submit_task, check_task_status, score_task, get_capabilities, register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost. Keys: x-api-key header, Bearer, or the api_key tool argument. Failures: JSON-RPC error objects (protocol) or isError tool results carrying the HTTP API's error codes. Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).
+         * @description Protocol revision 2025-11-25 by default (2025-06-18 and 2025-03-26 clients answered in theirs). Methods: initialize, ping, tools/list, tools/call (task-augmented for submit_task), tasks/get, tasks/result, tasks/list, tasks/cancel, resources/templates/list, resources/list, resources/read (proof files, task://{task_id}/proof/{n}). Tools: list_services, get_estimate, submit_task, check_task_status, score_task, get_capabilities, register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, list_my_tasks. Keys: x-api-key header, Bearer, or the api_key tool argument (counted on that key's rate limit); anonymous tasks: the access_token argument. Failures: JSON-RPC error objects (protocol; an unknown tool is -32602) or isError tool results carrying the HTTP API's error codes. Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).
          */
         post: operations["mcp"];
         /**
@@ -516,6 +557,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public keys that verify completion receipts (JWK Set; current key first, retired keys kept)
+         * @description The `receipt` of a completed or failed task is a compact JWS signed with EdDSA (Ed25519); its header `kid` names the key here. Retired keys stay listed so that old receipts keep verifying.
+         */
+        get: operations["getReceiptKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -523,8 +584,11 @@ export interface components {
         Estimate: {
             /** @constant */
             currency: "CAD";
-            /** @description CAD, exact to the cent */
+            /** @description CAD, exact to the cent, before taxes */
             total_cad: number;
+            taxes?: components["schemas"]["SalesTaxes"];
+            /** @description Only when the operator is registered for GST/QST: total_cad plus the taxes. */
+            total_with_taxes_cad?: number;
             breakdown: components["schemas"]["EstimateBreakdown"];
             location: components["schemas"]["ResolvedLocation"];
             usd: {
@@ -534,6 +598,13 @@ export interface components {
                 rate_source: string;
                 as_of: string;
             };
+        };
+        /** @description Present only when the operator is registered for GST/QST (TAX_REGISTERED); rounded per invoice. */
+        SalesTaxes: {
+            /** @description GST 5 % of the amount before taxes, CAD */
+            gst_cad: number;
+            /** @description QST 9.975 % of the amount before taxes (not of GST), CAD */
+            qst_cad: number;
         };
         EstimateBreakdown: {
             /** @description CAD */
@@ -583,6 +654,13 @@ export interface components {
             created_at: string;
             /** @description Anonymous submissions only, shown once: for the event stream and cancellation. */
             access_token?: string;
+            /** @description The policy screen's outcome: review means the operator checks the reason codes before approving (refused submissions get 422 POLICY_VIOLATION). */
+            policy: {
+                version: string;
+                /** @enum {string} */
+                outcome: "allow" | "review";
+                reason_codes: string[];
+            };
             _links: {
                 self: string;
                 stream: string;
@@ -612,6 +690,13 @@ export interface components {
             estimate: {
                 [key: string]: number;
             } | null;
+            /** @description Only when the operator is registered for GST/QST: GST 5 % and QST 9.975 % of the task's amount (counter-offer, approved price or estimate), CAD. */
+            taxes?: {
+                gst_cad: number;
+                qst_cad: number;
+            };
+            /** @description Only when registered: the amount to pay, taxes included (the USDC amount is for it). */
+            total_with_taxes_cad?: number;
             location: {
                 [key: string]: unknown;
             } | null;
@@ -628,6 +713,11 @@ export interface components {
             payment_usdc?: string | null;
             counter_offer_amount?: number;
             proof_files_data?: components["schemas"]["ProofFile"][];
+            /** @description Completed tasks: each proof file's size and SHA-256 (and capture metadata), in upload order. */
+            proof_files?: components["schemas"]["ProofFileDetails"][];
+            /** @description Completed or failed tasks: the signed completion receipt, a compact JWS (EdDSA / Ed25519); verify it with the keys at /.well-known/jwks.json. */
+            receipt?: string;
+            policy: components["schemas"]["PolicyOutcome"] | null;
             operator_notes?: string | null;
             completed_at?: string | null;
             failure_reason?: string | null;
@@ -691,6 +781,45 @@ export interface components {
             type: string;
             /** @description base64 */
             content: string;
+        };
+        ProofFileDetails: {
+            filename: string;
+            type: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description Lowercase hex SHA-256 of the file's bytes (as in the receipt). */
+            sha256: string;
+            /** @description Capture metadata read from the file (photos, videos): captured_at, gps {latitude, longitude}, distance_km from the task's place, within_execution_window, flags; null when the file carries none. */
+            capture: {
+                [key: string]: unknown;
+            } | null;
+        };
+        PolicyOutcome: {
+            /** @description Version of the policy rules that screened the task. */
+            version: string;
+            /**
+             * @description allow: nothing matched; review: the operator sees the reasons first (refused tasks are not stored).
+             * @enum {string}
+             */
+            outcome: "allow" | "review";
+            reason_codes: string[];
+            /** @description An operator approved the task despite a review outcome. */
+            overridden: boolean;
+            /** @description Owner or admin only: the rules that matched and the words they matched. */
+            matches?: {
+                rule_id: string;
+                reason_code: string;
+                /** @enum {string} */
+                outcome: "review" | "refuse";
+                matched_text: string;
+            }[];
+            /** @description Owner or admin only: the operator's approval despite a review outcome. */
+            override?: {
+                /** Format: date-time */
+                at: string;
+                action: string;
+                operator_notes: string | null;
+            } | null;
         };
         CreateApiKeyRequest: {
             /**
@@ -954,6 +1083,10 @@ export interface components {
             invoice?: {
                 [key: string]: unknown;
             };
+            /** @description action=export: the export document (`format` law25-export/1). */
+            export?: {
+                [key: string]: unknown;
+            };
         };
         ClientAccount: {
             account_id: string;
@@ -1149,6 +1282,76 @@ export interface components {
             /** @description Reference or reason (bank transfer id, …). */
             description?: string;
         };
+        PrivacyRequest: {
+            /**
+             * @description request_erasure: ask that the account's personal information be de-identified. Done by a daily job once the accounting records are past their legal retention (ACCOUNTING_RETENTION_YEARS after the newest invoice or ledger entry), at once when there are none.
+             * @enum {string}
+             */
+            action: "request_erasure";
+        };
+        ErasureRequest: {
+            request_id: string;
+            account_id: string;
+            /** @enum {string} */
+            status: "pending" | "completed";
+            /** Format: date-time */
+            requested_at: string;
+            /**
+             * Format: date-time
+             * @description Earliest de-identification (end of the accounting retention).
+             */
+            due_at: string;
+            processed_at: string | null;
+            /** @description `job` or `admin:<key id>`. */
+            processed_by: string | null;
+            early_reason: string | null;
+        };
+        PrivacyIncident: {
+            incident_id: string;
+            occurred_at: string | null;
+            /** Format: date-time */
+            discovered_at: string;
+            description: string;
+            information_concerned: string;
+            persons_concerned: number | null;
+            risk_of_serious_injury: boolean;
+            measures: string | null;
+            commission_notified_at: string | null;
+            persons_notified_at: string | null;
+            recorded_by_key_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PrivacyAdminRequest: {
+            /**
+             * @description record_incident: add a confidentiality incident to the register; process_erasure: de-identify an account now, before its due date, where the law allows (reason required).
+             * @enum {string}
+             */
+            action: "record_incident" | "process_erasure";
+            /** @description process_erasure: the account. */
+            account_id?: string;
+            /** @description process_erasure: the legal ground for processing early. */
+            reason?: string;
+            /** Format: date-time */
+            occurred_at?: string;
+            /**
+             * Format: date-time
+             * @description record_incident: required.
+             */
+            discovered_at?: string;
+            /** @description record_incident: required; what happened. */
+            description?: string;
+            /** @description record_incident: required; which personal information. */
+            information_concerned?: string;
+            persons_concerned?: number;
+            /** @description record_incident: required. */
+            risk_of_serious_injury?: boolean;
+            measures?: string;
+            /** Format: date-time */
+            commission_notified_at?: string;
+            /** Format: date-time */
+            persons_notified_at?: string;
+        };
         AnalyticsResponse: {
             [key: string]: unknown;
         };
@@ -1204,12 +1407,37 @@ export interface components {
             features: {
                 [key: string]: unknown;
             };
+            /** @description Every task status, in lifecycle order (received first). */
+            task_statuses: ("received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled")[];
+            /** @description The statuses after which a task never changes again. */
+            terminal_statuses: ("received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled")[];
             endpoints: {
                 method: string;
                 path: string;
                 summary: string;
             }[];
             quick_start: string[];
+            /** @description Law 25 transparency: person in charge of personal information, what is collected and why, retention, rights. */
+            privacy: {
+                officer: {
+                    name: string;
+                    email: string;
+                };
+                policy_page: string;
+                collected: {
+                    table: string;
+                    purpose: string;
+                    personal_fields: string[];
+                }[];
+                retention: {
+                    [key: string]: unknown;
+                };
+                rights: {
+                    [key: string]: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
             _links: {
                 [key: string]: string;
             };
@@ -1249,10 +1477,23 @@ export interface components {
             issues: string[] | null;
             suggested_action: string;
         };
+        ReceiptPublicKey: {
+            /** @constant */
+            kty: "OKP";
+            /** @constant */
+            crv: "Ed25519";
+            /** @description Public key, base64url (RFC 8037). */
+            x: string;
+            kid: string;
+            /** @constant */
+            alg: "EdDSA";
+            /** @constant */
+            use: "sig";
+        };
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "MISSING_FIELD" | "INVALID_FORMAT" | "UNAUTHORIZED" | "PAYMENT_REQUIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "FIELD_TOO_LONG" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_REUSED" | "LOCATION_NOT_FOUND" | "OUT_OF_SERVICE_ZONE" | "RATE_LIMITED" | "INTERNAL" | "STORAGE_ERROR" | "EXCHANGE_RATE_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "CONFIGURATION_ERROR";
+                code: "MISSING_FIELD" | "INVALID_FORMAT" | "UNAUTHORIZED" | "PAYMENT_REQUIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "FIELD_TOO_LONG" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_REUSED" | "LOCATION_NOT_FOUND" | "OUT_OF_SERVICE_ZONE" | "POLICY_VIOLATION" | "RATE_LIMITED" | "INTERNAL" | "STORAGE_ERROR" | "EXCHANGE_RATE_UNAVAILABLE" | "UPSTREAM_UNAVAILABLE" | "CONFIGURATION_ERROR";
                 message: string;
                 field?: string;
                 /** @description LOCATION_NOT_FOUND: the location as received (first 200 characters). */
@@ -1995,7 +2236,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG, LOCATION_NOT_FOUND, OUT_OF_SERVICE_ZONE, IDEMPOTENCY_KEY_REUSED */
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG, LOCATION_NOT_FOUND, OUT_OF_SERVICE_ZONE, POLICY_VIOLATION, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2004,7 +2245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "LOCATION_NOT_FOUND" | "OUT_OF_SERVICE_ZONE" | "IDEMPOTENCY_KEY_REUSED";
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "LOCATION_NOT_FOUND" | "OUT_OF_SERVICE_ZONE" | "POLICY_VIOLATION" | "IDEMPOTENCY_KEY_REUSED";
                         };
                     };
                 };
@@ -4509,10 +4750,14 @@ export interface operations {
             query?: {
                 /** @description Admin only: the account of this e-mail. */
                 email?: string;
-                /** @description `dashboard`: adds transactions, tasks and invoices (client JWT or admin). */
+                /** @description `dashboard`: adds transactions, tasks (each with `sandbox`, true for a never-charged sandbox task) and invoices (client JWT or admin). */
                 include?: "dashboard";
                 /** @description One invoice as JSON (client JWT or admin). */
                 invoice_id?: string;
+                /** @description With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en); default json. */
+                format?: "json" | "pdf";
+                /** @description `export` (client JWT or admin): everything held about the account as JSON in `export` (Law 25 access and portability; sections: account, api_keys, sessions, tasks, task_events, proof_files, task_scores, chain_transfers, invoices, ledger_entries, preauthorizations, emails, activity, webhooks, deliveries, erasure_requests, privacy_audit). */
+                action?: "export";
             };
             header?: {
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
@@ -4532,6 +4777,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientAccountResponse"];
+                    "application/pdf": string;
                 };
             };
             /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT, MISSING_FIELD */
@@ -6586,6 +6832,510 @@ export interface operations {
             };
         };
     };
+    privacyRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                "Idempotency-Key"?: string;
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrivacyRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        erasure_request: components["schemas"]["ErasureRequest"];
+                        /** @description false: a pending request already existed (returned). */
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: MISSING_FIELD, INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listPrivacyAdmin: {
+        parameters: {
+            query?: {
+                /** @description incidents (the register) or erasure_requests. */
+                list?: "incidents" | "erasure_requests";
+            };
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        incidents?: components["schemas"]["PrivacyIncident"][];
+                        erasure_requests?: components["schemas"]["ErasureRequest"][];
+                    };
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    privacyAdmin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                "Idempotency-Key"?: string;
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrivacyAdminRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        incident?: components["schemas"]["PrivacyIncident"];
+                        erasure_request?: components["schemas"]["ErasureRequest"];
+                    };
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: MISSING_FIELD, INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
     getAnalytics: {
         parameters: {
             query: {
@@ -7438,6 +8188,123 @@ export interface operations {
                 };
                 content: {
                     "text/markdown": string;
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getReceiptKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description A key was sent but storage could not check it (down, or slower than KEY_CHECK_TIMEOUT_MS): the request was served as anonymous. Value: 199 - "API key not checked: storage unavailable" */
+                    Warning?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jwk-set+json": {
+                        keys: components["schemas"]["ReceiptPublicKey"][];
+                    };
                 };
             };
             /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
