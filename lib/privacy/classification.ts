@@ -150,6 +150,13 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     erasure: "kept",
     none: "year last_number",
   }),
+  policy_counters: table({
+    purpose:
+      "daily counts of submissions the policy screen refused, by reason (nothing of the submission kept)",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "day version reason_code count",
+  }),
   job_runs: table({
     purpose: "scheduled job status",
     export: { excluded: "no personal data" },
@@ -193,8 +200,8 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     purpose: "proof of the work done (photos, reports)",
     export: "proof_files",
     erasure: "deleted; also deleted after PROOF_FILE_RETENTION_DAYS",
-    personal: "filename content",
-    none: "id task_id mime_type size_bytes sha256 created_at",
+    personal: "filename content capture",
+    none: "id task_id mime_type size_bytes sha256 position created_at",
   }),
   task_events: table({
     purpose: "task history and the notification outbox",
@@ -214,9 +221,9 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     purpose: "the tasks ordered: where, what, who to tell, payment and refund",
     export: "tasks",
     erasure:
-      "address, description, contact, instructions, callback, identity and every free text replaced or cleared",
+      "address, description, contact, instructions, callback, identity, policy record, receipt and every free text replaced or cleared",
     personal:
-      "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason cancel_reason refund_note",
+      "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason cancel_reason refund_note policy receipt",
     secret: "access_token_hash",
     none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at refund_tx_hash version created_at updated_at",
   }),

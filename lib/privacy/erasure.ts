@@ -174,6 +174,9 @@ export async function deidentifyAccount(
         failureReason: null,
         cancelReason: null,
         refundNote: null,
+        // The screen's record quotes the description's matched words; the receipt signs the location.
+        policy: null,
+        receipt: null,
         updatedAt: now,
       })
       .where(inArray(tasks.id, taskIds))
