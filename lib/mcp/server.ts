@@ -29,16 +29,17 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { API_VERSION } from "../descriptors/version.js";
 import { DomainError } from "../errors.js";
 import { ApiError } from "../http/errors.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
 import { parseOrThrow, rejectNulBytes } from "../http/validation.js";
-import { API_VERSION } from "../openapi/document.js";
 import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
 import { registerTaskMethods } from "./task-methods.js";
 import { protocolTask } from "./task-results.js";
+import type { ToolDefinition } from "./tool-kit.js";
 import { chargeDeferredLimit, protocolError, type ToolContext, toolError } from "./tool-kit.js";
-import { TOOLS, type ToolDefinition } from "./tools.js";
+import { TOOLS } from "./tools.js";
 
 /** The first protocol revision with Tasks. */
 export const TASKS_REVISION = "2025-11-25";

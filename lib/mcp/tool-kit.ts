@@ -4,7 +4,12 @@
  * tool results (text content plus `structuredContent`; failures as `isError` results
  * carrying the HTTP API's error codes).
  */
-import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type ToolAnnotations,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Scope } from "../db/schema/enums.js";
 import { DomainError } from "../errors.js";
@@ -150,4 +155,54 @@ export function toolError(error: unknown, requestId: string): CallToolResult {
     content: [{ type: "text", text: `${apiError.code}: ${apiError.message}` }],
     structuredContent: body,
   };
+}
+
+/** One tool: its MCP description and its adapter. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodRawShape;
+  /** Schema of `structuredContent` of a successful result (the tool's `outputSchema`). */
+  output: z.ZodType;
+  annotations: ToolAnnotations;
+  /**
+   * `optional`: a task-augmented call (protocol revision 2025-11-25) answers with the MCP task
+   * of the service task the tool created (its `structuredContent.task_id`); absent: no tasks.
+   */
+  taskSupport?: "optional";
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+/** Annotations of a tool that changes state (not idempotent, not destructive). */
+export function writeTool(title: string, openWorldHint = false): ToolAnnotations {
+  return { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint, title };
+}
+
+/**
+ * Splits the `api_key` argument off `args` and authenticates it (or the header key) with `scope`.
+ * @throws ApiError UNAUTHORIZED, FORBIDDEN (see requireCaller)
+ */
+export async function keyedArguments(
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  scope: Scope,
+): Promise<{ caller: Caller; rest: Record<string, unknown> }> {
+  const { api_key, ...rest } = args as { api_key?: string } & Record<string, unknown>;
+  return { caller: await requireCaller(ctx, api_key, scope), rest };
+}
+
+/** Annotations of a read-only tool. */
+export const readOnly: ToolAnnotations = {
+  readOnlyHint: true,
+  idempotentHint: true,
+  destructiveHint: false,
+  openWorldHint: false,
+};
+
+/** Query schemas read strings; tool arguments arrive typed. */
+export function stringify(args: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(args)) if (v !== undefined && v !== null) out[k] = String(v);
+  return out;
 }

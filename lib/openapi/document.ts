@@ -11,8 +11,9 @@ import { type Json, parameters, toSchema } from "./json-schema.js";
 import { allOperations } from "./operations.js";
 import { errorResponses, extraResponses, successResponses } from "./responses.js";
 
-/** OpenAPI `info.version` and the platform version (docs/api-conventions.md "Versioning"). */
-export const API_VERSION = "4.0.0";
+export { API_VERSION } from "../descriptors/version.js";
+
+import { API_VERSION } from "../descriptors/version.js";
 
 /** The OpenAPI security requirements of `op`, from its auth mode. */
 function security(op: Operation): Json[] | undefined {

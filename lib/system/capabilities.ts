@@ -9,10 +9,10 @@
 import { listServices, PRICING, typicalEstimateRange } from "../catalog/services.js";
 import { type Config, getConfig, productionProfile, publicBaseUrl } from "../config.js";
 import { TASK_STATUSES } from "../db/schema/enums.js";
+import { API_VERSION } from "../descriptors/version.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
-import { API_VERSION } from "../openapi/document.js";
 import { allOperations } from "../openapi/operations.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";

@@ -1,0 +1,232 @@
+/**
+ * The MCP tools of the task lifecycle: submit_task (an MCP task when called task-augmented),
+ * check_task_status, cancel_task and list_my_tasks. Each a thin adapter over the same lib
+ * functions as the HTTP endpoints; a keyless caller uses the task's `access_token`.
+ */
+import { z } from "zod";
+import { ApiError } from "../http/errors.js";
+import { parseOrThrow } from "../http/validation.js";
+import { hasScope } from "../keys/authenticate.js";
+import { listKeyTasks, MAX_TASK_PAGE } from "../tasks/caller-tasks.js";
+import { cancelTask } from "../tasks/cancel-task.js";
+import { readTaskStatus } from "../tasks/read-task-status.js";
+import { taskSubmissionSchema } from "../tasks/state/schemas.js";
+import { taskCreatedSchema } from "../tasks/state/view-schemas.js";
+import { submitTask } from "../tasks/submit-task.js";
+import { nextPollSeconds, taskStatusView } from "../tasks/task-view.js";
+import { followsTask, mcpTaskStatusSchema, PROTOCOL_STATUS, taskToolResult } from "./task-results.js";
+import {
+  accessTokenArgument,
+  apiKeyArgument,
+  readOnly,
+  requireCaller,
+  resolveCaller,
+  type ToolDefinition,
+  toolResult,
+  writeTool,
+} from "./tool-kit.js";
+
+/** The `task_id` argument. */
+const taskIdArgument = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .meta({ description: "The task_id returned by submit_task." });
+
+/**
+ * `submit_task`'s result: the creation response and whether the call was forced into sandbox;
+ * called as an MCP task, its tasks/result is the task's status (as check_task_status gives it).
+ */
+const submittedSchema = z.union([
+  taskCreatedSchema.extend({ forced_sandbox: z.boolean().optional() }),
+  mcpTaskStatusSchema,
+]);
+
+/** `list_my_tasks`'s result. */
+const myTasksSchema = z.object({
+  tasks: z.array(
+    z.object({
+      task_id: z.string(),
+      status: z.string(),
+      mcp_status: z.enum(["working", "input_required", "completed", "failed", "cancelled"]),
+      service_type: z.string(),
+      sandbox: z.boolean(),
+      estimate_cad: z.number().nullable(),
+      created_at: z.string(),
+      updated_at: z.string(),
+      next_poll_seconds: z.number().int().meta({ description: "Seconds until a useful status check." }),
+    }),
+  ),
+  next_cursor: z.string().nullable().meta({ description: "Cursor of the next page; null on the last page." }),
+});
+
+/** The task tools by name (lib/mcp/tools.ts lists them in order). */
+export const TASK_TOOLS: Record<string, ToolDefinition> = {
+  submit_task: {
+    name: "submit_task",
+    title: "Submit a task",
+    description:
+      "Submit a real-world task to be reviewed by a human operator and executed in Quebec. Returns task_id and " +
+      "deadlines; poll check_task_status (or call it as an MCP task and poll tasks/get). Without an API key the task " +
+      "is created in SANDBOX mode (simulated, free, advances one step per status check) and you get an access_token: " +
+      "pass it to check_task_status and cancel_task. With a key (scope task_create), set sandbox=true to test anyway. " +
+      "Prices are CAD; payment instructions (USDC) come after human approval.",
+    input: {
+      ...taskSubmissionSchema.shape,
+      sandbox: z
+        .boolean()
+        .default(false)
+        .meta({ description: "Create a simulated task (no payment, no e-mail)." }),
+      api_key: apiKeyArgument,
+    },
+    output: submittedSchema,
+    annotations: writeTool("Submit a task", true),
+    taskSupport: "optional",
+    async run(args, ctx) {
+      const { api_key, sandbox, ...rest } = args as { api_key?: string; sandbox?: boolean } & Record<
+        string,
+        unknown
+      >;
+      const caller = await resolveCaller(ctx, api_key);
+      if (caller && !hasScope(caller, "task_create")) {
+        throw new ApiError("FORBIDDEN", "submit_task requires the task_create scope");
+      }
+      const body = parseOrThrow(taskSubmissionSchema, rest);
+      const forced = !caller;
+      const created = await submitTask({ body, caller, agent: null, sandbox: forced || sandbox === true });
+      const note = forced
+        ? "No API key was given, so this task was created in SANDBOX mode (simulated, non-billable). Register a key with register_api_key to submit real tasks."
+        : undefined;
+      return toolResult({ ...created, ...(forced ? { forced_sandbox: true } : {}) }, note);
+    },
+  },
+  check_task_status: {
+    name: "check_task_status",
+    title: "Check a task's status",
+    description:
+      "Read a task's status, payment instructions (exact USDC amount, networks, wallet, expiry) once approved, " +
+      "counter-offer, operator notes and proof files once completed (as resource links: read them with " +
+      "resources/read; each carries its SHA-256), history and polling advice (_polling.next_poll_seconds). " +
+      "Needs an API key, or the task's access_token for a task submitted without a key. Sandbox tasks advance one " +
+      "step per call.",
+    input: {
+      task_id: taskIdArgument,
+      access_token: accessTokenArgument,
+      api_key: apiKeyArgument,
+    },
+    output: mcpTaskStatusSchema,
+    annotations: writeTool("Check a task's status"),
+    async run(args, ctx) {
+      const taskId = String(args.task_id);
+      const accessToken = args.access_token as string | undefined;
+      if (accessToken) {
+        const caller = await resolveCaller(ctx, args.api_key as string | undefined);
+        const { task, view } = await readTaskStatus(taskId, caller, {
+          proofContent: false,
+          authorize: (t) => {
+            if (!followsTask(t, { caller, accessToken })) {
+              throw new ApiError("FORBIDDEN", "This access_token does not belong to this task");
+            }
+          },
+        });
+        return taskToolResult(task, view, caller);
+      }
+      const caller = await requireCaller(ctx, args.api_key as string | undefined, "audit_only");
+      const { task, view } = await readTaskStatus(taskId, caller, { proofContent: false });
+      return taskToolResult(task, view, caller);
+    },
+  },
+  cancel_task: {
+    name: "cancel_task",
+    title: "Cancel a task",
+    description:
+      "Cancel a task you submitted: free before payment; after payment the task is cancelled and a refund request " +
+      "goes to the operator (full before dispatch, per the service's cancellation policy after). Needs the key that " +
+      "submitted it with scope task_cancel (or an admin key), or the task's access_token. Finished tasks → CONFLICT.",
+    input: {
+      task_id: taskIdArgument,
+      reason: z.string().trim().max(500).optional().meta({ description: "Why (kept with the task)." }),
+      access_token: accessTokenArgument,
+      api_key: apiKeyArgument,
+    },
+    output: mcpTaskStatusSchema,
+    annotations: {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: true,
+      openWorldHint: false,
+      title: "Cancel a task",
+    },
+    async run(args, ctx) {
+      const caller = await resolveCaller(ctx, args.api_key as string | undefined);
+      const accessToken = args.access_token as string | undefined;
+      if (!caller && !accessToken) {
+        throw new ApiError(
+          "UNAUTHORIZED",
+          "cancel_task needs the key that submitted the task (x-api-key header or api_key) or its access_token",
+        );
+      }
+      const { task } = await cancelTask(
+        String(args.task_id),
+        { caller, accessToken },
+        args.reason as string | undefined,
+      );
+      const view = await taskStatusView(task, caller, undefined, { proofContent: false });
+      return taskToolResult(task, view, caller);
+    },
+  },
+  list_my_tasks: {
+    name: "list_my_tasks",
+    title: "List my tasks",
+    description:
+      "The tasks submitted with your API key, newest first, with their status and polling advice; pass next_cursor " +
+      "back as cursor for the next page. Needs an API key (tasks submitted without a key: check_task_status with " +
+      "their access_token).",
+    input: {
+      cursor: z.string().max(500).optional().meta({ description: "next_cursor of the previous page." }),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_TASK_PAGE)
+        .default(20)
+        .meta({ description: "Tasks per page (1-100)." }),
+      api_key: apiKeyArgument,
+    },
+    output: myTasksSchema,
+    annotations: { ...readOnly, title: "List my tasks" },
+    async run(args, ctx) {
+      const caller = await requireCaller(ctx, args.api_key as string | undefined, "audit_only");
+      const page = await listKeyTasks(caller.keyId, {
+        cursor: args.cursor as string | undefined,
+        limit: Number(args.limit ?? 20),
+      });
+      const items = page.tasks.map((t) => ({
+        task_id: t.id,
+        status: t.status,
+        mcp_status: PROTOCOL_STATUS[t.status],
+        service_type: t.serviceType,
+        sandbox: t.sandbox,
+        estimate_cad: t.estimateCad,
+        created_at: t.createdAt.toISOString(),
+        updated_at: t.updatedAt.toISOString(),
+        next_poll_seconds: nextPollSeconds(t),
+      }));
+      const result = { tasks: items, next_cursor: page.nextCursor ?? null };
+      return {
+        content: [
+          {
+            type: "text",
+            text:
+              items.length === 0
+                ? "No tasks."
+                : `${items.length} task(s): ${items.map((i) => `${i.task_id} ${i.status}`).join(", ")}` +
+                  (page.nextCursor ? " (more: pass next_cursor as cursor)" : ""),
+          },
+        ],
+        structuredContent: result,
+      };
+    },
+  },
+};
