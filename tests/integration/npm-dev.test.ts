@@ -4,51 +4,24 @@
  * runs (through the control channel) and without a database, a task paid with `npm run dev:pay`,
  * the /dev/mail viewer, and that killing the printed pid stops it.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NpmProcess, spawnNpm, waitForOutput } from "../helpers/npm-process.js";
 import { validTask } from "../helpers/tasks.js";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(tmpdir(), "ptes-dev-"));
 
-interface Run {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+type Run = NpmProcess;
 
 function run(args: string[], env: Record<string, string> = {}): Run {
-  let output = "";
-  const child = spawn("npm", [...args], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: "development", PORT: "0", DATA_DIR: dataDir, ...env },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (d) => {
-    output += d;
-  });
-  child.stderr!.on("data", (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  return spawnNpm(args, { DATA_DIR: dataDir, ...env });
 }
 
-async function waitFor(started: Run, re: RegExp, ms = 90_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const m = started.output().match(re);
-    if (m) return m;
-    if (Date.now() > deadline || started.child.exitCode !== null) {
-      throw new Error(`timed out waiting for ${re}; output:\n${started.output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function waitFor(started: Run, re: RegExp, ms = 90_000): Promise<RegExpMatchArray> {
+  return waitForOutput(started, re, ms);
 }
 
 let server: Run;

@@ -2,49 +2,22 @@
  * `npm start` for real: a child process on a free port with a fresh embedded
  * database, spoken to over HTTP, then stopped with SIGTERM.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NpmProcess, spawnNpm, waitForOutput } from "../helpers/npm-process.js";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(tmpdir(), "ptes-start-"));
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+type Started = NpmProcess;
 
 function start(env: Record<string, string>): Started {
-  let output = "";
-  const child = spawn("npm", ["start", "--silent"], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: "development", PORT: "0", DATA_DIR: dataDir, ...env },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (d) => {
-    output += d;
-  });
-  child.stderr!.on("data", (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  return spawnNpm(["start", "--silent"], { DATA_DIR: dataDir, ...env });
 }
 
-async function waitFor(started: Started, re: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const m = started.output().match(re);
-    if (m) return m;
-    if (Date.now() > deadline || started.child.exitCode !== null) {
-      throw new Error(`timed out waiting for ${re}; output:\n${started.output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function waitFor(started: Started, re: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
+  return waitForOutput(started, re, ms);
 }
 
 let server: Started;
