@@ -1,7 +1,7 @@
 /** GET /llms.txt (rewritten to /api/llms) — overview for language models. */
 import { endpoint, route } from "../lib/http/handler.js";
+import { getLlmsTxtOperation } from "../lib/system/descriptors/operations.js";
 import { buildLlmsTxt } from "../lib/system/llms.js";
-import { getLlmsTxtOperation } from "../lib/system/operations.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   GET: endpoint(

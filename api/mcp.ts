@@ -2,8 +2,8 @@
 import { ApiError } from "../lib/http/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { presentedKey } from "../lib/keys/authenticate.js";
+import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../lib/mcp/descriptors/operations.js";
 import { handleMcpRequest } from "../lib/mcp/handle-request.js";
-import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../lib/mcp/operations.js";
 
 /**
  * 405 METHOD_NOT_ALLOWED (the error envelope, `Allow: POST`), as the Streamable HTTP

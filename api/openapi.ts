@@ -1,7 +1,7 @@
 /** GET /openapi.json (rewritten to /api/openapi) — the OpenAPI 3.1 description. */
 import { endpoint, route } from "../lib/http/handler.js";
 import { buildOpenApiDocument } from "../lib/openapi/document.js";
-import { getOpenApiOperation } from "../lib/system/operations.js";
+import { getOpenApiOperation } from "../lib/system/descriptors/operations.js";
 
 let cached: Record<string, unknown> | undefined;
 

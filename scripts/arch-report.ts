@@ -23,10 +23,12 @@ const MEASURED_EXTENSIONS = new Set([".ts", ".js", ".mjs", ".cjs", ".html", ".cs
 
 /**
  * Subfolders that count as folders of their own, as in the dependency rules (which see every
- * folder apart): the task state layer under the task workflows, and the account store (the
- * account lookups billing and auth build on) under the account services.
+ * folder apart): the task state layer under the task workflows, the account store (the
+ * account lookups billing and auth build on) under the account services, and the operation
+ * descriptors of lib/system and lib/mcp, which the registry (lib/openapi/operations.ts) collects
+ * while lib/system and lib/mcp read the documents built from it.
  */
-const OWN_FOLDERS = ["tasks/state", "accounts/store"];
+const OWN_FOLDERS = ["tasks/state", "accounts/store", "system/descriptors", "mcp/descriptors"];
 
 /**
  * Lib folder of a path ("lib/tasks/x.ts" → "lib/tasks"; "lib/tasks/state/x.ts" →

@@ -5,7 +5,7 @@
  */
 import { endpoint, route } from "../../lib/http/handler.js";
 import { deliverWebhooks } from "../../lib/jobs/deliver-webhooks.js";
-import { deliverWebhooksOperation } from "../../lib/system/operations.js";
+import { deliverWebhooksOperation } from "../../lib/system/descriptors/operations.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   GET: endpoint(deliverWebhooksOperation, () => deliverWebhooks()),

@@ -4,7 +4,7 @@
  */
 import { endpoint, route } from "../../lib/http/handler.js";
 import { expirePayments } from "../../lib/jobs/expire-payments.js";
-import { expirePaymentsOperation } from "../../lib/system/operations.js";
+import { expirePaymentsOperation } from "../../lib/system/descriptors/operations.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   GET: endpoint(expirePaymentsOperation, () => expirePayments()),

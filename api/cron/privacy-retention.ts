@@ -4,7 +4,7 @@
  */
 import { endpoint, route } from "../../lib/http/handler.js";
 import { privacyRetention } from "../../lib/jobs/privacy-retention.js";
-import { privacyRetentionOperation } from "../../lib/system/operations.js";
+import { privacyRetentionOperation } from "../../lib/system/descriptors/operations.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   GET: endpoint(privacyRetentionOperation, () => privacyRetention()),

@@ -7,9 +7,13 @@
  * finds the same rows (undispatched events, leased deliveries).
  *
  * Enabled by OUTBOX_KICK (default on, off under NODE_ENV=test unless set).
+ *
+ * Loading this module registers `kickOutbox` with the base layer's "events committed" hook
+ * (lib/db/after-events.ts), which the task state layer calls after each commit that wrote events.
  */
 import { waitUntil } from "@vercel/functions";
 import { getConfig } from "../config.js";
+import { onEventsCommitted } from "../db/after-events.js";
 import { afterCommit, ambientTransaction } from "../db/ambient.js";
 import { describeError } from "../log-error.js";
 import { signalKick } from "./kick-signal.js";
@@ -71,3 +75,5 @@ export function kickOutbox(): void {
 export async function outboxIdle(): Promise<void> {
   while (running) await running;
 }
+
+onEventsCommitted(kickOutbox);

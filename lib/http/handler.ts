@@ -15,6 +15,8 @@ import type { z } from "zod";
 import { type AgentIdentity, agentIdentityWarning, parseAgentIdentity } from "../activity/agent-identity.js";
 import { recordActivity } from "../activity/record-activity.js";
 import { type Config, getConfig } from "../config.js";
+// Registers the outbox kick with the state layer's "events committed" hook (lib/db/after-events.ts).
+import "../events/kick-outbox.js";
 import { authenticate, authorizeCron, type Principal } from "./auth.js";
 import { parseJsonBody, readBodyText } from "./body.js";
 import { clientIp } from "./client-ip.js";

@@ -6,6 +6,8 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { jobRuns } from "../db/schema/index.js";
+// Registers the outbox kick with the state layer's "events committed" hook (lib/db/after-events.ts).
+import "../events/kick-outbox.js";
 
 /** Result of one invocation. */
 export interface JobResult {

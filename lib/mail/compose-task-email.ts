@@ -22,7 +22,7 @@ import type { EmailAttachmentRef, NewEmail, Task, TaskEvent } from "../db/schema
 import { prefixedId } from "../ids.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
-import { taskLinks } from "../tasks/task-view.js";
+import { taskLinks } from "../tasks/state/task-links.js";
 import { formatBytes, formatCad, formatDateTime } from "./format.js";
 import { renderTemplate, type TemplateName, type TemplateValues } from "./templates.js";
 

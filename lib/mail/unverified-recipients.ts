@@ -18,7 +18,7 @@ import { getConfig } from "../config.js";
 import type { Tx } from "../db/client.js";
 import type { Lang } from "../db/schema/enums.js";
 import { emails, type NewEmail } from "../db/schema/index.js";
-import { taskLinks } from "../tasks/task-view.js";
+import { taskLinks } from "../tasks/state/task-links.js";
 import { renderTemplate } from "./templates.js";
 import { verifiedAddresses } from "./verified-address.js";
 

@@ -32,6 +32,8 @@ import { z } from "zod";
 import { API_VERSION } from "../descriptors/version.js";
 import { DomainError } from "../errors.js";
 import { ApiError } from "../http/errors.js";
+// Registers the outbox kick with the state layer's "events committed" hook (lib/db/after-events.ts).
+import "../events/kick-outbox.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
 import { parseOrThrow, rejectNulBytes } from "../http/validation.js";
 import { getTaskOrThrow } from "../tasks/state/apply-transition.js";

@@ -33,7 +33,7 @@ import {
 } from "../scores/schemas.js";
 import { getScore, submitScore } from "../scores/task-scores.js";
 import { buildCapabilities } from "../system/capabilities.js";
-import { capabilitiesSchema } from "../system/schemas.js";
+import { capabilitiesSchema } from "../system/descriptors/schemas.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 import { registerWebhook } from "../webhooks/register-webhook.js";
 import { createWebhookBodySchema, webhookCreatedSchema } from "../webhooks/schemas.js";

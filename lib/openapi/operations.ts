@@ -16,7 +16,7 @@ import {
   manageAccountKeysOperation,
   revokeApiKeyOperation,
 } from "../keys/operations.js";
-import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/operations.js";
+import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/descriptors/operations.js";
 import { listChainTransfersOperation } from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
 import {
@@ -36,7 +36,7 @@ import {
   getReceiptKeysOperation,
   getStatusOperation,
   privacyRetentionOperation,
-} from "../system/operations.js";
+} from "../system/descriptors/operations.js";
 import {
   cancelTaskOperation,
   completeTaskOperation,

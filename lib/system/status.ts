@@ -12,7 +12,7 @@
 import type { z } from "zod";
 import { getDb } from "../db/client.js";
 import { configuredNetworkNames } from "../payments/networks.js";
-import type { platformStatusSchema } from "./schemas.js";
+import type { platformStatusSchema } from "./descriptors/schemas.js";
 
 /** Minutes after which the every-minute payment checker counts as stale. */
 export const CHECKER_STALE_MINUTES = 5;

@@ -33,7 +33,7 @@ import { computeEstimate, type EstimateBreakdown } from "../pricing/compute-esti
 import { provisionalExecutionDeadline, reviewDeadline } from "./state/deadlines.js";
 import { insertTaskWithEvents } from "./state/insert-task.js";
 import type { TaskSubmission } from "./state/schemas.js";
-import { taskLinks } from "./task-view.js";
+import { taskLinks } from "./state/task-links.js";
 
 /** Input of `submitTask`. */
 export interface SubmitTaskInput {

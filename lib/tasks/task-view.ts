@@ -15,6 +15,7 @@ import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taxesForAmount } from "../taxes.js";
+import { taskLinks } from "./state/task-links.js";
 import { isTerminal } from "./state/transitions.js";
 
 /** Seconds until the next useful poll, per status. Sandbox tasks advance on each poll. */
@@ -97,17 +98,6 @@ export function recommendedAction(task: Task): string {
 /** Whether `caller` owns `task` (or is an admin). */
 export function isOwner(task: Task, caller: Caller | null): boolean {
   return Boolean(caller && (caller.isAdmin || (task.apiKeyId !== null && task.apiKeyId === caller.keyId)));
-}
-
-/** Links of a task. */
-export function taskLinks(taskId: string): { self: string; stream: string; cancel: string } {
-  const base = publicBaseUrl();
-  const id = encodeURIComponent(taskId);
-  return {
-    self: `${base}/api/submit-task?task_id=${id}`,
-    stream: `${base}/api/tasks/stream?task_id=${id}`,
-    cancel: `${base}/api/submit-task?task_id=${id}`,
-  };
 }
 
 /** One entry of a task's status history: an event of the task, in `seq` order. */

@@ -18,7 +18,7 @@
  */
 import type { DeliveryKind } from "../db/schema/enums.js";
 import type { Task, TaskEvent } from "../db/schema/index.js";
-import { taskLinks } from "../tasks/task-view.js";
+import { taskLinks } from "../tasks/state/task-links.js";
 
 const WEBHOOK_KEYS = ["event_id", "event", "created_at", "data"];
 const DATA_KEYS = ["task_id", "status", "previous_status", "service_type", "sandbox"];

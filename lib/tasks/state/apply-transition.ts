@@ -9,12 +9,12 @@
  * checker).
  */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { eventsCommitted } from "../../db/after-events.js";
 import { bulkInsert, jsonList, recordset } from "../../db/bulk.js";
 import { getDb, type Tx } from "../../db/client.js";
 import type { TaskStatus } from "../../db/schema/enums.js";
 import { type NewTaskEvent, type Task, taskEvents, tasks } from "../../db/schema/index.js";
 import { DomainError } from "../../errors.js";
-import { kickOutbox } from "../../events/kick-outbox.js";
 import { prefixedId } from "../../ids.js";
 import { releaseAmounts, releasesAmount } from "./amount-reservations.js";
 import { allowedActions, findTransition, type TaskAction, type Transition } from "./transitions.js";
@@ -89,7 +89,8 @@ function eventRow(
 /**
  * Applies `action` to task `taskId` in its own transaction, or, when `tx` is given, inside
  * that transaction (as a savepoint: a failure undoes this transition only, and the caller
- * commits it with the rest of its work and then calls `kickOutbox()`).
+ * commits it with the rest of its work and then wakes the outbox: `eventsCommitted()` of
+ * lib/db/after-events.ts, or `kickOutbox()` from a workflow).
  * @throws DomainError NOT_FOUND (unknown task), CONFLICT (action not allowed from the current status; `current_status` in the error)
  */
 export async function applyTransition(
@@ -118,7 +119,7 @@ export async function applyTransition(
   };
   if (tx) return tx.transaction(run);
   const result = await (await getDb()).transaction(run);
-  kickOutbox(); // webhooks, callbacks, e-mails of the committed event (lib/events)
+  eventsCommitted(); // webhooks, callbacks, e-mails of the committed event (the outbox registers)
   return result;
 }
 
@@ -270,6 +271,6 @@ export async function applyTransitionBatch<E extends BatchEntry>(
     });
     await bulkInsert(tx, taskEvents, events);
   });
-  if (result.applied.length) kickOutbox();
+  if (result.applied.length) eventsCommitted();
   return result;
 }

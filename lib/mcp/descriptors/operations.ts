@@ -1,6 +1,11 @@
-/** Operation descriptors of POST/GET/DELETE /api/mcp. */
+/**
+ * Operation descriptors of POST/GET/DELETE /api/mcp. In a folder of their own: the registry
+ * (lib/openapi/operations.ts) collects them while MCP's `capabilities` tool reads the document
+ * built from the registry (lib/system/capabilities.ts), so descriptors in lib/mcp would make a
+ * folder cycle.
+ */
 import { z } from "zod";
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../../http/operation.js";
 
 const jsonRpc = z.record(z.string(), z.unknown()).meta({
   description: "JSON-RPC 2.0 message (MCP 2025-11-25)",

@@ -1,6 +1,9 @@
-/** Response schemas of the discovery endpoints (for /openapi.json and tests). */
+/**
+ * Response schemas of the discovery endpoints (for /openapi.json, the MCP `capabilities` tool and
+ * tests), beside the descriptors that use them (see operations.ts here for why a folder apart).
+ */
 import { z } from "zod";
-import { TASK_STATUSES } from "../db/schema/enums.js";
+import { TASK_STATUSES } from "../../db/schema/enums.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
 

@@ -1,6 +1,10 @@
-/** Operation descriptors of the discovery and scheduled endpoints. */
+/**
+ * Operation descriptors of the discovery and scheduled endpoints. In a folder of their own: the
+ * registry (lib/openapi/operations.ts) collects them while lib/system builds `/api/capabilities`
+ * and `/llms.txt` from the registry, so descriptors in lib/system would make a folder cycle.
+ */
 import { z } from "zod";
-import { defineOperation } from "../http/operation.js";
+import { defineOperation } from "../../http/operation.js";
 import { capabilitiesSchema, cronResultSchema, platformStatusSchema } from "./schemas.js";
 
 export const getCapabilitiesOperation = defineOperation({
