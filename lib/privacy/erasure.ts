@@ -11,7 +11,7 @@
  * the accounting records (invoices, ledger, chain transfers) and writes a `privacy_audit` row,
  * all in one transaction.
  */
-import { and, asc, eq, inArray, lte, max, or, sql } from "drizzle-orm";
+import { and, asc, eq, lte, max, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import {
@@ -140,7 +140,7 @@ export async function deidentifyAccount(
   account: ClientAccount,
   now = new Date(),
 ): Promise<Record<string, number>> {
-  const { keyIds, taskIds, webhookIds } = await subjectScope(tx, account);
+  const { rows: where } = await subjectScope(tx, account);
   const counts: Record<string, number> = {};
   const n = (r: unknown) => (Array.isArray(r) ? r.length : 0);
 
@@ -152,7 +152,7 @@ export async function deidentifyAccount(
       createdIp: null,
       revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`,
     })
-    .where(inArray(apiKeys.id, keyIds))
+    .where(where.api_keys)
     .returning({ id: apiKeys.id });
   // A revoked key stops authenticating within API_KEY_CACHE_TTL_MS (the per-instance key cache).
   counts.api_keys = keys.length;
@@ -179,70 +179,51 @@ export async function deidentifyAccount(
         receipt: null,
         updatedAt: now,
       })
-      .where(inArray(tasks.id, taskIds))
+      .where(where.tasks)
       .returning({ id: tasks.id }),
   );
   counts.task_events = n(
     await tx
       .update(taskEvents)
       .set({ payload: { deidentified: true } })
-      .where(or(inArray(taskEvents.taskId, taskIds), eq(taskEvents.accountId, account.id)))
+      .where(where.task_events)
       .returning({ id: taskEvents.id }),
   );
-  counts.deliveries = n(
-    await tx
-      .delete(deliveries)
-      .where(or(inArray(deliveries.taskId, taskIds), inArray(deliveries.webhookId, webhookIds)))
-      .returning({ id: deliveries.id }),
-  );
+  counts.deliveries = n(await tx.delete(deliveries).where(where.deliveries).returning({ id: deliveries.id }));
   counts.webhooks = n(
     await tx
       .update(webhooks)
       .set({ url: "https://deidentified.invalid/", deletedAt: sql`coalesce(${webhooks.deletedAt}, ${now})` })
-      .where(inArray(webhooks.id, webhookIds))
+      .where(where.webhooks)
       .returning({ id: webhooks.id }),
   );
   counts.proof_files = n(
-    await tx.delete(proofFiles).where(inArray(proofFiles.taskId, taskIds)).returning({ id: proofFiles.id }),
+    await tx.delete(proofFiles).where(where.proof_files).returning({ id: proofFiles.id }),
   );
   counts.task_scores = n(
     await tx
       .update(taskScores)
       .set({ feedback: null })
-      .where(inArray(taskScores.taskId, taskIds))
+      .where(where.task_scores)
       .returning({ id: taskScores.taskId }),
   );
-  counts.emails = n(
-    await tx
-      .delete(emails)
-      .where(
-        or(
-          eq(emails.toAddress, account.email),
-          eq(emails.accountId, account.id),
-          inArray(emails.taskId, taskIds),
-        ),
-      )
-      .returning({ id: emails.id }),
-  );
+  counts.emails = n(await tx.delete(emails).where(where.emails).returning({ id: emails.id }));
   counts.activity = n(
     await tx
       .update(activityLog)
       .set({ ip: null, agentName: null })
-      .where(or(inArray(activityLog.apiKeyId, keyIds), eq(activityLog.orgId, account.orgId)))
+      .where(where.activity)
       .returning({ id: activityLog.id }),
   );
   counts.preauthorizations = n(
     await tx
       .update(preauthorizations)
       .set({ agentId: DEIDENTIFIED })
-      .where(eq(preauthorizations.accountId, account.id))
+      .where(where.preauthorizations)
       .returning({ id: preauthorizations.id }),
   );
   counts.sessions = n(
-    await tx
-      .delete(clientSessions)
-      .where(eq(clientSessions.accountId, account.id))
-      .returning({ id: clientSessions.id }),
+    await tx.delete(clientSessions).where(where.sessions).returning({ id: clientSessions.id }),
   );
   await tx.delete(authTokens).where(eq(authTokens.accountId, account.id));
   await tx
