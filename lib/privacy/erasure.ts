@@ -12,32 +12,24 @@
  * all in one transaction.
  */
 import { and, asc, eq, lte, max, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { getConfig } from "../config.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import {
-  activityLog,
   apiKeys,
   authTokens,
   type ClientAccount,
   clientAccounts,
-  clientSessions,
-  deliveries,
   type ErasureRequest,
-  emails,
   erasureRequests,
   invoices,
   ledgerEntries,
-  preauthorizations,
   privacyAudit,
-  proofFiles,
-  taskEvents,
-  taskScores,
-  tasks,
   webhooks,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId, sha256Hex } from "../ids.js";
-import { subjectScope } from "./subject.js";
+import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
 /** Text put in place of de-identified required free text. */
 export const DEIDENTIFIED = "[de-identified]";
@@ -142,7 +134,6 @@ export async function deidentifyAccount(
 ): Promise<Record<string, number>> {
   const { rows: where } = await subjectScope(tx, account);
   const counts: Record<string, number> = {};
-  const n = (r: unknown) => (Array.isArray(r) ? r.length : 0);
 
   const keys = await tx
     .update(apiKeys)
@@ -157,74 +148,51 @@ export async function deidentifyAccount(
   // A revoked key stops authenticating within API_KEY_CACHE_TTL_MS (the per-instance key cache).
   counts.api_keys = keys.length;
 
-  counts.tasks = n(
-    await tx
-      .update(tasks)
-      .set({
-        locationAddress: DEIDENTIFIED,
-        taskDescription: DEIDENTIFIED,
-        requesterContact: erasedAddress(account.id),
-        specialInstructions: null,
-        callbackUrl: null,
-        agentIdentity: null,
-        accessTokenHash: null,
-        location: null,
-        reviewReason: null,
-        operatorNotes: null,
-        failureReason: null,
-        cancelReason: null,
-        refundNote: null,
-        // The screen's record quotes the description's matched words; the receipt signs the location.
-        policy: null,
-        receipt: null,
-        updatedAt: now,
-      })
-      .where(where.tasks)
-      .returning({ id: tasks.id }),
-  );
-  counts.task_events = n(
-    await tx
-      .update(taskEvents)
-      .set({ payload: { deidentified: true } })
-      .where(where.task_events)
-      .returning({ id: taskEvents.id }),
-  );
-  counts.deliveries = n(await tx.delete(deliveries).where(where.deliveries).returning({ id: deliveries.id }));
-  counts.webhooks = n(
-    await tx
-      .update(webhooks)
-      .set({ url: "https://deidentified.invalid/", deletedAt: sql`coalesce(${webhooks.deletedAt}, ${now})` })
-      .where(where.webhooks)
-      .returning({ id: webhooks.id }),
-  );
-  counts.proof_files = n(
-    await tx.delete(proofFiles).where(where.proof_files).returning({ id: proofFiles.id }),
-  );
-  counts.task_scores = n(
-    await tx
-      .update(taskScores)
-      .set({ feedback: null })
-      .where(where.task_scores)
-      .returning({ id: taskScores.taskId }),
-  );
-  counts.emails = n(await tx.delete(emails).where(where.emails).returning({ id: emails.id }));
-  counts.activity = n(
-    await tx
-      .update(activityLog)
-      .set({ ip: null, agentName: null })
-      .where(where.activity)
-      .returning({ id: activityLog.id }),
-  );
-  counts.preauthorizations = n(
-    await tx
-      .update(preauthorizations)
-      .set({ agentId: DEIDENTIFIED })
-      .where(where.preauthorizations)
-      .returning({ id: preauthorizations.id }),
-  );
-  counts.sessions = n(
-    await tx.delete(clientSessions).where(where.sessions).returning({ id: clientSessions.id }),
-  );
+  /** Sets `values` on the subject's rows of section `name` and counts them. */
+  const rewrite = async <N extends keyof SubjectRows>(
+    name: N,
+    values: PgUpdateSetSource<(typeof SUBJECT_TABLES)[N]>,
+  ) => {
+    const table = SUBJECT_TABLES[name];
+    counts[name] = (await tx.update(table).set(values).where(where[name]).returning({ one: sql`1` })).length;
+  };
+  /** Deletes the subject's rows of section `name` and counts them. */
+  const remove = async (name: keyof SubjectRows) => {
+    const table = SUBJECT_TABLES[name];
+    counts[name] = (await tx.delete(table).where(where[name]).returning({ one: sql`1` })).length;
+  };
+
+  await rewrite("tasks", {
+    locationAddress: DEIDENTIFIED,
+    taskDescription: DEIDENTIFIED,
+    requesterContact: erasedAddress(account.id),
+    specialInstructions: null,
+    callbackUrl: null,
+    agentIdentity: null,
+    accessTokenHash: null,
+    location: null,
+    reviewReason: null,
+    operatorNotes: null,
+    failureReason: null,
+    cancelReason: null,
+    refundNote: null,
+    // The screen's record quotes the description's matched words; the receipt signs the location.
+    policy: null,
+    receipt: null,
+    updatedAt: now,
+  });
+  await rewrite("task_events", { payload: { deidentified: true } });
+  await remove("deliveries");
+  await rewrite("webhooks", {
+    url: "https://deidentified.invalid/",
+    deletedAt: sql`coalesce(${webhooks.deletedAt}, ${now})`,
+  });
+  await remove("proof_files");
+  await rewrite("task_scores", { feedback: null });
+  await remove("emails");
+  await rewrite("activity", { ip: null, agentName: null });
+  await rewrite("preauthorizations", { agentId: DEIDENTIFIED });
+  await remove("sessions");
   await tx.delete(authTokens).where(eq(authTokens.accountId, account.id));
   await tx
     .update(clientAccounts)

@@ -35,7 +35,7 @@ export interface SubjectRows {
 }
 
 /** The table of each section of `SubjectRows`, in the order the export lists them. */
-export const SUBJECT_TABLES: Record<keyof SubjectRows, PgTable> = {
+export const SUBJECT_TABLES = {
   api_keys: t.apiKeys,
   sessions: t.clientSessions,
   tasks: t.tasks,
@@ -52,7 +52,7 @@ export const SUBJECT_TABLES: Record<keyof SubjectRows, PgTable> = {
   deliveries: t.deliveries,
   erasure_requests: t.erasureRequests,
   privacy_audit: t.privacyAudit,
-};
+} satisfies Record<keyof SubjectRows, PgTable>;
 
 /** Ids of everything that belongs to one account, and the row conditions built from them. */
 export interface SubjectScope {
