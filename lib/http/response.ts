@@ -19,6 +19,17 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
+/**
+ * A 200 download: `text` as `contentType`, saved under `filename` (Content-Disposition attachment;
+ * the caller keeps the name to safe characters, no quotes).
+ */
+export function attachment(text: string, contentType: string, filename: string): Response {
+  return textResponse(text, {
+    status: 200,
+    headers: { "content-type": contentType, "content-disposition": `attachment; filename="${filename}"` },
+  });
+}
+
 /** The error envelope response for `error` under `requestId` (docs/api-conventions.md "Error body"). */
 export function errorResponse(error: ApiError, requestId: string): Response {
   return textResponse(JSON.stringify(errorBody(error, requestId)), {
