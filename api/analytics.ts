@@ -1,8 +1,14 @@
 /** GET /api/analytics — the operator's analytics and compliance exports (admin). */
-import { runAnalytics } from "../lib/analytics/analytics.js";
+import { CsvExport, runAnalytics } from "../lib/analytics/analytics.js";
 import { analyticsOperation } from "../lib/analytics/operations.js";
 import { endpoint, route } from "../lib/http/handler.js";
+import { attachment } from "../lib/http/response.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  GET: endpoint(analyticsOperation, ({ query }) => runAnalytics(query)),
+  GET: endpoint(analyticsOperation, async ({ query }) => {
+    const result = await runAnalytics(query);
+    return result instanceof CsvExport
+      ? attachment(result.csv, "text/csv; charset=utf-8", result.filename)
+      : result;
+  }),
 });

@@ -72,6 +72,105 @@ async function setStatus(tx: Tx, id: string, status: AccountStatus): Promise<Cli
 }
 
 /**
+ * Checks a deposit or an adjustment of `account` (amounts in CAD) and returns its amount and
+ * description.
+ * @throws DomainError MISSING_FIELD (amount_cad; description of an adjustment), CONFLICT (e-mail not
+ *   verified), VALIDATION_ERROR (deposit under 0.01, zero, or an available balance made negative)
+ */
+async function checkMovement(
+  tx: Tx,
+  action: "deposit" | "adjust",
+  body: AccountAdminBody,
+  account: ClientAccount,
+  now: Date,
+): Promise<{ amount: number; description: string }> {
+  const amount = required(body.amount_cad, "amount_cad", action);
+  if (!account.emailVerifiedAt) {
+    throw new DomainError(
+      "CONFLICT",
+      "The account's e-mail is not verified yet; its owner must verify it before any deposit or adjustment",
+      { extra: { reason: "email_not_verified" } },
+    );
+  }
+  if (action === "deposit" && amount < 0.01) {
+    throw new DomainError("VALIDATION_ERROR", "amount_cad of a deposit must be at least 0.01", {
+      field: "amount_cad",
+    });
+  }
+  if (amount === 0) {
+    throw new DomainError("VALIDATION_ERROR", "amount_cad must not be 0", { field: "amount_cad" });
+  }
+  const description =
+    action === "adjust"
+      ? required(body.description, "description", "adjust")
+      : (body.description ?? "Deposit");
+  if (amount < 0) {
+    const { available_balance_cad } = await accountBalance(account.id, tx, now);
+    if (toCents(available_balance_cad) + toCents(amount) < 0) {
+      throw new DomainError(
+        "VALIDATION_ERROR",
+        `This adjustment would make the available balance negative (${available_balance_cad.toFixed(2)} CAD available)`,
+        { field: "amount_cad", extra: { available_balance_cad } },
+      );
+    }
+  }
+  return { amount, description };
+}
+
+/**
+ * Records a checked deposit (with its invoice; activates a `pending_deposit` account) or
+ * adjustment of `account` as a new ledger entry in `tx`.
+ * @returns the account after the movement and the ledger entry's view
+ * @throws DomainError as `checkMovement`
+ */
+async function recordMovement(
+  tx: Tx,
+  caller: Caller,
+  action: "deposit" | "adjust",
+  body: AccountAdminBody,
+  account: ClientAccount,
+  now: Date,
+): Promise<{ account: ClientAccount; entry: NonNullable<AccountAdminResult["ledger_entry"]> }> {
+  const { amount, description } = await checkMovement(tx, action, body, account, now);
+  const invoiceId =
+    action === "deposit"
+      ? await createInvoice(
+          tx,
+          {
+            accountId: account.id,
+            kind: "deposit",
+            amountCad: amount,
+            lines: [{ description, amount_cad: amount, quantity: 1, unit_cad: amount }],
+          },
+          now,
+        )
+      : null;
+  const id = prefixedId("le");
+  await tx.insert(ledgerEntries).values({
+    id,
+    accountId: account.id,
+    kind: action === "deposit" ? "deposit" : "adjustment",
+    amountCad: amount,
+    invoiceId,
+    description,
+    createdByKeyId: caller.keyId,
+    createdAt: now,
+  });
+  const entry = {
+    transaction_id: id,
+    kind: action === "deposit" ? "deposit" : "adjustment",
+    amount_cad: amount,
+    invoice_id: invoiceId,
+    created_at: now.toISOString(),
+  };
+  const activated =
+    action === "deposit" && account.status === "pending_deposit"
+      ? await setStatus(tx, account.id, "active")
+      : account;
+  return { account: activated, entry };
+}
+
+/**
  * Applies one admin action.
  * @throws DomainError MISSING_FIELD, VALIDATION_ERROR (amounts), NOT_FOUND, CONFLICT (activate without
  *   deposit; deposit to an account whose e-mail is not verified)
@@ -89,70 +188,9 @@ export async function accountAdmin(
     switch (body.action) {
       case "deposit":
       case "adjust": {
-        const amount = required(body.amount_cad, "amount_cad", body.action);
-        if (!account.emailVerifiedAt) {
-          throw new DomainError(
-            "CONFLICT",
-            "The account's e-mail is not verified yet; its owner must verify it before any deposit or adjustment",
-            { extra: { reason: "email_not_verified" } },
-          );
-        }
-        if (body.action === "deposit" && amount < 0.01) {
-          throw new DomainError("VALIDATION_ERROR", "amount_cad of a deposit must be at least 0.01", {
-            field: "amount_cad",
-          });
-        }
-        if (amount === 0) {
-          throw new DomainError("VALIDATION_ERROR", "amount_cad must not be 0", { field: "amount_cad" });
-        }
-        const description =
-          body.action === "adjust"
-            ? required(body.description, "description", "adjust")
-            : (body.description ?? "Deposit");
-        if (amount < 0) {
-          const { available_balance_cad } = await accountBalance(account.id, tx, now);
-          if (toCents(available_balance_cad) + toCents(amount) < 0) {
-            throw new DomainError(
-              "VALIDATION_ERROR",
-              `This adjustment would make the available balance negative (${available_balance_cad.toFixed(2)} CAD available)`,
-              { field: "amount_cad", extra: { available_balance_cad } },
-            );
-          }
-        }
-        const invoiceId =
-          body.action === "deposit"
-            ? await createInvoice(
-                tx,
-                {
-                  accountId: account.id,
-                  kind: "deposit",
-                  amountCad: amount,
-                  lines: [{ description, amount_cad: amount, quantity: 1, unit_cad: amount }],
-                },
-                now,
-              )
-            : null;
-        const id = prefixedId("le");
-        await tx.insert(ledgerEntries).values({
-          id,
-          accountId: account.id,
-          kind: body.action === "deposit" ? "deposit" : "adjustment",
-          amountCad: amount,
-          invoiceId,
-          description,
-          createdByKeyId: caller.keyId,
-          createdAt: now,
-        });
-        entry = {
-          transaction_id: id,
-          kind: body.action === "deposit" ? "deposit" : "adjustment",
-          amount_cad: amount,
-          invoice_id: invoiceId,
-          created_at: now.toISOString(),
-        };
-        if (body.action === "deposit" && account.status === "pending_deposit") {
-          account = await setStatus(tx, account.id, "active");
-        }
+        const movement = await recordMovement(tx, caller, body.action, body, account, now);
+        account = movement.account;
+        entry = movement.entry;
         break;
       }
       case "suspend":

@@ -23,7 +23,14 @@ import { issueToken } from "../auth/one-time-tokens.js";
 import { hashPassword } from "../auth/passwords.js";
 import { verifyTurnstile } from "../auth/turnstile.js";
 import { getDb, type Tx } from "../db/client.js";
-import { apiKeys, clientAccounts, emails, invoices, ledgerEntries } from "../db/schema/index.js";
+import {
+  apiKeys,
+  type ClientAccount,
+  clientAccounts,
+  emails,
+  invoices,
+  ledgerEntries,
+} from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
@@ -74,60 +81,8 @@ export async function registerAccount(input: {
 }): Promise<AccountCreated> {
   const { body, caller } = input;
   const now = input.now ?? new Date();
-  let email: string;
-  if (caller) {
-    if (body.email && body.email !== caller.contact) {
-      throw new DomainError(
-        "FORBIDDEN",
-        `With an API key the account e-mail is the key's contact (${caller.contact}); register another e-mail without a key`,
-        { field: "email" },
-      );
-    }
-    if (body.password !== undefined) {
-      throw new DomainError(
-        "VALIDATION_ERROR",
-        "With an API key no password is set: the account's owner sets it with POST /api/client-auth?action=reset-request " +
-          "(the code goes to the account's e-mail)",
-        { field: "password" },
-      );
-    }
-    email = caller.contact;
-  } else {
-    for (const field of WEB_REQUIRED) {
-      if (body[field] === undefined) {
-        throw new DomainError(
-          "MISSING_FIELD",
-          `${field} is required for web registration (without an API key)`,
-          {
-            field,
-          },
-        );
-      }
-    }
-    if (body.tos_accepted !== true) {
-      throw new DomainError(
-        "VALIDATION_ERROR",
-        "tos_accepted must be true: the terms of service must be accepted",
-        {
-          field: "tos_accepted",
-        },
-      );
-    }
-    email = body.email!;
-  }
-  if (!caller) {
-    const captcha = await verifyTurnstile(body.cf_turnstile_token!, input.ip);
-    if (!captcha.ok) {
-      throw new DomainError(
-        "VALIDATION_ERROR",
-        "The CAPTCHA token was refused; reload the form and try again",
-        {
-          field: "cf_turnstile_token",
-          extra: { turnstile_error_codes: captcha.errorCodes },
-        },
-      );
-    }
-  }
+  const email = registrationEmail(body, caller);
+  if (!caller) await checkCaptcha(body, input.ip);
   // Each registration e-mails a verification code to the address: limited per address, so that
   // re-registering over an unverified account cannot flood someone's mailbox.
   await enforceLimits([
@@ -148,41 +103,14 @@ export async function registerAccount(input: {
   try {
     const account = await db.transaction(async (tx) => {
       if (existing) await discardUnverified(tx, existing.id, email);
-      const [row] = await tx
-        .insert(clientAccounts)
-        .values({
-          id: prefixedId("acct"),
-          orgId: prefixedId("org"),
-          contactName: body.contact_name,
-          email,
-          passwordHash,
-          companyName: body.company_name ?? null,
-          phone: body.phone ?? null,
-          addressLine1: body.address_line1 ?? null,
-          addressLine2: body.address_line2 ?? null,
-          city: body.city ?? null,
-          province: body.province,
-          postalCode: body.postal_code ?? null,
-          lang: body.lang,
-          tosAcceptedAt: body.tos_accepted ? now : null,
-          status: "pending_deposit",
-          apiKeyId: caller?.keyId ?? null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      const { token, expiresAt } = await issueToken(tx, row!.id, "verify_email", now);
-      await queueVerificationEmail(tx, row!, token, expiresAt, openedWithKey);
-      return row!;
+      const row = await insertAccount(tx, body, { email, passwordHash, keyId: caller?.keyId ?? null, now });
+      const { token, expiresAt } = await issueToken(tx, row.id, "verify_email", now);
+      await queueVerificationEmail(tx, row, token, expiresAt, openedWithKey);
+      return row;
     });
     return {
       account: await accountView(account),
-      message:
-        "Account created with status pending_deposit. It becomes active once the operator records your first " +
-        "deposit (arranged with the operator). A verification code was e-mailed to " +
-        `${email}; the account can be used (sign-in, deposits, linking API keys) once the address is verified.` +
-        `${passwordHash ? "" : " Set a password for the dashboard with POST /api/client-auth?action=reset-request."}` +
-        `${caller ? " This API key is not linked to the account: the owner links keys once signed in." : ""}`,
+      message: createdMessage(email, passwordHash !== null, caller !== null),
       email_verification_sent: true,
     };
   } catch (error) {
@@ -216,6 +144,116 @@ async function discardUnverified(tx: Tx, accountId: string, email: string): Prom
   if (money || bill) throw conflict(email);
   await tx.delete(emails).where(and(eq(emails.accountId, accountId), eq(emails.status, "queued")));
   await tx.delete(clientAccounts).where(eq(clientAccounts.id, accountId));
+}
+
+/**
+ * The account e-mail of a registration: the key's contact with a key (which sets no password),
+ * the body's `email` without one (then every WEB_REQUIRED member and the accepted terms are required).
+ * @throws DomainError FORBIDDEN (key with another e-mail), VALIDATION_ERROR (password with a key,
+ *   tos_accepted false), MISSING_FIELD (web registration)
+ */
+function registrationEmail(body: CreateAccountBody, caller: Caller | null): string {
+  if (caller) {
+    if (body.email && body.email !== caller.contact) {
+      throw new DomainError(
+        "FORBIDDEN",
+        `With an API key the account e-mail is the key's contact (${caller.contact}); register another e-mail without a key`,
+        { field: "email" },
+      );
+    }
+    if (body.password !== undefined) {
+      throw new DomainError(
+        "VALIDATION_ERROR",
+        "With an API key no password is set: the account's owner sets it with POST /api/client-auth?action=reset-request " +
+          "(the code goes to the account's e-mail)",
+        { field: "password" },
+      );
+    }
+    return caller.contact;
+  }
+  for (const field of WEB_REQUIRED) {
+    if (body[field] === undefined) {
+      throw new DomainError(
+        "MISSING_FIELD",
+        `${field} is required for web registration (without an API key)`,
+        {
+          field,
+        },
+      );
+    }
+  }
+  if (body.tos_accepted !== true) {
+    throw new DomainError(
+      "VALIDATION_ERROR",
+      "tos_accepted must be true: the terms of service must be accepted",
+      {
+        field: "tos_accepted",
+      },
+    );
+  }
+  return body.email!;
+}
+
+/**
+ * Checks the web registrant's Cloudflare Turnstile token from `ip`.
+ * @throws DomainError VALIDATION_ERROR (token refused), UPSTREAM_UNAVAILABLE (service down)
+ */
+async function checkCaptcha(body: CreateAccountBody, ip: string): Promise<void> {
+  const captcha = await verifyTurnstile(body.cf_turnstile_token!, ip);
+  if (!captcha.ok) {
+    throw new DomainError(
+      "VALIDATION_ERROR",
+      "The CAPTCHA token was refused; reload the form and try again",
+      {
+        field: "cf_turnstile_token",
+        extra: { turnstile_error_codes: captcha.errorCodes },
+      },
+    );
+  }
+}
+
+/** Inserts the new `pending_deposit` account (an org id of its own) from `body` in `tx`. */
+async function insertAccount(
+  tx: Tx,
+  body: CreateAccountBody,
+  fields: { email: string; passwordHash: string | null; keyId: string | null; now: Date },
+): Promise<ClientAccount> {
+  const { email, passwordHash, now } = fields;
+  const [row] = await tx
+    .insert(clientAccounts)
+    .values({
+      id: prefixedId("acct"),
+      orgId: prefixedId("org"),
+      contactName: body.contact_name,
+      email,
+      passwordHash,
+      companyName: body.company_name ?? null,
+      phone: body.phone ?? null,
+      addressLine1: body.address_line1 ?? null,
+      addressLine2: body.address_line2 ?? null,
+      city: body.city ?? null,
+      province: body.province,
+      postalCode: body.postal_code ?? null,
+      lang: body.lang,
+      tosAcceptedAt: body.tos_accepted ? now : null,
+      status: "pending_deposit",
+      apiKeyId: fields.keyId,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return row!;
+}
+
+/** The creation message: what activates the account, and what a password-less or key-opened one does next. */
+function createdMessage(email: string, hasPassword: boolean, withKey: boolean): string {
+  return (
+    "Account created with status pending_deposit. It becomes active once the operator records your first " +
+    "deposit (arranged with the operator). A verification code was e-mailed to " +
+    `${email}; the account can be used (sign-in, deposits, linking API keys) once the address is verified.` +
+    `${hasPassword ? "" : " Set a password for the dashboard with POST /api/client-auth?action=reset-request."}` +
+    `${withKey ? " This API key is not linked to the account: the owner links keys once signed in." : ""}`
+  );
 }
 
 function conflict(email: string): DomainError {

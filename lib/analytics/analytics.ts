@@ -47,7 +47,18 @@ function orgIdOf(query: AnalyticsQuery): string {
 /** A CAD sum (SQL numeric, as text or number) rounded to the cent by lib/money.ts's rule. */
 const round2 = (n: number | string | null) => roundCad(Number(n ?? 0));
 
-/** Runs the analytics `query.action`; `export` with format csv returns a `Response`. */
+/**
+ * A CSV document to download: `filename` (letters, digits, `_.-` only) and the text. The HTTP
+ * adapter sends it as `text/csv` with a Content-Disposition attachment.
+ */
+export class CsvExport {
+  constructor(
+    readonly filename: string,
+    readonly csv: string,
+  ) {}
+}
+
+/** Runs the analytics `query.action`; `export` with format csv returns a `CsvExport`, the others JSON data. */
 export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
   switch (query.action) {
     case "agents":
@@ -279,13 +290,7 @@ async function exportOrg(query: AnalyticsQuery): Promise<unknown> {
     cast: { boolean: (v) => String(v), string: neutralizeFormula },
   });
   const safeOrg = orgId.replace(/[^A-Za-z0-9_.-]/g, "_");
-  return new Response(csv, {
-    status: 200,
-    headers: {
-      "content-type": "text/csv; charset=utf-8",
-      "content-disposition": `attachment; filename="org-${safeOrg}-${query.dataset}.csv"`,
-    },
-  });
+  return new CsvExport(`org-${safeOrg}-${query.dataset}.csv`, csv);
 }
 
 async function dashboard(query: AnalyticsQuery) {

@@ -8,8 +8,8 @@
  * `billing.payment_required`, a grant that lowers the spending level `billing.low_balance`.
  */
 import { lockAccount } from "../accounts/store/find-account.js";
-import { getDb } from "../db/client.js";
-import { preauthorizations } from "../db/schema/index.js";
+import { getDb, type Tx } from "../db/client.js";
+import { type ClientAccount, preauthorizations } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
@@ -47,83 +47,124 @@ export async function preAuthorize(
   const db = await getDb();
   const outcome = await db.transaction(async (tx) => {
     const account = await lockAccount(tx, found.id);
-    const before = await accountBalance(account.id, tx, now);
-    const levelBefore = spendingLevel(account.status, before.available_balance_cad);
-    const shortCents = toCents(maxCostCad) - toCents(before.available_balance_cad);
-    if (account.status !== "active" || shortCents > 0) {
-      const reason =
-        account.status === "pending_deposit"
-          ? "account_pending_deposit"
-          : account.status === "suspended"
-            ? "account_suspended"
-            : "insufficient_funds";
-      const denial = {
-        authorized: false as const,
-        reason,
-        agent_id: agentId,
-        max_cost_cad: maxCostCad,
-        available_balance_cad: before.available_balance_cad,
-        shortfall_cad: fromCents(Math.max(shortCents, 0)),
-        spending_level: levelBefore,
-        suggestions: suggestionsFor(reason),
-      };
-      await emitBillingEvent(
-        tx,
-        "billing.payment_required",
-        { accountId: account.id, apiKeyId: caller.keyId },
-        {
-          agent_id: account.email,
-          reason,
-          required_cad: maxCostCad,
-          available_balance_cad: before.available_balance_cad,
-          spending_level: levelBefore,
-        },
-        now,
-      );
-      return { denial };
-    }
-    const validUntil = new Date(now.getTime() + PREAUTHORIZATION_TTL_SECONDS * 1000);
-    const id = prefixedId("pa");
-    await tx.insert(preauthorizations).values({
-      id,
-      accountId: account.id,
-      agentId,
-      apiKeyId: caller.keyId,
-      amountCad: maxCostCad,
-      validUntil,
-      createdAt: now,
-    });
-    const after = await emitLowBalanceIfWorse(
+    const { available_balance_cad } = await accountBalance(account.id, tx, now);
+    const hold: HoldRequest = {
       tx,
+      caller,
       account,
-      caller.keyId,
-      before.available_balance_cad,
+      agentId,
       maxCostCad,
-      { reason: "pre_authorization", preauthorization_id: id },
+      availableCad: available_balance_cad,
       now,
-    );
-    const granted: PreauthorizationGranted = {
-      authorized: true,
-      preauthorization_id: id,
-      agent_id: agentId,
-      max_cost_cad: maxCostCad,
-      available_balance_cad: after.availableCad,
-      spending_level: after.level,
-      valid_until: validUntil.toISOString(),
     };
-    return { granted };
+    const shortCents = toCents(maxCostCad) - toCents(available_balance_cad);
+    if (account.status !== "active" || shortCents > 0)
+      return { denial: await recordDenial(hold, shortCents) };
+    return { granted: await grantHold(hold) };
   });
-  if ("denial" in outcome && outcome.denial) {
-    const d = outcome.denial;
-    const why =
-      d.reason === "insufficient_funds"
-        ? `Insufficient funds: ${d.available_balance_cad.toFixed(2)} CAD available, ${maxCostCad.toFixed(2)} CAD requested`
-        : d.reason === "account_pending_deposit"
-          ? "The account awaits its first deposit"
-          : "The account is suspended";
-    throw new DomainError("PAYMENT_REQUIRED", why, { extra: d });
-  }
+  if ("denial" in outcome && outcome.denial) throw denialError(outcome.denial, maxCostCad);
   return outcome.granted!;
+}
+
+/** One pre-authorization being decided: the locked account and its available balance (CAD) before it. */
+interface HoldRequest {
+  tx: Tx;
+  caller: Caller;
+  account: ClientAccount;
+  agentId: string;
+  maxCostCad: number;
+  availableCad: number;
+  now: Date;
+}
+
+/** The body of a denial (the 402's `extra`). */
+type Denial = Awaited<ReturnType<typeof recordDenial>>;
+
+/**
+ * Builds the denial of `hold` (account not active, or `shortCents` missing) and emits
+ * `billing.payment_required` in the same transaction.
+ */
+async function recordDenial(hold: HoldRequest, shortCents: number) {
+  const { tx, caller, account, agentId, maxCostCad, availableCad, now } = hold;
+  const levelBefore = spendingLevel(account.status, availableCad);
+  const reason =
+    account.status === "pending_deposit"
+      ? "account_pending_deposit"
+      : account.status === "suspended"
+        ? "account_suspended"
+        : "insufficient_funds";
+  const denial = {
+    authorized: false as const,
+    reason,
+    agent_id: agentId,
+    max_cost_cad: maxCostCad,
+    available_balance_cad: availableCad,
+    shortfall_cad: fromCents(Math.max(shortCents, 0)),
+    spending_level: levelBefore,
+    suggestions: suggestionsFor(reason),
+  };
+  await emitBillingEvent(
+    tx,
+    "billing.payment_required",
+    { accountId: account.id, apiKeyId: caller.keyId },
+    {
+      agent_id: account.email,
+      reason,
+      required_cad: maxCostCad,
+      available_balance_cad: availableCad,
+      spending_level: levelBefore,
+    },
+    now,
+  );
+  return denial;
+}
+
+/**
+ * Inserts the hold of `hold` (valid PREAUTHORIZATION_TTL_SECONDS) and emits `billing.low_balance`
+ * when it lowers the spending level.
+ */
+async function grantHold(hold: HoldRequest): Promise<PreauthorizationGranted> {
+  const { tx, caller, account, agentId, maxCostCad, availableCad, now } = hold;
+  const validUntil = new Date(now.getTime() + PREAUTHORIZATION_TTL_SECONDS * 1000);
+  const id = prefixedId("pa");
+  await tx.insert(preauthorizations).values({
+    id,
+    accountId: account.id,
+    agentId,
+    apiKeyId: caller.keyId,
+    amountCad: maxCostCad,
+    validUntil,
+    createdAt: now,
+  });
+  const after = await emitLowBalanceIfWorse(
+    tx,
+    account,
+    caller.keyId,
+    availableCad,
+    maxCostCad,
+    { reason: "pre_authorization", preauthorization_id: id },
+    now,
+  );
+  return {
+    authorized: true,
+    preauthorization_id: id,
+    agent_id: agentId,
+    max_cost_cad: maxCostCad,
+    available_balance_cad: after.availableCad,
+    spending_level: after.level,
+    valid_until: validUntil.toISOString(),
+  };
+}
+
+/** The 402 PAYMENT_REQUIRED of `denial`, with a message naming its reason. */
+function denialError(denial: Denial, maxCostCad: number): DomainError {
+  const why =
+    denial.reason === "insufficient_funds"
+      ? `Insufficient funds: ${denial.available_balance_cad.toFixed(2)} CAD available, ${maxCostCad.toFixed(2)} CAD requested`
+      : denial.reason === "account_pending_deposit"
+        ? "The account awaits its first deposit"
+        : "The account is suspended";
+  return new DomainError("PAYMENT_REQUIRED", why, { extra: denial });
 }
 
 function suggestionsFor(reason: string): string[] {

@@ -101,28 +101,10 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
       rejectNulInputs(request, url, operation.path);
       if (operation.auth === "cron") authorizeCron(request, config);
       else {
-        try {
-          principal = await authenticate(operation, request, config, extraHeaders);
-        } catch (error) {
-          if (errorCodeOf(error) === "UNAUTHORIZED") {
-            Object.assign(extraHeaders, await chargeFailedAuthentication(ip));
-          }
-          throw error;
-        }
+        principal = await authenticateOrCharge(operation, request, config, ip, extraHeaders);
         Object.assign(extraHeaders, await enforceRateLimits(operation, principal.caller, ip));
       }
-      const query = operation.query
-        ? parseOrThrow(operation.query, queryObject(url))
-        : (undefined as z.output<Q>);
-      let body = undefined as z.output<B>;
-      let bodyText = "";
-      if (operation.body) {
-        const limit = operation.maxBodyBytes ?? config.MAX_BODY_BYTES;
-        bodyText = await readBodyText(request, limit);
-        const raw = parseJsonBody(bodyText);
-        rejectNulBytes(raw);
-        body = parseOrThrow(operation.body, raw);
-      }
+      const { query, body, bodyText } = await readInputs(operation, request, url, config);
       const ctx = {
         ...principal,
         request,
@@ -161,21 +143,87 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
     if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
     const final = withHeaders(response, cors, extraHeaders, { "x-request-id": requestId });
     if (operation.auth !== "cron") {
-      recordActivity({
-        requestId,
-        apiKeyId: principal.caller?.keyId ?? null,
-        ip,
-        method: request.method,
-        endpoint: operation.path,
-        status: final.status,
-        latencyMs: Math.round(performance.now() - started),
-        agentModel: identity.kind === "valid" ? identity.identity.model : null,
-        agentName: identity.kind === "valid" ? identity.identity.agent_name : null,
-        orgId: identity.kind === "valid" ? identity.identity.org_id : null,
-        identityValid: identity.kind === "absent" ? null : identity.kind === "valid",
-      });
+      logRequest(request, operation, final, { requestId, caller: principal.caller, ip, identity, started });
     }
     return final;
   };
   return Object.assign(handler, { operation: operation as Operation });
+}
+
+/**
+ * Authenticates `request` per `operation.auth` (see `authenticate`); a failed credential (401)
+ * also counts against the IP's budget of requests without a key, whose headers go to `extraHeaders`.
+ * @throws what `authenticate` throws
+ */
+async function authenticateOrCharge(
+  operation: Operation,
+  request: Request,
+  config: Config,
+  ip: string,
+  extraHeaders: Record<string, string>,
+): Promise<Principal> {
+  try {
+    return await authenticate(operation, request, config, extraHeaders);
+  } catch (error) {
+    if (errorCodeOf(error) === "UNAUTHORIZED") {
+      Object.assign(extraHeaders, await chargeFailedAuthentication(ip));
+    }
+    throw error;
+  }
+}
+
+/**
+ * Parses and validates the query and the JSON body of `request` against `operation`'s schemas
+ * (the body at most `maxBodyBytes`, default MAX_BODY_BYTES); `bodyText` is the raw body ("" when
+ * the operation has none), for the idempotency fingerprint.
+ * @throws DomainError from the body reader and the validation (400, 413, 422)
+ */
+async function readInputs<Q extends z.ZodType, B extends z.ZodType>(
+  operation: Operation<Q, B, z.ZodType, AuthMode>,
+  request: Request,
+  url: URL,
+  config: Config,
+): Promise<{ query: z.output<Q>; body: z.output<B>; bodyText: string }> {
+  const query = operation.query
+    ? parseOrThrow(operation.query, queryObject(url))
+    : (undefined as z.output<Q>);
+  let body = undefined as z.output<B>;
+  let bodyText = "";
+  if (operation.body) {
+    const limit = operation.maxBodyBytes ?? config.MAX_BODY_BYTES;
+    bodyText = await readBodyText(request, limit);
+    const raw = parseJsonBody(bodyText);
+    rejectNulBytes(raw);
+    body = parseOrThrow(operation.body, raw);
+  }
+  return { query, body, bodyText };
+}
+
+/** Records one answered request in the activity log (off the critical path; `started`: performance.now()). */
+function logRequest(
+  request: Request,
+  operation: Operation,
+  final: Response,
+  at: {
+    requestId: string;
+    caller: Principal["caller"];
+    ip: string;
+    identity: ReturnType<typeof parseAgentIdentity>;
+    started: number;
+  },
+): void {
+  const { requestId, caller, ip, identity, started } = at;
+  recordActivity({
+    requestId,
+    apiKeyId: caller?.keyId ?? null,
+    ip,
+    method: request.method,
+    endpoint: operation.path,
+    status: final.status,
+    latencyMs: Math.round(performance.now() - started),
+    agentModel: identity.kind === "valid" ? identity.identity.model : null,
+    agentName: identity.kind === "valid" ? identity.identity.agent_name : null,
+    orgId: identity.kind === "valid" ? identity.identity.org_id : null,
+    identityValid: identity.kind === "absent" ? null : identity.kind === "valid",
+  });
 }

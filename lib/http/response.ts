@@ -19,6 +19,38 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
+/**
+ * A 200 download: `text` as `contentType`, saved under `filename` (Content-Disposition attachment;
+ * the caller keeps the name to safe characters, no quotes).
+ */
+export function attachment(text: string, contentType: string, filename: string): Response {
+  return textResponse(text, {
+    status: 200,
+    headers: { "content-type": contentType, "content-disposition": `attachment; filename="${filename}"` },
+  });
+}
+
+/**
+ * A server-sent events response (WHATWG HTML "Server-sent events"): `body` as
+ * `text/event-stream`, never cached or buffered by a proxy, with extra `headers`; a null `body`
+ * answers 204 No Content, which tells EventSource not to reconnect.
+ */
+export function eventStream(
+  body: ReadableStream<Uint8Array> | null,
+  headers: Record<string, string> = {},
+): Response {
+  if (!body) return new Response(null, { status: 204, headers });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+      ...headers,
+    },
+  });
+}
+
 /** The error envelope response for `error` under `requestId` (docs/api-conventions.md "Error body"). */
 export function errorResponse(error: ApiError, requestId: string): Response {
   return textResponse(JSON.stringify(errorBody(error, requestId)), {

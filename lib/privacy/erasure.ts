@@ -11,33 +11,25 @@
  * the accounting records (invoices, ledger, chain transfers) and writes a `privacy_audit` row,
  * all in one transaction.
  */
-import { and, asc, eq, inArray, lte, max, or, sql } from "drizzle-orm";
+import { and, asc, eq, lte, max, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { getConfig } from "../config.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import {
-  activityLog,
   apiKeys,
   authTokens,
   type ClientAccount,
   clientAccounts,
-  clientSessions,
-  deliveries,
   type ErasureRequest,
-  emails,
   erasureRequests,
   invoices,
   ledgerEntries,
-  preauthorizations,
   privacyAudit,
-  proofFiles,
-  taskEvents,
-  taskScores,
-  tasks,
   webhooks,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId, sha256Hex } from "../ids.js";
-import { subjectScope } from "./subject.js";
+import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
 /** Text put in place of de-identified required free text. */
 export const DEIDENTIFIED = "[de-identified]";
@@ -140,9 +132,8 @@ export async function deidentifyAccount(
   account: ClientAccount,
   now = new Date(),
 ): Promise<Record<string, number>> {
-  const { keyIds, taskIds, webhookIds } = await subjectScope(tx, account);
+  const { rows: where } = await subjectScope(tx, account);
   const counts: Record<string, number> = {};
-  const n = (r: unknown) => (Array.isArray(r) ? r.length : 0);
 
   const keys = await tx
     .update(apiKeys)
@@ -152,98 +143,56 @@ export async function deidentifyAccount(
       createdIp: null,
       revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`,
     })
-    .where(inArray(apiKeys.id, keyIds))
+    .where(where.api_keys)
     .returning({ id: apiKeys.id });
   // A revoked key stops authenticating within API_KEY_CACHE_TTL_MS (the per-instance key cache).
   counts.api_keys = keys.length;
 
-  counts.tasks = n(
-    await tx
-      .update(tasks)
-      .set({
-        locationAddress: DEIDENTIFIED,
-        taskDescription: DEIDENTIFIED,
-        requesterContact: erasedAddress(account.id),
-        specialInstructions: null,
-        callbackUrl: null,
-        agentIdentity: null,
-        accessTokenHash: null,
-        location: null,
-        reviewReason: null,
-        operatorNotes: null,
-        failureReason: null,
-        cancelReason: null,
-        refundNote: null,
-        // The screen's record quotes the description's matched words; the receipt signs the location.
-        policy: null,
-        receipt: null,
-        updatedAt: now,
-      })
-      .where(inArray(tasks.id, taskIds))
-      .returning({ id: tasks.id }),
-  );
-  counts.task_events = n(
-    await tx
-      .update(taskEvents)
-      .set({ payload: { deidentified: true } })
-      .where(or(inArray(taskEvents.taskId, taskIds), eq(taskEvents.accountId, account.id)))
-      .returning({ id: taskEvents.id }),
-  );
-  counts.deliveries = n(
-    await tx
-      .delete(deliveries)
-      .where(or(inArray(deliveries.taskId, taskIds), inArray(deliveries.webhookId, webhookIds)))
-      .returning({ id: deliveries.id }),
-  );
-  counts.webhooks = n(
-    await tx
-      .update(webhooks)
-      .set({ url: "https://deidentified.invalid/", deletedAt: sql`coalesce(${webhooks.deletedAt}, ${now})` })
-      .where(inArray(webhooks.id, webhookIds))
-      .returning({ id: webhooks.id }),
-  );
-  counts.proof_files = n(
-    await tx.delete(proofFiles).where(inArray(proofFiles.taskId, taskIds)).returning({ id: proofFiles.id }),
-  );
-  counts.task_scores = n(
-    await tx
-      .update(taskScores)
-      .set({ feedback: null })
-      .where(inArray(taskScores.taskId, taskIds))
-      .returning({ id: taskScores.taskId }),
-  );
-  counts.emails = n(
-    await tx
-      .delete(emails)
-      .where(
-        or(
-          eq(emails.toAddress, account.email),
-          eq(emails.accountId, account.id),
-          inArray(emails.taskId, taskIds),
-        ),
-      )
-      .returning({ id: emails.id }),
-  );
-  counts.activity = n(
-    await tx
-      .update(activityLog)
-      .set({ ip: null, agentName: null })
-      .where(or(inArray(activityLog.apiKeyId, keyIds), eq(activityLog.orgId, account.orgId)))
-      .returning({ id: activityLog.id }),
-  );
-  counts.preauthorizations = n(
-    await tx
-      .update(preauthorizations)
-      .set({ agentId: DEIDENTIFIED })
-      .where(eq(preauthorizations.accountId, account.id))
-      .returning({ id: preauthorizations.id }),
-  );
-  counts.sessions = n(
-    await tx
-      .delete(clientSessions)
-      .where(eq(clientSessions.accountId, account.id))
-      .returning({ id: clientSessions.id }),
-  );
+  /** Sets `values` on the subject's rows of section `name` and counts them. */
+  const rewrite = async <N extends keyof SubjectRows>(
+    name: N,
+    values: PgUpdateSetSource<(typeof SUBJECT_TABLES)[N]>,
+  ) => {
+    const table = SUBJECT_TABLES[name];
+    counts[name] = (await tx.update(table).set(values).where(where[name]).returning({ one: sql`1` })).length;
+  };
+  /** Deletes the subject's rows of section `name` and counts them. */
+  const remove = async (name: keyof SubjectRows) => {
+    const table = SUBJECT_TABLES[name];
+    counts[name] = (await tx.delete(table).where(where[name]).returning({ one: sql`1` })).length;
+  };
+
+  await rewrite("tasks", {
+    locationAddress: DEIDENTIFIED,
+    taskDescription: DEIDENTIFIED,
+    requesterContact: erasedAddress(account.id),
+    specialInstructions: null,
+    callbackUrl: null,
+    agentIdentity: null,
+    accessTokenHash: null,
+    location: null,
+    reviewReason: null,
+    operatorNotes: null,
+    failureReason: null,
+    cancelReason: null,
+    refundNote: null,
+    // The screen's record quotes the description's matched words; the receipt signs the location.
+    policy: null,
+    receipt: null,
+    updatedAt: now,
+  });
+  await rewrite("task_events", { payload: { deidentified: true } });
+  await remove("deliveries");
+  await rewrite("webhooks", {
+    url: "https://deidentified.invalid/",
+    deletedAt: sql`coalesce(${webhooks.deletedAt}, ${now})`,
+  });
+  await remove("proof_files");
+  await rewrite("task_scores", { feedback: null });
+  await remove("emails");
+  await rewrite("activity", { ip: null, agentName: null });
+  await rewrite("preauthorizations", { agentId: DEIDENTIFIED });
+  await remove("sessions");
   await tx.delete(authTokens).where(eq(authTokens.accountId, account.id));
   await tx
     .update(clientAccounts)

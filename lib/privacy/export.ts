@@ -7,32 +7,19 @@
  * secrets). Proof file contents are not inlined (they can be megabytes): each row says where to
  * download them. bigint values are decimal strings, times ISO 8601.
  */
-import { desc, eq, getTableColumns, inArray, or } from "drizzle-orm";
-import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
+import { desc, eq, getTableColumns, type SQL } from "drizzle-orm";
+import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import {
   activityLog,
-  apiKeys,
   type ClientAccount,
-  chainTransfers,
   clientAccounts,
-  clientSessions,
-  deliveries,
-  emails,
-  erasureRequests,
-  invoices,
-  ledgerEntries,
-  preauthorizations,
   privacyAudit,
-  proofFiles,
   taskEvents,
-  taskScores,
-  tasks,
-  webhooks,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { DATA_CLASSIFICATION } from "./classification.js";
-import { subjectScope } from "./subject.js";
+import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
 /** Version of the export document's shape. */
 export const EXPORT_FORMAT = "law25-export/1";
@@ -59,6 +46,12 @@ export function exportRow(table: PgTable, row: Record<string, unknown>): Record<
   return out;
 }
 
+/** Sections listed in a set order (the others in the database's order). */
+const SECTION_ORDER: Partial<Record<keyof SubjectRows, SQL | PgColumn>> = {
+  task_events: taskEvents.seq,
+  activity: desc(activityLog.at),
+};
+
 const rows = (table: PgTable, list: Record<string, unknown>[]) => list.map((r) => exportRow(table, r));
 
 /**
@@ -83,83 +76,16 @@ export async function exportAccountData(accountId: string, actor: string): Promi
 
 /** The document itself (no audit row). */
 export async function buildExport(db: Db | Tx, account: ClientAccount): Promise<ExportDocument> {
-  const scope = await subjectScope(db, account);
-  const { keyIds, taskIds, webhookIds } = scope;
-  return {
+  const { rows: where } = await subjectScope(db, account);
+  const doc: ExportDocument = {
     format: EXPORT_FORMAT,
     generated_at: new Date().toISOString(),
     account: exportRow(clientAccounts, account),
-    api_keys: rows(apiKeys, await db.select().from(apiKeys).where(inArray(apiKeys.id, keyIds))),
-    sessions: rows(
-      clientSessions,
-      await db.select().from(clientSessions).where(eq(clientSessions.accountId, account.id)),
-    ),
-    tasks: rows(tasks, await db.select().from(tasks).where(inArray(tasks.id, taskIds))),
-    task_events: rows(
-      taskEvents,
-      await db
-        .select()
-        .from(taskEvents)
-        .where(or(inArray(taskEvents.taskId, taskIds), eq(taskEvents.accountId, account.id)))
-        .orderBy(taskEvents.seq),
-    ),
-    proof_files: rows(
-      proofFiles,
-      await db.select().from(proofFiles).where(inArray(proofFiles.taskId, taskIds)),
-    ),
-    task_scores: rows(
-      taskScores,
-      await db.select().from(taskScores).where(inArray(taskScores.taskId, taskIds)),
-    ),
-    chain_transfers: rows(
-      chainTransfers,
-      await db.select().from(chainTransfers).where(inArray(chainTransfers.taskId, taskIds)),
-    ),
-    invoices: rows(invoices, await db.select().from(invoices).where(eq(invoices.accountId, account.id))),
-    ledger_entries: rows(
-      ledgerEntries,
-      await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, account.id)),
-    ),
-    preauthorizations: rows(
-      preauthorizations,
-      await db.select().from(preauthorizations).where(eq(preauthorizations.accountId, account.id)),
-    ),
-    emails: rows(
-      emails,
-      await db
-        .select()
-        .from(emails)
-        .where(
-          or(
-            eq(emails.toAddress, account.email),
-            eq(emails.accountId, account.id),
-            inArray(emails.taskId, taskIds),
-          ),
-        ),
-    ),
-    activity: rows(
-      activityLog,
-      await db
-        .select()
-        .from(activityLog)
-        .where(or(inArray(activityLog.apiKeyId, keyIds), eq(activityLog.orgId, account.orgId)))
-        .orderBy(desc(activityLog.at)),
-    ),
-    webhooks: rows(webhooks, await db.select().from(webhooks).where(inArray(webhooks.id, webhookIds))),
-    deliveries: rows(
-      deliveries,
-      await db
-        .select()
-        .from(deliveries)
-        .where(or(inArray(deliveries.taskId, taskIds), inArray(deliveries.webhookId, webhookIds))),
-    ),
-    erasure_requests: rows(
-      erasureRequests,
-      await db.select().from(erasureRequests).where(eq(erasureRequests.accountId, account.id)),
-    ),
-    privacy_audit: rows(
-      privacyAudit,
-      await db.select().from(privacyAudit).where(eq(privacyAudit.accountId, account.id)),
-    ),
   };
+  for (const [name, table] of Object.entries(SUBJECT_TABLES) as [keyof SubjectRows, PgTable][]) {
+    const query = db.select().from(table).where(where[name]);
+    const order = SECTION_ORDER[name];
+    doc[name] = rows(table, await (order ? query.orderBy(order) : query));
+  }
+  return doc;
 }

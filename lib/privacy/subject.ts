@@ -4,47 +4,122 @@
  * account or its e-mail, and the webhooks of those keys. Export and de-identification both
  * start from this set, so they cover the same rows.
  */
-import { eq, inArray, or } from "drizzle-orm";
+import { eq, inArray, or, type SQL } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db, Tx } from "../db/client.js";
-import { apiKeys, type ClientAccount, tasks, webhooks } from "../db/schema/index.js";
+import type { ClientAccount } from "../db/schema/index.js";
+import * as t from "../db/schema/index.js";
 
-/** Ids of everything that belongs to one account. */
+/**
+ * The condition that selects the subject's rows in each table holding personal information,
+ * by export section name. Export reads these rows and de-identification rewrites or deletes
+ * them, so both use this one definition.
+ */
+export interface SubjectRows {
+  api_keys: SQL;
+  sessions: SQL;
+  tasks: SQL;
+  task_events: SQL | undefined;
+  proof_files: SQL;
+  task_scores: SQL;
+  chain_transfers: SQL;
+  invoices: SQL;
+  ledger_entries: SQL;
+  preauthorizations: SQL;
+  emails: SQL | undefined;
+  activity: SQL | undefined;
+  webhooks: SQL;
+  deliveries: SQL | undefined;
+  erasure_requests: SQL;
+  privacy_audit: SQL;
+}
+
+/** The table of each section of `SubjectRows`, in the order the export lists them. */
+export const SUBJECT_TABLES = {
+  api_keys: t.apiKeys,
+  sessions: t.clientSessions,
+  tasks: t.tasks,
+  task_events: t.taskEvents,
+  proof_files: t.proofFiles,
+  task_scores: t.taskScores,
+  chain_transfers: t.chainTransfers,
+  invoices: t.invoices,
+  ledger_entries: t.ledgerEntries,
+  preauthorizations: t.preauthorizations,
+  emails: t.emails,
+  activity: t.activityLog,
+  webhooks: t.webhooks,
+  deliveries: t.deliveries,
+  erasure_requests: t.erasureRequests,
+  privacy_audit: t.privacyAudit,
+} satisfies Record<keyof SubjectRows, PgTable>;
+
+/** Ids of everything that belongs to one account, and the row conditions built from them. */
 export interface SubjectScope {
   account: ClientAccount;
   keyIds: string[];
   taskIds: string[];
   webhookIds: string[];
+  rows: SubjectRows;
 }
 
-/** Collects the ids of `account`'s keys, tasks and webhooks (see the module comment). */
+/** The row conditions of `subjectRows` for `account` and the ids collected for it. */
+function subjectRows(
+  account: ClientAccount,
+  keyIds: string[],
+  taskIds: string[],
+  webhookIds: string[],
+): SubjectRows {
+  return {
+    api_keys: inArray(t.apiKeys.id, keyIds),
+    sessions: eq(t.clientSessions.accountId, account.id),
+    tasks: inArray(t.tasks.id, taskIds),
+    task_events: or(inArray(t.taskEvents.taskId, taskIds), eq(t.taskEvents.accountId, account.id)),
+    proof_files: inArray(t.proofFiles.taskId, taskIds),
+    task_scores: inArray(t.taskScores.taskId, taskIds),
+    chain_transfers: inArray(t.chainTransfers.taskId, taskIds),
+    invoices: eq(t.invoices.accountId, account.id),
+    ledger_entries: eq(t.ledgerEntries.accountId, account.id),
+    preauthorizations: eq(t.preauthorizations.accountId, account.id),
+    emails: or(
+      eq(t.emails.toAddress, account.email),
+      eq(t.emails.accountId, account.id),
+      inArray(t.emails.taskId, taskIds),
+    ),
+    activity: or(inArray(t.activityLog.apiKeyId, keyIds), eq(t.activityLog.orgId, account.orgId)),
+    webhooks: inArray(t.webhooks.id, webhookIds),
+    deliveries: or(inArray(t.deliveries.taskId, taskIds), inArray(t.deliveries.webhookId, webhookIds)),
+    erasure_requests: eq(t.erasureRequests.accountId, account.id),
+    privacy_audit: eq(t.privacyAudit.accountId, account.id),
+  };
+}
+
+/** Collects the ids of `account`'s keys, tasks and webhooks (see the module comment) and the row conditions. */
 export async function subjectScope(db: Db | Tx, account: ClientAccount): Promise<SubjectScope> {
   const keyRows = await db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
+    .select({ id: t.apiKeys.id })
+    .from(t.apiKeys)
     .where(
       account.apiKeyId
-        ? or(eq(apiKeys.accountId, account.id), eq(apiKeys.id, account.apiKeyId))
-        : eq(apiKeys.accountId, account.id),
+        ? or(eq(t.apiKeys.accountId, account.id), eq(t.apiKeys.id, account.apiKeyId))
+        : eq(t.apiKeys.accountId, account.id),
     );
   const keyIds = keyRows.map((r) => r.id);
   const taskRows = await db
-    .select({ id: tasks.id })
-    .from(tasks)
+    .select({ id: t.tasks.id })
+    .from(t.tasks)
     .where(
       or(
-        eq(tasks.accountId, account.id),
-        eq(tasks.requesterContact, account.email),
-        inArray(tasks.apiKeyId, keyIds),
+        eq(t.tasks.accountId, account.id),
+        eq(t.tasks.requesterContact, account.email),
+        inArray(t.tasks.apiKeyId, keyIds),
       ),
     );
   const hookRows = await db
-    .select({ id: webhooks.id })
-    .from(webhooks)
-    .where(inArray(webhooks.apiKeyId, keyIds));
-  return {
-    account,
-    keyIds,
-    taskIds: taskRows.map((r) => r.id),
-    webhookIds: hookRows.map((r) => r.id),
-  };
+    .select({ id: t.webhooks.id })
+    .from(t.webhooks)
+    .where(inArray(t.webhooks.apiKeyId, keyIds));
+  const taskIds = taskRows.map((r) => r.id);
+  const webhookIds = hookRows.map((r) => r.id);
+  return { account, keyIds, taskIds, webhookIds, rows: subjectRows(account, keyIds, taskIds, webhookIds) };
 }

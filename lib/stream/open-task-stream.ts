@@ -152,13 +152,28 @@ export interface OpenStreamInput {
   config: Config;
 }
 
+/** An opened task stream: the SSE bytes, or null when there is nothing left to send. */
+export interface TaskStream {
+  /**
+   * The `text/event-stream` body; null when the task is terminal and the client already has
+   * every event (the adapter answers 204, which tells EventSource not to reconnect).
+   */
+  body: ReadableStream<Uint8Array> | null;
+  /** How long the connection stays open, seconds (the `X-Stream-Timeout` header). */
+  timeoutSeconds: number;
+}
+
 /**
  * Authorizes and opens the stream.
- * @returns the `text/event-stream` response, or 204 when the task is terminal and the
- *   client already has every event (tells EventSource not to reconnect).
+ * @returns the stream's body and time limit (see `TaskStream`)
  * @throws DomainError NOT_FOUND (unknown task), FORBIDDEN, INVALID_FORMAT (Last-Event-ID, X-Stream-Timeout)
  */
-export async function openTaskStream({ request, query, caller, config }: OpenStreamInput): Promise<Response> {
+export async function openTaskStream({
+  request,
+  query,
+  caller,
+  config,
+}: OpenStreamInput): Promise<TaskStream> {
   const lastEventId = parseLastEventId(request, query);
   const requested = parseTimeout(request);
   const task = await getTaskOrThrow(query.task_id);
@@ -167,7 +182,7 @@ export async function openTaskStream({ request, query, caller, config }: OpenStr
   const backlog = await readTaskEvents(task.id, lastEventId ?? 0);
   const taskTerminal = (TERMINAL_TASK_STATUSES as readonly string[]).includes(task.status);
   if (taskTerminal && backlog.length === 0 && lastEventId !== null) {
-    return new Response(null, { status: 204, headers: { "x-stream-timeout": String(timeoutSeconds) } });
+    return { body: null, timeoutSeconds };
   }
 
   const encoder = new TextEncoder();
@@ -227,13 +242,5 @@ export async function openTaskStream({ request, query, caller, config }: OpenStr
       cleanup();
     },
   });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      "x-accel-buffering": "no",
-      "x-stream-timeout": String(timeoutSeconds),
-    },
-  });
+  return { body, timeoutSeconds };
 }

@@ -12,7 +12,7 @@ import { TASK_STATUSES } from "../db/schema/enums.js";
 import { API_VERSION } from "../descriptors/version.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
-import { SCOPES } from "../http/operation.js";
+import { type Operation, SCOPES } from "../http/operation.js";
 import { allOperations } from "../openapi/operations.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
@@ -25,31 +25,14 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
   const base = publicBaseUrl(config);
   const operations = allOperations().filter((op) => !op.internal);
   return {
-    platform: {
-      name: "Physical Task Execution Service",
-      version: API_VERSION,
-      description:
-        "Software agents hire human operators for real-world tasks in Quebec: site inspections, marketplace " +
-        "pickups, auction proxy, IT level-1 field support, courier runs. A human reviews every task.",
-      operator: config.OPERATOR_NAME,
-      base_location: { city: HUB_NAME, province: "QC", country: "CA" },
-      contact: config.CONTACT_EMAIL,
-      website: config.WEBSITE_URL,
-    },
+    platform: platform(config),
     services: listServices({ includeContract: false }).map((s) => ({
       id: s.id,
       name: s.name,
       typical_duration_hours: s.typical_duration_hours,
       typical_estimate_cad: typicalEstimateRange(s.id as ServiceType),
     })),
-    pricing: {
-      currency: "CAD",
-      ...PRICING,
-      formula:
-        "(base_fee + site_hours*hourly_rate + transport_hours*hourly_rate + km_roundtrip*km_rate) * urgency_multiplier",
-      transport_speed_kmh: config.TRANSPORT_SPEED_KMH,
-      rounding: "exact to the cent",
-    },
+    pricing: pricing(config),
     service_zone: SERVICE_ZONE,
     known_locations: KNOWN_LOCATIONS.map((l) => ({
       name: l.name,
@@ -66,118 +49,8 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
     },
     languages: ["fr", "en"],
     currencies: { pricing: "CAD", payment: ["USDC"], prepaid_accounts: "CAD" },
-    authentication: {
-      api_key_carriers: ["x-api-key: <API_KEY>", "Authorization: Bearer <API_KEY>"],
-      key_prefix: `${config.KEY_PREFIX}_`,
-      obtain: "POST /api/api-keys",
-      scopes: SCOPES,
-      default_scopes: ["audit_only", "task_create"],
-      task_submission: "optional (recommended); anonymous submissions receive an access_token",
-      failed_authentication:
-        "a request whose key fails (401) counts against the IP's limit of requests without a key; IPv6 clients are limited per /64",
-      endpoint_scopes: operations.map((op) => ({
-        method: op.method,
-        path: op.path,
-        auth: op.auth,
-        scope: op.scope ?? null,
-      })),
-    },
-    features: {
-      sandbox_mode: { header: "X-Service-Mode", value: "sandbox" },
-      requester_email: {
-        full_text_to: "addresses verified by a client account (POST /api/client-account, then verify-email)",
-        unverified_addresses: "task id, status and status link only",
-        unverified_per_address_per_day: config.UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY,
-      },
-      idempotent_submission: {
-        header: "Idempotency-Key",
-        max_length: 128,
-        ttl_hours: 24,
-        applies_to: "every state-changing POST and DELETE",
-        replay_header: "Idempotency-Replayed",
-        retry_same_key_after: ["network error", "5xx", "409 CONFLICT"],
-        effect: "at most once per key; the first answer is replayed, secrets included",
-      },
-      webhooks: {
-        max_per_key: 5,
-        signature_header: "X-Service-Signature",
-        retries: 3,
-        dead_letter_hours: 72,
-      },
-      event_stream: { path: "/api/tasks/stream", max_timeout_hours: 4 },
-      mcp: {
-        path: "/api/mcp",
-        protocol_version: "2025-11-25",
-        supported_protocol_versions: ["2025-11-25", "2025-06-18", "2025-03-26"],
-        transport: "streamable-http (stateless)",
-        // MCP Tasks: submit_task is task-capable; tasks/get, tasks/result, tasks/list, tasks/cancel.
-        tasks: {
-          task_tools: ["submit_task"],
-          methods: ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"],
-        },
-        // Proof files are resources, readable by the submitter (key or access_token).
-        resource_templates: ["task://{task_id}/proof/{n}"],
-        keyless_credential:
-          "access_token (argument of check_task_status and cancel_task; params of task methods)",
-        // GET and DELETE answer 405 (no server-initiated stream, no sessions).
-        methods: ["POST"],
-        accept: "application/json, text/event-stream",
-      },
-      prepaid_accounts: {
-        billing_identity:
-          "A key bills and reads a prepaid account only when the account's verified owner linked it (client " +
-          "dashboard, or POST /api/account-keys with the client JWT). A key's contact e-mail is not verified and " +
-          "links nothing; unlinked keys pay in USDC.",
-        link_keys: "/api/account-keys",
-      },
-      web_registration: {
-        path: "/client/",
-        turnstile_site_key: config.TURNSTILE_SITE_KEY ?? null,
-        captcha_checked: Boolean(config.TURNSTILE_SECRET_KEY) || productionProfile(config).active,
-      },
-      budget_pre_authorization: { validity_minutes: 5 },
-      max_cost_cad: "Give max_cost_cad at submission to auto-reject a task whose estimate exceeds it.",
-      task_ratings: true,
-      health_check: "/api/status",
-      agent_identity_header: "X-Agent-Identity: {model}/{agent_name}/{org_id}",
-      policy_screen: {
-        version: POLICY_VERSION,
-        applies_to: "every submission (HTTP and MCP, sandbox included), before human review",
-        outcomes: {
-          allow: "reviewed as usual",
-          review: "stored; the operator sees the reason codes first and may approve anyway (recorded)",
-          refuse: "422 POLICY_VIOLATION with reason_codes; nothing stored",
-        },
-        reason_codes: POLICY_REASON_CODES,
-        refusing_reason_codes: REFUSING_REASON_CODES,
-        error_code: "POLICY_VIOLATION",
-      },
-      completion_receipts: {
-        format: "compact JWS (RFC 7515), alg EdDSA (Ed25519), typ task-receipt+jws",
-        jwks: `${base}${RECEIPT_JWKS_PATH}`,
-        issued_for: ["completed", "failed"],
-        carried_by: [
-          "status (receipt)",
-          "task.completed and task.failed webhooks",
-          "task.completed callback",
-        ],
-        claims: [
-          "task_id",
-          "status",
-          "sandbox",
-          "service_type",
-          "location",
-          "price_cad",
-          "paid",
-          "dispatched_at",
-          "completed_at",
-          "proof",
-          "operator_notes_sha256",
-          "issued_at",
-        ],
-        proof_files: "status proof_files[]: {filename, type, size, sha256, capture}",
-      },
-    },
+    authentication: authentication(config, operations),
+    features: features(config, base),
     task_statuses: TASK_STATUSES,
     privacy: privacyNotice(config, base),
     terminal_statuses: ["completed", "rejected", "failed", "payment_expired", "cancelled"],
@@ -189,17 +62,175 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       `POST ${base}/api/submit-task with X-Service-Mode: sandbox — try the lifecycle without paying`,
       `GET ${base}/api/submit-task?task_id=… — poll; honour Retry-After`,
     ],
-    _links: {
-      self: `${base}/api/capabilities`,
-      services: `${base}/api/services`,
-      estimate: `${base}/api/estimate`,
-      submit_task: `${base}/api/submit-task`,
-      status: `${base}/api/status`,
-      openapi: `${base}/openapi.json`,
-      llms: `${base}/llms.txt`,
-      receipt_keys: `${base}${RECEIPT_JWKS_PATH}`,
-      mcp: `${base}/api/mcp`,
-      privacy: `${base}/privacy`,
+    _links: links(base),
+  };
+}
+
+/** Who runs the service and where (the `platform` member). */
+function platform(config: Config) {
+  return {
+    name: "Physical Task Execution Service",
+    version: API_VERSION,
+    description:
+      "Software agents hire human operators for real-world tasks in Quebec: site inspections, marketplace " +
+      "pickups, auction proxy, IT level-1 field support, courier runs. A human reviews every task.",
+    operator: config.OPERATOR_NAME,
+    base_location: { city: HUB_NAME, province: "QC", country: "CA" },
+    contact: config.CONTACT_EMAIL,
+    website: config.WEBSITE_URL,
+  };
+}
+
+/** The price formula and its rates (the `pricing` member; CAD, km/h). */
+function pricing(config: Config) {
+  return {
+    currency: "CAD",
+    ...PRICING,
+    formula:
+      "(base_fee + site_hours*hourly_rate + transport_hours*hourly_rate + km_roundtrip*km_rate) * urgency_multiplier",
+    transport_speed_kmh: config.TRANSPORT_SPEED_KMH,
+    rounding: "exact to the cent",
+  };
+}
+
+/** How to authenticate and the scope of every public endpoint (the `authentication` member). */
+function authentication(config: Config, operations: Operation[]) {
+  return {
+    api_key_carriers: ["x-api-key: <API_KEY>", "Authorization: Bearer <API_KEY>"],
+    key_prefix: `${config.KEY_PREFIX}_`,
+    obtain: "POST /api/api-keys",
+    scopes: SCOPES,
+    default_scopes: ["audit_only", "task_create"],
+    task_submission: "optional (recommended); anonymous submissions receive an access_token",
+    failed_authentication:
+      "a request whose key fails (401) counts against the IP's limit of requests without a key; IPv6 clients are limited per /64",
+    endpoint_scopes: operations.map((op) => ({
+      method: op.method,
+      path: op.path,
+      auth: op.auth,
+      scope: op.scope ?? null,
+    })),
+  };
+}
+
+/** The MCP endpoint: transport, protocol versions, task support (the `features.mcp` member). */
+const MCP_FEATURE = {
+  path: "/api/mcp",
+  protocol_version: "2025-11-25",
+  supported_protocol_versions: ["2025-11-25", "2025-06-18", "2025-03-26"],
+  transport: "streamable-http (stateless)",
+  // MCP Tasks: submit_task is task-capable; tasks/get, tasks/result, tasks/list, tasks/cancel.
+  tasks: {
+    task_tools: ["submit_task"],
+    methods: ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"],
+  },
+  // Proof files are resources, readable by the submitter (key or access_token).
+  resource_templates: ["task://{task_id}/proof/{n}"],
+  keyless_credential: "access_token (argument of check_task_status and cancel_task; params of task methods)",
+  // GET and DELETE answer 405 (no server-initiated stream, no sessions).
+  methods: ["POST"],
+  accept: "application/json, text/event-stream",
+};
+
+/** The policy screen of submissions and its outcomes (the `features.policy_screen` member). */
+const POLICY_SCREEN_FEATURE = {
+  version: POLICY_VERSION,
+  applies_to: "every submission (HTTP and MCP, sandbox included), before human review",
+  outcomes: {
+    allow: "reviewed as usual",
+    review: "stored; the operator sees the reason codes first and may approve anyway (recorded)",
+    refuse: "422 POLICY_VIOLATION with reason_codes; nothing stored",
+  },
+  reason_codes: POLICY_REASON_CODES,
+  refusing_reason_codes: REFUSING_REASON_CODES,
+  error_code: "POLICY_VIOLATION",
+};
+
+/** The signed completion receipts (JWS) and where their keys are (`base`: public base URL). */
+function completionReceipts(base: string) {
+  return {
+    format: "compact JWS (RFC 7515), alg EdDSA (Ed25519), typ task-receipt+jws",
+    jwks: `${base}${RECEIPT_JWKS_PATH}`,
+    issued_for: ["completed", "failed"],
+    carried_by: ["status (receipt)", "task.completed and task.failed webhooks", "task.completed callback"],
+    claims: [
+      "task_id",
+      "status",
+      "sandbox",
+      "service_type",
+      "location",
+      "price_cad",
+      "paid",
+      "dispatched_at",
+      "completed_at",
+      "proof",
+      "operator_notes_sha256",
+      "issued_at",
+    ],
+    proof_files: "status proof_files[]: {filename, type, size, sha256, capture}",
+  };
+}
+
+/** The optional features and their parameters (the `features` member). */
+function features(config: Config, base: string) {
+  return {
+    sandbox_mode: { header: "X-Service-Mode", value: "sandbox" },
+    requester_email: {
+      full_text_to: "addresses verified by a client account (POST /api/client-account, then verify-email)",
+      unverified_addresses: "task id, status and status link only",
+      unverified_per_address_per_day: config.UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY,
     },
+    idempotent_submission: {
+      header: "Idempotency-Key",
+      max_length: 128,
+      ttl_hours: 24,
+      applies_to: "every state-changing POST and DELETE",
+      replay_header: "Idempotency-Replayed",
+      retry_same_key_after: ["network error", "5xx", "409 CONFLICT"],
+      effect: "at most once per key; the first answer is replayed, secrets included",
+    },
+    webhooks: {
+      max_per_key: 5,
+      signature_header: "X-Service-Signature",
+      retries: 3,
+      dead_letter_hours: 72,
+    },
+    event_stream: { path: "/api/tasks/stream", max_timeout_hours: 4 },
+    mcp: MCP_FEATURE,
+    prepaid_accounts: {
+      billing_identity:
+        "A key bills and reads a prepaid account only when the account's verified owner linked it (client " +
+        "dashboard, or POST /api/account-keys with the client JWT). A key's contact e-mail is not verified and " +
+        "links nothing; unlinked keys pay in USDC.",
+      link_keys: "/api/account-keys",
+    },
+    web_registration: {
+      path: "/client/",
+      turnstile_site_key: config.TURNSTILE_SITE_KEY ?? null,
+      captcha_checked: Boolean(config.TURNSTILE_SECRET_KEY) || productionProfile(config).active,
+    },
+    budget_pre_authorization: { validity_minutes: 5 },
+    max_cost_cad: "Give max_cost_cad at submission to auto-reject a task whose estimate exceeds it.",
+    task_ratings: true,
+    health_check: "/api/status",
+    agent_identity_header: "X-Agent-Identity: {model}/{agent_name}/{org_id}",
+    policy_screen: POLICY_SCREEN_FEATURE,
+    completion_receipts: completionReceipts(base),
+  };
+}
+
+/** Links to the main resources under `base` (the `_links` member). */
+function links(base: string) {
+  return {
+    self: `${base}/api/capabilities`,
+    services: `${base}/api/services`,
+    estimate: `${base}/api/estimate`,
+    submit_task: `${base}/api/submit-task`,
+    status: `${base}/api/status`,
+    openapi: `${base}/openapi.json`,
+    llms: `${base}/llms.txt`,
+    receipt_keys: `${base}${RECEIPT_JWKS_PATH}`,
+    mcp: `${base}/api/mcp`,
+    privacy: `${base}/privacy`,
   };
 }

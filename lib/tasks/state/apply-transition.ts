@@ -193,26 +193,8 @@ export async function applyTransitionBatch<E extends BatchEntry>(
   if (entries.length === 0) return result;
   const db = await getDb();
   await db.transaction(async (tx) => {
-    const ids = [...new Set(entries.map((e) => e.taskId))].sort();
-    const locked = await tx
-      .select(BATCH_COLUMNS)
-      .from(tasks)
-      .where(sql`${tasks.id} in ${jsonList(ids)}`)
-      .orderBy(tasks.id)
-      .for("update");
-    const byId = new Map(locked.map((t) => [t.id, t]));
-    const ready: { task: BatchTask; entry: E; transition: Transition }[] = [];
-    const claimed = new Map<string, TaskStatus>();
-    for (const entry of entries) {
-      const task = byId.get(entry.taskId);
-      const transition = task && !claimed.has(task.id) ? findTransition(action, task.status) : undefined;
-      if (!task || !transition) {
-        result.refused.push({ entry, currentStatus: claimed.get(entry.taskId) ?? task?.status ?? null });
-        continue;
-      }
-      claimed.set(task.id, transition.to);
-      ready.push({ task, entry, transition });
-    }
+    const byId = await lockTasks(tx, entries);
+    const ready = checkTransitions(entries, action, byId, result);
     let going = ready;
     if (options.claim && ready.length) {
       const kept = new Set(
@@ -228,29 +210,7 @@ export async function applyTransitionBatch<E extends BatchEntry>(
 
     const now = new Date();
     const changes = going.map(({ task, entry }) => options.changes?.(task, entry) ?? {});
-    const rows = going.map(({ task, transition }, i) => ({
-      ...changes[i],
-      id: task.id,
-      version: task.version,
-      status: transition.to,
-    }));
-    const columns = getTableColumns(tasks) as Record<string, { name: string }>;
-    const set: Record<string, unknown> = {};
-    for (const key of Object.keys(rows[0]!)) {
-      if (key === "id" || key === "version") continue;
-      set[key] = sql`${sql.identifier("v")}.${sql.identifier(columns[key]!.name)}`;
-    }
-    const updated = await tx
-      .update(tasks)
-      .set({ ...set, version: sql`${tasks.version} + 1`, updatedAt: now })
-      .from(recordset(tasks, rows, "v"))
-      .where(and(eq(tasks.id, sql`v.id`), eq(tasks.version, sql`v.version`)))
-      .returning({ id: tasks.id });
-    if (updated.length !== going.length) {
-      throw new Error(
-        `applyTransitionBatch: ${going.length - updated.length} locked task(s) changed version`,
-      );
-    }
+    await updateTasks(tx, going, changes, now);
     await releaseAmounts(
       tx,
       going
@@ -273,4 +233,82 @@ export async function applyTransitionBatch<E extends BatchEntry>(
   });
   if (result.applied.length) eventsCommitted();
   return result;
+}
+
+/** One batch entry the transition table allows, with its locked task. */
+interface ReadyEntry<E extends BatchEntry> {
+  task: BatchTask;
+  entry: E;
+  transition: Transition;
+}
+
+/** Locks the tasks `entries` name (`FOR UPDATE`, in id order) and returns them by id. */
+async function lockTasks(tx: Tx, entries: readonly BatchEntry[]): Promise<Map<string, BatchTask>> {
+  const ids = [...new Set(entries.map((e) => e.taskId))].sort();
+  const locked = await tx
+    .select(BATCH_COLUMNS)
+    .from(tasks)
+    .where(sql`${tasks.id} in ${jsonList(ids)}`)
+    .orderBy(tasks.id)
+    .for("update");
+  return new Map(locked.map((t) => [t.id, t]));
+}
+
+/**
+ * The entries whose task `action` may leave its status from; the others go to `result.refused`.
+ * A task named twice is judged from the status its first entry leads to.
+ */
+function checkTransitions<E extends BatchEntry>(
+  entries: readonly E[],
+  action: TaskAction,
+  byId: Map<string, BatchTask>,
+  result: BatchTransitionResult<E>,
+): ReadyEntry<E>[] {
+  const ready: ReadyEntry<E>[] = [];
+  const claimed = new Map<string, TaskStatus>();
+  for (const entry of entries) {
+    const task = byId.get(entry.taskId);
+    const transition = task && !claimed.has(task.id) ? findTransition(action, task.status) : undefined;
+    if (!task || !transition) {
+      result.refused.push({ entry, currentStatus: claimed.get(entry.taskId) ?? task?.status ?? null });
+      continue;
+    }
+    claimed.set(task.id, transition.to);
+    ready.push({ task, entry, transition });
+  }
+  return ready;
+}
+
+/**
+ * Writes the new status and `changes[i]` of each of `going` in one `UPDATE … FROM
+ * jsonb_to_recordset(…)`, checking each row's version.
+ * @throws Error if a locked row's version moved
+ */
+async function updateTasks<E extends BatchEntry>(
+  tx: Tx,
+  going: ReadyEntry<E>[],
+  changes: TaskChanges[],
+  now: Date,
+): Promise<void> {
+  const rows = going.map(({ task, transition }, i) => ({
+    ...changes[i],
+    id: task.id,
+    version: task.version,
+    status: transition.to,
+  }));
+  const columns = getTableColumns(tasks) as Record<string, { name: string }>;
+  const set: Record<string, unknown> = {};
+  for (const key of Object.keys(rows[0]!)) {
+    if (key === "id" || key === "version") continue;
+    set[key] = sql`${sql.identifier("v")}.${sql.identifier(columns[key]!.name)}`;
+  }
+  const updated = await tx
+    .update(tasks)
+    .set({ ...set, version: sql`${tasks.version} + 1`, updatedAt: now })
+    .from(recordset(tasks, rows, "v"))
+    .where(and(eq(tasks.id, sql`v.id`), eq(tasks.version, sql`v.version`)))
+    .returning({ id: tasks.id });
+  if (updated.length !== going.length) {
+    throw new Error(`applyTransitionBatch: ${going.length - updated.length} locked task(s) changed version`);
+  }
 }
