@@ -6,7 +6,7 @@
  * `{ "error": { "code", "message", "field"?, "details": [] }, "request_id": "req_…" }`.
  */
 import { ERROR_STATUS, type ErrorCode } from "../descriptors/error-codes.js";
-import { DomainError, type DomainErrorCode } from "../errors.js";
+import { DomainError, type DomainErrorCode, type RateLimitFacts } from "../errors.js";
 
 export { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../descriptors/error-codes.js";
 
@@ -96,17 +96,25 @@ const DOMAIN_CODES_ARE_HTTP_CODES: Record<DomainErrorCode, ErrorCode> = {
 };
 
 /**
+ * The `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds) headers of a limit
+ * (IETF draft "RateLimit header fields for HTTP"; docs/api-conventions.md "Rate-limit headers"):
+ * the one place their names and values are written, for errors and successful responses alike.
+ */
+export function rateLimitFields(facts: RateLimitFacts): Record<string, string> {
+  return {
+    "ratelimit-limit": String(facts.limit),
+    "ratelimit-remaining": String(facts.remaining),
+    "ratelimit-reset": String(facts.resetSeconds),
+  };
+}
+
+/**
  * The headers stating a domain error's retry facts: `RateLimit-Limit`, `RateLimit-Remaining`,
  * `RateLimit-Reset` (seconds) of an exhausted limit (IETF draft "RateLimit header fields for
  * HTTP"), and `Retry-After` in seconds (RFC 9110 section 10.2.3).
  */
 function retryHeaders(error: DomainError): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (error.rateLimit) {
-    headers["ratelimit-limit"] = String(error.rateLimit.limit);
-    headers["ratelimit-remaining"] = String(error.rateLimit.remaining);
-    headers["ratelimit-reset"] = String(error.rateLimit.resetSeconds);
-  }
+  const headers: Record<string, string> = error.rateLimit ? rateLimitFields(error.rateLimit) : {};
   if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
   return headers;
 }

@@ -4,14 +4,20 @@
  */
 import type { Caller } from "../keys/authenticate.js";
 import { rateLimitExceeded } from "../ratelimit/enforce.js";
-import {
-  getLimiter,
-  type RateLimitResult,
-  rateLimitHeaders,
-  rateLimitSubject,
-} from "../ratelimit/limiter.js";
-import { type ApiError, fromDomainError } from "./errors.js";
+import { getLimiter, limitFacts, type RateLimitResult, rateLimitSubject } from "../ratelimit/limiter.js";
+import { type ApiError, fromDomainError, rateLimitFields } from "./errors.js";
 import type { Operation } from "./operation.js";
+
+/**
+ * Response headers for `result` (docs/api-conventions.md "Rate-limit headers"): the RateLimit-*
+ * fields, and Retry-After (at least 1 s) when the limit is exceeded.
+ */
+export function rateLimitHeaders(result: RateLimitResult, now = Date.now()): Record<string, string> {
+  const { rateLimit, retryAfterSeconds } = limitFacts(result, now);
+  const headers = rateLimitFields(rateLimit);
+  if (!result.success) headers["retry-after"] = String(retryAfterSeconds);
+  return headers;
+}
 
 /** 429 RATE_LIMITED for the exceeded `failed` result of a wrapper policy. */
 function rateLimited(failed: RateLimitResult): ApiError {

@@ -19,12 +19,13 @@ import { findServices } from "../catalog/find-services.js";
 import { servicesListResponseSchema } from "../catalog/schemas.js";
 import { getConfig } from "../config.js";
 import { ApiError } from "../http/errors.js";
+import { rateLimitHeaders } from "../http/limits.js";
 import { parseOrThrow } from "../http/validation.js";
 import { createApiKey } from "../keys/create-api-key.js";
 import { apiKeyCreatedSchema, createApiKeyBodySchema } from "../keys/schemas.js";
 import { getEstimate } from "../pricing/get-estimate.js";
 import { estimateFields, estimateResponseSchema } from "../pricing/schemas.js";
-import { getLimiter, rateLimitHeaders, rateLimitSubject } from "../ratelimit/limiter.js";
+import { getLimiter, rateLimitSubject } from "../ratelimit/limiter.js";
 import {
   scoreQuerySchema,
   scoreResponseSchema,

@@ -7,7 +7,7 @@
 
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
-import { getLimiter, type RateLimitPolicy, type RateLimitResult } from "./limiter.js";
+import { getLimiter, limitFacts, type RateLimitPolicy, type RateLimitResult } from "./limiter.js";
 
 /**
  * Counts one attempt against each `[policy, identifier, what]` check (e-mails are counted by their
@@ -35,11 +35,10 @@ export async function enforceLimits(
  * @param now the current time in milliseconds since the epoch
  */
 export function rateLimitExceeded(failed: RateLimitResult, what: string, now = Date.now()): DomainError {
-  const resetSeconds = Math.max(0, Math.ceil((failed.reset - now) / 1000));
-  const retryAfterSeconds = Math.max(1, resetSeconds);
+  const { rateLimit, retryAfterSeconds } = limitFacts(failed, now);
   return new DomainError("RATE_LIMITED", `Rate limit exceeded: ${what}; retry after ${retryAfterSeconds} s`, {
     extra: { limit: failed.limit, policy: failed.policy },
-    rateLimit: { limit: failed.limit, remaining: failed.remaining, resetSeconds },
+    rateLimit,
     retryAfterSeconds,
   });
 }

@@ -16,7 +16,7 @@ import type { Ratelimit } from "@upstash/ratelimit";
 import type { Redis } from "@upstash/redis";
 import ipaddr from "ipaddr.js";
 import { type Config, getConfig } from "../config.js";
-import { StorageError } from "../errors.js";
+import { type RateLimitFacts, StorageError } from "../errors.js";
 
 /**
  * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/accounts/client-auth.ts
@@ -222,14 +222,18 @@ export function resetLimiters(): void {
   cache = undefined;
 }
 
-/** Response headers for `result` (docs/api-conventions.md "Rate-limit headers"); 429 adds Retry-After. */
-export function rateLimitHeaders(result: RateLimitResult, now = Date.now()): Record<string, string> {
+/**
+ * The facts of `result` at `now` (ms since the epoch): its limit, what is left and the seconds
+ * until the window refills (`rateLimit` of a RATE_LIMITED error, the RateLimit-* headers), and
+ * the Retry-After to state once it is exceeded (those seconds, at least 1).
+ */
+export function limitFacts(
+  result: RateLimitResult,
+  now = Date.now(),
+): { rateLimit: RateLimitFacts; retryAfterSeconds: number } {
   const resetSeconds = Math.max(0, Math.ceil((result.reset - now) / 1000));
-  const headers: Record<string, string> = {
-    "ratelimit-limit": String(result.limit),
-    "ratelimit-remaining": String(result.remaining),
-    "ratelimit-reset": String(resetSeconds),
+  return {
+    rateLimit: { limit: result.limit, remaining: result.remaining, resetSeconds },
+    retryAfterSeconds: Math.max(1, resetSeconds),
   };
-  if (!result.success) headers["retry-after"] = String(Math.max(1, resetSeconds));
-  return headers;
 }
