@@ -18,13 +18,12 @@ import {
 import { findServices } from "../catalog/find-services.js";
 import { servicesListResponseSchema } from "../catalog/schemas.js";
 import { getConfig } from "../config.js";
-import { ApiError } from "../http/errors.js";
-import { rateLimitHeaders } from "../http/limits.js";
 import { parseOrThrow } from "../http/validation.js";
 import { createApiKey } from "../keys/create-api-key.js";
 import { apiKeyCreatedSchema, createApiKeyBodySchema } from "../keys/schemas.js";
 import { getEstimate } from "../pricing/get-estimate.js";
 import { estimateFields, estimateResponseSchema } from "../pricing/schemas.js";
+import { rateLimitExceeded } from "../ratelimit/enforce.js";
 import { getLimiter, rateLimitSubject } from "../ratelimit/limiter.js";
 import {
   scoreQuerySchema,
@@ -137,11 +136,8 @@ export const TOOLS: ToolDefinition[] = [
       );
       // Counted under the same subject as POST /api/api-keys (an IPv6 client for its whole /64).
       const limit = await getLimiter("key_creation").limit(rateLimitSubject(ctx.ip));
-      if (!limit.success) {
-        throw new ApiError("RATE_LIMITED", `Rate limit exceeded: ${limit.limit} API keys per IP per hour`, {
-          extra: { retry_after_seconds: Number(rateLimitHeaders(limit)["retry-after"]) },
-        });
-      }
+      // The same RATE_LIMITED error as the HTTP wrapper's; its Retry-After becomes retry_after_seconds.
+      if (!limit.success) throw rateLimitExceeded(limit, `${limit.limit} API keys per IP per hour`);
       const created = await createApiKey({ ...body, ip: ctx.ip });
       return toolResult({ ...created }, "Store api_key now: it is shown only once.");
     },

@@ -89,7 +89,11 @@ describe("MCP register_api_key limit", () => {
       const created = await register(`2001:db8:1:2::${host}`);
       expect(created.isError).toBeFalsy();
     }
-    await expect(register("2001:db8:1:2::4")).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    // The same error as the HTTP wrapper gives: its Retry-After becomes the tool's retry_after_seconds.
+    await expect(register("2001:db8:1:2::4")).rejects.toMatchObject({
+      code: "RATE_LIMITED",
+      retryAfterSeconds: expect.any(Number),
+    });
     expect((await register("2001:db8:1:3::1")).isError).toBeFalsy();
   });
 });
