@@ -207,15 +207,8 @@ export async function dispatchEvents(options: { limit?: number; now?: Date } = {
       const guarded = await applyUnverifiedRecipientRule(tx, work.emails, (id) => ctx.taskById.get(id));
       await tx.insert(emails).values(guarded).onConflictDoNothing();
     }
-    await tx
-      .update(taskEvents)
-      .set({ dispatchedAt: now })
-      .where(
-        inArray(
-          taskEvents.id,
-          events.map((e) => e.id),
-        ),
-      );
+    const ids = events.map((e) => e.id);
+    await tx.update(taskEvents).set({ dispatchedAt: now }).where(inArray(taskEvents.id, ids));
     return { events: events.length, deliveries: work.deliveries.length, emails: work.emails.length };
   });
 }

@@ -79,16 +79,12 @@ async function attachmentsOf(
 ): Promise<{ filename: string; content: Buffer; contentType: string }[]> {
   const refs = email.attachments ?? [];
   if (refs.length === 0) return [];
+  const ids = refs.map((r) => r.proof_file_id);
   const db = await getDb();
   const rows = await db
     .select({ id: proofFiles.id, content: proofFiles.content })
     .from(proofFiles)
-    .where(
-      inArray(
-        proofFiles.id,
-        refs.map((r) => r.proof_file_id),
-      ),
-    );
+    .where(inArray(proofFiles.id, ids));
   const byId = new Map(rows.map((r) => [r.id, r.content]));
   return refs.flatMap((r) => {
     const content = byId.get(r.proof_file_id);
@@ -173,16 +169,8 @@ async function claimDueEmails(db: Db, now: Date, lease: Date, limit: number): Pr
       .limit(limit)
       .for("update", { skipLocked: true });
     if (due.length === 0) return [];
-    return tx
-      .update(emails)
-      .set({ lockedUntil: lease })
-      .where(
-        inArray(
-          emails.id,
-          due.map((d) => d.id),
-        ),
-      )
-      .returning();
+    const ids = due.map((d) => d.id);
+    return tx.update(emails).set({ lockedUntil: lease }).where(inArray(emails.id, ids)).returning();
   });
 }
 
