@@ -27,6 +27,7 @@ import { issueToken, redeemToken, revokeTokens } from "../auth/one-time-tokens.j
 import { hashPassword, passwordSchema, verifyPassword } from "../auth/passwords.js";
 import type { ClientAuthAction, ClientAuthBody } from "../auth/schemas.js";
 import { type ClientPrincipal, openSession, revokeAccountSessions, revokeSession } from "../auth/sessions.js";
+import { eventsCommitted } from "../db/after-events.js";
 import { getDb } from "../db/client.js";
 import { authTokens, clientAccounts } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -185,6 +186,7 @@ async function resetRequest(email: string, ip: string, now: Date): Promise<Clien
       const { token, expiresAt } = await issueToken(tx, account.id, "reset_password", now);
       await queueResetEmail(tx, account, token, expiresAt);
     });
+    eventsCommitted(); // the reset e-mail goes out on the outbox pass, not the next cron
   }
   return { ok: true, message: RESET_REQUESTED };
 }

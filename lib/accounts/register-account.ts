@@ -22,6 +22,7 @@ import { queueVerificationEmail } from "../auth/account-emails.js";
 import { issueToken } from "../auth/one-time-tokens.js";
 import { hashPassword } from "../auth/passwords.js";
 import { verifyTurnstile } from "../auth/turnstile.js";
+import { eventsCommitted } from "../db/after-events.js";
 import { getDb, type Tx } from "../db/client.js";
 import {
   apiKeys,
@@ -108,6 +109,7 @@ export async function registerAccount(input: {
       await queueVerificationEmail(tx, row, token, expiresAt, openedWithKey);
       return row;
     });
+    eventsCommitted(); // the verification e-mail goes out on the outbox pass, not the next cron
     return {
       account: await accountView(account),
       message: createdMessage(email, passwordHash !== null, caller !== null),

@@ -1,7 +1,7 @@
 /**
- * The "events committed" hook of the base layer. Code that commits task events (the state layer's
- * `applyTransition`/batch, the workflows) calls `eventsCommitted()` once its transaction has
- * committed; the outbox (lib/events/kick-outbox.ts) registers, when it is loaded, the function
+ * The "events committed" hook of the base layer. Code that commits outbox rows (task events from
+ * the state layer's `applyTransition`/batch and the workflows; account e-mails from registration
+ * and password reset) calls `eventsCommitted()` once its transaction has committed; the outbox (lib/events/kick-outbox.ts) registers, when it is loaded, the function
  * that starts the first delivery pass. The state layer thereby wakes the outbox without importing
  * it (the layers only point down: docs/architecture.md).
  *

@@ -20,6 +20,7 @@ import { authenticateKey } from "../../lib/keys/authenticate.js";
 import { claimDueDeliveries } from "../../lib/webhooks/claim-deliveries.js";
 import { deliverDue } from "../../lib/webhooks/deliver.js";
 import { verifySignature } from "../../lib/webhooks/signature.js";
+import { registerWeb, webBody } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
@@ -445,5 +446,18 @@ describe("sandbox and billing events", () => {
         rawBody: got!.rawBody,
       }).ok,
     ).toBe(true);
+  });
+});
+
+describe("account e-mails right after the commit", () => {
+  it("sends the verification e-mail of a web registration on the outbox pass, without the cron", async () => {
+    const email = "kick-verify@example.com";
+    const { res } = await registerWeb(webBody(email));
+    expect(res.status).toBe(201);
+    await outboxIdle();
+    const db = await getDb();
+    const rows = await db.select().from(emails).where(eq(emails.toAddress, email));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ template: "account-verify-email", status: "sent" });
   });
 });
