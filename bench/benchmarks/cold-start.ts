@@ -8,7 +8,8 @@
  *
  * Knobs: BENCH_IMPORT_RUNS (samples per function, default 5), BENCH_SKIP_BUILD=1 (reuse an
  * existing `.vercel/output`), VERCEL_CLI (path of the `vercel` binary; default
- * node_modules/.bin/vercel, after `npm i --no-save vercel@64`), BENCH_PG_URL (the `DATABASE_URL` given to the children).
+ * node_modules/.bin/vercel, the devDependency pinned at 58.10.0: later CLIs list optional
+ * platform packages the registry here does not serve, which breaks `npm ci`), BENCH_PG_URL (the `DATABASE_URL` given to the children).
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -158,7 +159,7 @@ async function vercelBuild(root: string, log: (line: string) => void): Promise<v
   const cli = process.env.VERCEL_CLI ?? path.join(root, "node_modules", ".bin", "vercel");
   if (!existsSync(cli))
     throw new Error(
-      `cold-start: no Vercel CLI at ${cli}: install it for the run (\`npm i --no-save vercel@64\`) or set VERCEL_CLI. It is not a devDependency: its platform binaries are optional packages the package registry here does not serve, so a lock file listing it fails \`npm ci\``,
+      `cold-start: no Vercel CLI at ${cli}: run \`npm ci\` (vercel is a devDependency) or set VERCEL_CLI`,
     );
   log(`cold-start: ${cli} build`);
   const started = performance.now();
