@@ -27,8 +27,9 @@ import { prefixedId } from "../ids.js";
 import { applyDiscount, fromCents, toCents } from "../money.js";
 import { applyTransition, type TransitionResult } from "../tasks/state/apply-transition.js";
 import { executionDeadline } from "../tasks/state/deadlines.js";
-import { reverseTaxes, taxesOn } from "../taxes.js";
+import { taxesOn } from "../taxes.js";
 import { accountBalance, spendingLevel } from "./balance.js";
+import { issueCreditNote } from "./credit-notes.js";
 import { emitBillingEvent, emitLowBalanceIfWorse } from "./events.js";
 import { createInvoice } from "./invoices.js";
 
@@ -217,6 +218,7 @@ export async function refundTaskToAccount(
     .select({
       accountId: ledgerEntries.accountId,
       amount: ledgerEntries.amountCad,
+      invoiceId: ledgerEntries.invoiceId,
       subtotal: invoices.subtotalCad,
       gst: invoices.gstCad,
       qst: invoices.qstCad,
@@ -234,36 +236,18 @@ export async function refundTaskToAccount(
   const amountCents = maxCad === undefined ? leftCents : Math.min(leftCents, toCents(maxCad));
   if (amountCents <= 0) return null;
   const amount = fromCents(amountCents);
-  // A credit note reverses the charge's taxes in proportion to the amount refunded (docs/taxes.md).
-  const taxes =
-    charge.subtotal !== null && charge.gst !== null && charge.qst !== null
-      ? reverseTaxes(
-          {
-            subtotal: toCents(charge.subtotal),
-            gst: toCents(charge.gst),
-            qst: toCents(charge.qst),
-            total: -toCents(charge.amount),
-          },
-          amountCents,
-        )
-      : null;
-  const invoiceId = await createInvoice(
+  // The credit note reverses the charge's taxes in proportion to the amount refunded (docs/taxes.md).
+  const invoiceId = await issueCreditNote(
     tx,
     {
+      id: charge.invoiceId!,
       accountId: charge.accountId,
-      taskId: task.id,
-      kind: "refund",
-      amountCad: amount,
-      lines: [
-        {
-          description: `Refund: ${reason} (task ${task.id})`,
-          amount_cad: amount,
-          quantity: 1,
-          unit_cad: amount,
-        },
-      ],
-      taxes,
+      amountCad: -charge.amount,
+      subtotalCad: charge.subtotal,
+      gstCad: charge.gst,
+      qstCad: charge.qst,
     },
+    { taskId: task.id, amountCents, reason },
     now,
   );
   await tx.insert(ledgerEntries).values({
