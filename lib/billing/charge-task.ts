@@ -5,8 +5,8 @@
  * - Which account: the one whose e-mail is the contact of the key that submitted the
  *   task. Anonymous and sandbox tasks are never billed to an account.
  * - When: right after an operator approves the task (`approve`, not a counter-offer).
- *   The account must be `active` with `available_balance_cad` (balance − live holds)
- *   covering the price after `discount_percent`.
+ *   The account must be `active`, not on hold for erasure (a pending request), with
+ *   `available_balance_cad` (balance − live holds) covering the price after `discount_percent`.
  * - How: inside the approval's own transaction (lib/tasks/review-task.ts), a savepoint
  *   takes the `pay` transition of the task, locks the account row, re-checks the funds,
  *   writes the ledger charge and its invoice, and emits `billing.low_balance` when the
@@ -19,7 +19,7 @@
  *   consumed by the charge (its hold is released into the charge).
  */
 import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
-import { findAccountForKey, lockAccount } from "../accounts/store/find-account.js";
+import { erasurePending, findAccountForKey, lockAccount } from "../accounts/store/find-account.js";
 import { getConfig } from "../config.js";
 import type { Tx } from "../db/client.js";
 import { invoices, ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
@@ -150,7 +150,8 @@ export async function payFromAccountIfFunded(
   const task = approved.task;
   if (task.sandbox || task.status !== "accepted_pending_payment" || !task.apiKeyId) return approved;
   const account = await findAccountForKey(task.apiKeyId, tx);
-  if (account?.status !== "active") return approved;
+  // An account on hold for erasure (pending request) is charged nothing: the task awaits USDC.
+  if (account?.status !== "active" || (await erasurePending(tx, account.id))) return approved;
   let charge: ChargeResult | undefined;
   try {
     return await applyTransition(

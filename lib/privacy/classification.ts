@@ -122,7 +122,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     purpose: "erasure requests and their processing (proof of compliance)",
     export: "erasure_requests",
     erasure: "kept (holds no personal value)",
-    none: "id account_id status requested_at due_at processed_at processed_by early_reason",
+    none: "id account_id status requested_at due_at processed_at processed_by early_reason balance_to_refund_cad withdrawn_at",
   }),
   exchange_rates: table({
     purpose: "CAD/USD rates",
