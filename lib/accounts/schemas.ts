@@ -87,7 +87,7 @@ export const getAccountQuerySchema = z.object({
   }),
   format: z.enum(["json", "pdf"]).optional().meta({
     description:
-      "With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en); default json.",
+      "With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en; without account, the task's); default json.",
   }),
   action: z
     .enum(["export"])
