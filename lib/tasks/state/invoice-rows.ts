@@ -136,6 +136,19 @@ export function receiptTaxed(
   return task.paymentUsdcMicro >= taxed;
 }
 
+/** The task columns a receipt reads (narrow: whole rows cost most of a 1,000-task batch on PGlite). */
+const RECEIPT_COLUMNS = {
+  id: tasks.id,
+  serviceType: tasks.serviceType,
+  priceCad: tasks.priceCad,
+  reviewedAt: tasks.reviewedAt,
+  exchangeRate: tasks.exchangeRate,
+  paymentUsdcMicro: tasks.paymentUsdcMicro,
+  paymentNetwork: tasks.paymentNetwork,
+  paymentTxHash: tasks.paymentTxHash,
+};
+type ReceiptTask = Pick<Task, keyof typeof RECEIPT_COLUMNS>;
+
 /** A task to give a USDC receipt to, with the invoice id already written on it. */
 export interface ReceiptEntry {
   taskId: string;
@@ -156,7 +169,7 @@ export async function issueUsdcReceipts(
   if (entries.length === 0) return;
   const sorted = [...entries].sort((a, b) => (a.taskId < b.taskId ? -1 : 1));
   const rows = await tx
-    .select({ task: tasks, accountId: apiKeys.accountId })
+    .select({ task: RECEIPT_COLUMNS, accountId: apiKeys.accountId })
     .from(tasks)
     .leftJoin(apiKeys, eq(apiKeys.id, tasks.apiKeyId))
     .where(sql`${tasks.id} in ${jsonList(sorted.map((e) => e.taskId))}`);
@@ -176,7 +189,7 @@ export async function issueUsdcReceipts(
 
 /** The receipt of `task` (paid in USDC at `now`) billed to `accountId`. */
 function usdcReceipt(
-  task: Task,
+  task: ReceiptTask,
   accountId: string | null,
   invoiceId: string,
   registered: boolean,
