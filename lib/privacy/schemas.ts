@@ -37,11 +37,9 @@ export const erasureRequestSchema = z
 
 export const privacyRequestResponseSchema = z.object({
   erasure_request: erasureRequestSchema,
-  created: z
-    .boolean()
-    .meta({
-      description: "false: a pending request already existed (returned), or the request was withdrawn.",
-    }),
+  created: z.boolean().meta({
+    description: "false: a pending request already existed (returned), or the request was withdrawn.",
+  }),
 });
 
 export const privacyAdminQuerySchema = z.object({

@@ -151,6 +151,27 @@ describe("USDC receipts", () => {
     });
   });
 
+  it("states the taxes the USDC amount included, even when the registration changed before payment", async () => {
+    const taxed = await approved(null, 100); // quoted registered: 114.98 CAD in USDC
+    process.env.TAX_REGISTERED = "false";
+    resetConfig();
+    const untaxed = await approved(null, 100); // quoted as a small supplier: 100.00 CAD in USDC
+    process.env.TAX_REGISTERED = "true";
+    resetConfig();
+    // Paid after the setting flipped back: each receipt follows its own quote.
+    await recordPayment(admin, { task_id: untaxed, tx_hash: `0x${"56".repeat(32)}`, network: "base" });
+    process.env.TAX_REGISTERED = "false";
+    resetConfig();
+    await recordPayment(admin, { task_id: taxed, tx_hash: `0x${"78".repeat(32)}`, network: "base" });
+    process.env.TAX_REGISTERED = "true";
+    resetConfig();
+    const db = await getDb();
+    const [a] = await db.select().from(invoices).where(eq(invoices.taskId, taxed));
+    const [b] = await db.select().from(invoices).where(eq(invoices.taskId, untaxed));
+    expect(a).toMatchObject({ amountCad: 114.98, subtotalCad: 100, gstCad: 5, qstCad: 9.98 });
+    expect(b).toMatchObject({ amountCad: 100, subtotalCad: null, gstCad: null, qstCad: null });
+  });
+
   it("gives no receipt to a payment that is not USDC", async () => {
     const taskId = await approved(null, 50);
     await recordPayment(admin, { task_id: taskId, note: "e-transfer" });

@@ -2,7 +2,8 @@
  * Marks tasks paid (POST /api/task-payment for payments received out of band; the
  * on-chain checker and prepaid accounts use the same rules). The execution deadline
  * restarts from the payment (SLA 72 h / 24 h); a counter-offer paid is a counter-offer
- * accepted, so its amount becomes the price.
+ * accepted, so its amount becomes the price. A USDC payment issues the task's receipt (an invoice
+ * of kind `usdc_receipt`, ./invoice-rows.ts) in the payment's transaction.
  */
 import { getConfig } from "../../config.js";
 import type { PaymentMethod, Urgency } from "../../db/schema/enums.js";
@@ -138,8 +139,8 @@ export interface PaymentEntry extends BatchEntry {
 /**
  * Marks many tasks paid in one transaction (`applyTransitionBatch`): the payment checker's
  * path. The USDC receipts are issued in that transaction, one number per task (task id order):
- * a rolled-back batch gives its numbers back. Entries whose task is unknown or no longer awaits payment come back in `refused`
- * with its current status; `claim` (same transaction, before the updates) may drop entries,
+ * a rolled-back batch gives its numbers back. Entries whose task is unknown or no longer awaits
+ * payment come back in `refused` with its current status; `claim` (same transaction, before the updates) may drop entries,
  * e.g. transfers already recorded by a concurrent run.
  * @throws the database's errors (nothing is written then)
  */
