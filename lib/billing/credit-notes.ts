@@ -74,7 +74,7 @@ export async function issueCreditNote(
   );
 }
 
-/** What is left to credit of invoice `invoiceId` in `tx`, cents: its total less its credit notes. */
+/** What is left to credit of `credited` in `tx`, cents: its total less the credit notes referring to it. */
 export async function creditLeftCents(tx: Tx, credited: CreditedInvoice): Promise<number> {
   const [row] = await tx
     .select({ sum: sql<string>`coalesce(sum(${invoices.amountCad}), 0)` })
