@@ -14,7 +14,7 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
     // getAccount authorizes action=export (client JWT or admin key); the export is Law 25's access right.
     const out = await getAccount(ctx, ctx.query);
     if (out.invoice && ctx.query.format === "pdf") {
-      const pdf = await renderInvoicePdf(out.invoice, out.account.lang);
+      const pdf = await renderInvoicePdf(out.invoice, out.invoice.lang);
       return new Response(new Blob([pdf as Uint8Array<ArrayBuffer>]), {
         headers: {
           "content-type": "application/pdf",
@@ -24,7 +24,7 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
     }
     if (ctx.query.action === "export") {
       const actor = ctx.client ? "client" : `admin:${ctx.caller?.keyId}`;
-      out.export = await exportAccountData(out.account.account_id, actor);
+      out.export = await exportAccountData(out.account!.account_id, actor);
     }
     return out;
   }),

@@ -207,7 +207,7 @@ export interface paths {
         };
         /**
          * Read a prepaid account, its dashboard or one invoice
-         * @description Credential: an API key (the account it is linked to by the account's owner — never by its contact e-mail; 404 when unlinked; admins may pass `email`) or the client JWT as `Authorization: Bearer <jwt>` (from POST /api/client-auth?action=login). `include=dashboard` (latest transactions, tasks and invoices), `invoice_id` (`format=pdf`: the invoice as a PDF in the account's language) and `action=export` (everything held about the account, Law 25) need the JWT or an admin key. 401 without a credential.
+         * @description Credential: an API key (the account it is linked to by the account's owner — never by its contact e-mail; 404 when unlinked; admins may pass `email`) or the client JWT as `Authorization: Bearer <jwt>` (from POST /api/client-auth?action=login). `include=dashboard` (latest transactions, tasks and invoices), `invoice_id` (`format=pdf`: the invoice as a PDF in the account's language, else the task's) and `action=export` (everything held about the account, Law 25) need the JWT or an admin key; any key may also read, by `invoice_id`, the USDC receipt and credit notes of a task it submitted (`payment.receipt_invoice_id` of the task status; no `account` in the answer when the task has none). 401 without a credential.
          */
         get: operations["getClientAccount"];
         put?: never;
@@ -408,7 +408,7 @@ export interface paths {
         put?: never;
         /**
          * Client: ask for the erasure (de-identification) of your personal information
-         * @description Client JWT only. Records an erasure request; the daily privacy-retention job de-identifies the account, its keys, tasks, events, e-mails and proof files once the accounting records are past their legal retention (`due_at`). Invoices and ledger entries are kept for that period. The export of everything held is GET /api/client-account?action=export.
+         * @description Client JWT only. Records an erasure request; the daily privacy-retention job de-identifies the account, its keys, tasks, events, e-mails and proof files once the accounting records are past their legal retention (`due_at`). Invoices and ledger entries are kept for that period. Until then the account is on hold: its API keys are refused (403 FORBIDDEN, `reason` erasure_pending), no task is charged to it and no deposit is taken; sign-in still works, and `withdraw_erasure` ends the hold. A positive balance is recorded on the request (`balance_to_refund_cad`) for the operator to refund. The export of everything held is GET /api/client-account?action=export.
          */
         post: operations["privacyRequest"];
         delete?: never;
@@ -775,6 +775,8 @@ export interface components {
             paid_at: string | null;
             network?: string | null;
             tx_hash?: string | null;
+            /** @description Paid in USDC: the receipt's invoice id (`inv_…`), issued with the payment; read it with GET /api/client-account?invoice_id=…(&format=pdf) using the key that submitted the task, the account's client token or an admin key. Null otherwise. */
+            receipt_invoice_id?: string | null;
         };
         ProofFile: {
             filename: string;
@@ -1073,7 +1075,8 @@ export interface components {
             cf_turnstile_token?: string;
         };
         ClientAccountResponse: {
-            account: components["schemas"]["ClientAccount"];
+            /** @description The account. Absent only when an API key reads, by `invoice_id`, the USDC receipt (or credit note) of a task it submitted that has no account. */
+            account?: components["schemas"]["ClientAccount"];
             message?: string;
             /** @description Creation only: true once the verification code is queued for e-mail. */
             email_verification_sent?: boolean;
@@ -1256,7 +1259,7 @@ export interface components {
              * @enum {string}
              */
             outcome: "refunded" | "denied";
-            /** @description refunded: CAD refunded; default the amount requested at cancellation. At most the price paid. */
+            /** @description refunded: CAD refunded; default the amount requested at cancellation. At most the price paid (for a task paid in USDC, its receipt's total, taxes included; the credit note reverses the taxes in proportion). */
             amount_cad?: number;
             /** @description refunded in USDC: the refund transaction. */
             tx_hash?: string;
@@ -1284,18 +1287,21 @@ export interface components {
         };
         PrivacyRequest: {
             /**
-             * @description request_erasure: ask that the account's personal information be de-identified. Done by a daily job once the accounting records are past their legal retention (ACCOUNTING_RETENTION_YEARS after the newest invoice or ledger entry), at once when there are none.
+             * @description request_erasure: ask that the account's personal information be de-identified. Done by a daily job once the accounting records are past their legal retention (ACCOUNTING_RETENTION_YEARS after the newest invoice or ledger entry), at once when there are none. Until then the account is on hold: its API keys are refused (403, reason erasure_pending), nothing is charged or deposited; sign-in still works; a positive balance is recorded for the operator to refund. withdraw_erasure: take a pending request back (409 when none is pending); the hold ends.
              * @enum {string}
              */
-            action: "request_erasure";
+            action: "request_erasure" | "withdraw_erasure";
         };
         ErasureRequest: {
             request_id: string;
             account_id: string;
             /** @enum {string} */
-            status: "pending" | "completed";
+            status: "pending" | "completed" | "withdrawn";
             /** Format: date-time */
             requested_at: string;
+            /** @description The prepaid balance at the request, CAD, for the operator to refund; null when none. */
+            balance_to_refund_cad: number | null;
+            withdrawn_at: string | null;
             /**
              * Format: date-time
              * @description Earliest de-identification (end of the accounting retention).
@@ -1833,6 +1839,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
             /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
             405: {
                 headers: {
@@ -1961,6 +1981,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
                         };
                     };
                 };
@@ -4091,6 +4125,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -4752,9 +4800,9 @@ export interface operations {
                 email?: string;
                 /** @description `dashboard`: adds transactions, tasks (each with `sandbox`, true for a never-charged sandbox task) and invoices (client JWT or admin). */
                 include?: "dashboard";
-                /** @description One invoice as JSON (client JWT or admin). */
+                /** @description One invoice as JSON (client JWT: its own; admin key: any; any key: the USDC receipt and credit notes of a task it submitted). */
                 invoice_id?: string;
-                /** @description With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en); default json. */
+                /** @description With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en; without account, the task's); default json. */
                 format?: "json" | "pdf";
                 /** @description `export` (client JWT or admin): everything held about the account as JSON in `export` (Law 25 access and portability; sections: account, api_keys, sessions, tasks, task_events, proof_files, task_scores, chain_transfers, invoices, ledger_entries, preauthorizations, emails, activity, webhooks, deliveries, erasure_requests, privacy_audit). */
                 action?: "export";
@@ -5140,6 +5188,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
             /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
             405: {
                 headers: {
@@ -5253,6 +5315,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
                         };
                     };
                 };
@@ -6858,7 +6934,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         erasure_request: components["schemas"]["ErasureRequest"];
-                        /** @description false: a pending request already existed (returned). */
+                        /** @description false: a pending request already existed (returned), or the request was withdrawn. */
                         created: boolean;
                     };
                 };
@@ -6887,6 +6963,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
                         };
                     };
                 };

@@ -27,7 +27,7 @@ import type { Caller } from "../keys/authenticate.js";
 import { toCents } from "../money.js";
 import { type AccountView, accountView } from "./account-view.js";
 import type { AccountAdminBody } from "./schemas.js";
-import { findAccountByEmail, findAccountById, lockAccount } from "./store/find-account.js";
+import { erasurePending, findAccountByEmail, findAccountById, lockAccount } from "./store/find-account.js";
 
 /** Result of an admin operation. */
 export interface AccountAdminResult {
@@ -75,7 +75,7 @@ async function setStatus(tx: Tx, id: string, status: AccountStatus): Promise<Cli
  * Checks a deposit or an adjustment of `account` (amounts in CAD) and returns its amount and
  * description.
  * @throws DomainError MISSING_FIELD (amount_cad; description of an adjustment), CONFLICT (e-mail not
- *   verified), VALIDATION_ERROR (deposit under 0.01, zero, or an available balance made negative)
+ *   verified; a deposit while an erasure request is pending, `reason: erasure_pending`), VALIDATION_ERROR (deposit under 0.01, zero, or an available balance made negative)
  */
 async function checkMovement(
   tx: Tx,
@@ -90,6 +90,13 @@ async function checkMovement(
       "CONFLICT",
       "The account's e-mail is not verified yet; its owner must verify it before any deposit or adjustment",
       { extra: { reason: "email_not_verified" } },
+    );
+  }
+  if (action === "deposit" && (await erasurePending(tx, account.id))) {
+    throw new DomainError(
+      "CONFLICT",
+      "The account's owner asked for the erasure of its personal information: no deposit is taken while the request is pending",
+      { extra: { reason: "erasure_pending" } },
     );
   }
   if (action === "deposit" && amount < 0.01) {

@@ -7,11 +7,13 @@
  *   `include=dashboard` and `invoice_id` need it (or an admin key);
  * - an API key: the account the key is **linked** to by the account's verified owner
  *   (404 when none; the key's typed contact e-mail grants nothing); admins may look up any
- *   account with `email` (and read its dashboard and invoices);
+ *   account with `email` (and read its dashboard), and read any invoice by `invoice_id`; any key
+ *   reads, by `invoice_id`, the USDC receipt and credit notes of a task it submitted (with the
+ *   account billed, or none: docs/decisions.md);
  * - neither: 401 (raised by the wrapper).
  */
 import type { ClientPrincipal } from "../auth/sessions.js";
-import { getInvoiceOrThrow, type InvoiceView } from "../billing/invoices.js";
+import { getInvoiceOrThrow, type InvoiceView, readInvoiceOrThrow } from "../billing/invoices.js";
 import type { ClientAccount } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
@@ -22,7 +24,8 @@ import { getAccountByEmailOrThrow, getAccountForKeyOrThrow } from "./store/find-
 
 /** The response. */
 export interface AccountResponse {
-  account: AccountView;
+  /** Absent only when a key reads the receipt of a task without account (`invoice_id`). */
+  account?: AccountView;
   dashboard?: Dashboard;
   invoice?: InvoiceView;
   /** action=export: filled by the adapter (lib/privacy/export.ts) once this answer allowed it. */
@@ -43,6 +46,13 @@ export type AccountReader =
  */
 export async function getAccount(reader: AccountReader, query: GetAccountQuery): Promise<AccountResponse> {
   const { client, caller } = reader;
+  if (!client && query.invoice_id && !query.include && !query.action) {
+    const read = await readInvoiceOrThrow({ keyId: caller.keyId, isAdmin: caller.isAdmin }, query.invoice_id);
+    return {
+      ...(read.account ? { account: await accountView(read.account) } : {}),
+      invoice: read.invoice,
+    };
+  }
   let account: ClientAccount;
   let privileged: boolean;
   if (client) {
@@ -70,7 +80,7 @@ export async function getAccount(reader: AccountReader, query: GetAccountQuery):
   if ((query.include || query.invoice_id || query.action) && !privileged) {
     throw new DomainError(
       "UNAUTHORIZED",
-      "include=dashboard, invoice_id and action=export require the client token: Authorization: Bearer <jwt> from POST /api/client-auth?action=login",
+      "include=dashboard and action=export require the client token: Authorization: Bearer <jwt> from POST /api/client-auth?action=login",
       { field: query.invoice_id ? "invoice_id" : query.action ? "action" : "include" },
     );
   }

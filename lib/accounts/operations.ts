@@ -49,8 +49,10 @@ export const getClientAccountOperation = defineOperation({
     "404 when unlinked; admins may pass `email`) or the client JWT as " +
     "`Authorization: Bearer <jwt>` (from POST /api/client-auth?action=login). `include=dashboard` (latest " +
     "transactions, tasks and invoices), `invoice_id` (`format=pdf`: the invoice as a PDF in the account's " +
-    "language) and `action=export` (everything held about the account, Law 25) need the JWT or an admin key. " +
-    "401 without a credential.",
+    "language, else the task's) and `action=export` (everything held about the account, Law 25) need the JWT or " +
+    "an admin key; any key may also read, by `invoice_id`, the USDC receipt and credit notes of a task it " +
+    "submitted (`payment.receipt_invoice_id` of the task status; no `account` in the answer when the task has " +
+    "none). 401 without a credential.",
   tags: ["Accounts"],
   auth: "key_or_client",
   query: getAccountQuerySchema,

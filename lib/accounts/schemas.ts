@@ -81,16 +81,13 @@ export const getAccountQuerySchema = z.object({
     description:
       "`dashboard`: adds transactions, tasks (each with `sandbox`, true for a never-charged sandbox task) and invoices (client JWT or admin).",
   }),
-  invoice_id: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .optional()
-    .meta({ description: "One invoice as JSON (client JWT or admin)." }),
+  invoice_id: z.string().trim().min(1).max(64).optional().meta({
+    description:
+      "One invoice as JSON (client JWT: its own; admin key: any; any key: the USDC receipt and credit notes of a task it submitted).",
+  }),
   format: z.enum(["json", "pdf"]).optional().meta({
     description:
-      "With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en); default json.",
+      "With `invoice_id`: `pdf` answers the invoice as application/pdf in the account's language (fr/en; without account, the task's); default json.",
   }),
   action: z
     .enum(["export"])
@@ -137,7 +134,10 @@ export const accountSchema = z
 
 export const accountResponseSchema = z
   .object({
-    account: accountSchema,
+    account: accountSchema.optional().meta({
+      description:
+        "The account. Absent only when an API key reads, by `invoice_id`, the USDC receipt (or credit note) of a task it submitted that has no account.",
+    }),
     message: z.string().optional(),
     email_verification_sent: z
       .boolean()

@@ -5,8 +5,8 @@
  * - Which account: the one whose e-mail is the contact of the key that submitted the
  *   task. Anonymous and sandbox tasks are never billed to an account.
  * - When: right after an operator approves the task (`approve`, not a counter-offer).
- *   The account must be `active` with `available_balance_cad` (balance − live holds)
- *   covering the price after `discount_percent`.
+ *   The account must be `active`, not on hold for erasure (a pending request), with
+ *   `available_balance_cad` (balance − live holds) covering the price after `discount_percent`.
  * - How: inside the approval's own transaction (lib/tasks/review-task.ts), a savepoint
  *   takes the `pay` transition of the task, locks the account row, re-checks the funds,
  *   writes the ledger charge and its invoice, and emits `billing.low_balance` when the
@@ -19,7 +19,7 @@
  *   consumed by the charge (its hold is released into the charge).
  */
 import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
-import { findAccountForKey, lockAccount } from "../accounts/store/find-account.js";
+import { erasurePending, findAccountForKey, lockAccount } from "../accounts/store/find-account.js";
 import { getConfig } from "../config.js";
 import type { Tx } from "../db/client.js";
 import { invoices, ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
@@ -27,8 +27,9 @@ import { prefixedId } from "../ids.js";
 import { applyDiscount, fromCents, toCents } from "../money.js";
 import { applyTransition, type TransitionResult } from "../tasks/state/apply-transition.js";
 import { executionDeadline } from "../tasks/state/deadlines.js";
-import { reverseTaxes, taxesOn } from "../taxes.js";
+import { taxesOn } from "../taxes.js";
 import { accountBalance, spendingLevel } from "./balance.js";
+import { issueCreditNote } from "./credit-notes.js";
 import { emitBillingEvent, emitLowBalanceIfWorse } from "./events.js";
 import { createInvoice } from "./invoices.js";
 
@@ -149,7 +150,8 @@ export async function payFromAccountIfFunded(
   const task = approved.task;
   if (task.sandbox || task.status !== "accepted_pending_payment" || !task.apiKeyId) return approved;
   const account = await findAccountForKey(task.apiKeyId, tx);
-  if (account?.status !== "active") return approved;
+  // An account on hold for erasure (pending request) is charged nothing: the task awaits USDC.
+  if (account?.status !== "active" || (await erasurePending(tx, account.id))) return approved;
   let charge: ChargeResult | undefined;
   try {
     return await applyTransition(
@@ -217,6 +219,7 @@ export async function refundTaskToAccount(
     .select({
       accountId: ledgerEntries.accountId,
       amount: ledgerEntries.amountCad,
+      invoiceId: ledgerEntries.invoiceId,
       subtotal: invoices.subtotalCad,
       gst: invoices.gstCad,
       qst: invoices.qstCad,
@@ -234,36 +237,18 @@ export async function refundTaskToAccount(
   const amountCents = maxCad === undefined ? leftCents : Math.min(leftCents, toCents(maxCad));
   if (amountCents <= 0) return null;
   const amount = fromCents(amountCents);
-  // A credit note reverses the charge's taxes in proportion to the amount refunded (docs/taxes.md).
-  const taxes =
-    charge.subtotal !== null && charge.gst !== null && charge.qst !== null
-      ? reverseTaxes(
-          {
-            subtotal: toCents(charge.subtotal),
-            gst: toCents(charge.gst),
-            qst: toCents(charge.qst),
-            total: -toCents(charge.amount),
-          },
-          amountCents,
-        )
-      : null;
-  const invoiceId = await createInvoice(
+  // The credit note reverses the charge's taxes in proportion to the amount refunded (docs/taxes.md).
+  const invoiceId = await issueCreditNote(
     tx,
     {
+      id: charge.invoiceId!,
       accountId: charge.accountId,
-      taskId: task.id,
-      kind: "refund",
-      amountCad: amount,
-      lines: [
-        {
-          description: `Refund: ${reason} (task ${task.id})`,
-          amount_cad: amount,
-          quantity: 1,
-          unit_cad: amount,
-        },
-      ],
-      taxes,
+      amountCad: -charge.amount,
+      subtotalCad: charge.subtotal,
+      gstCad: charge.gst,
+      qstCad: charge.qst,
     },
+    { taskId: task.id, amountCents, reason },
     now,
   );
   await tx.insert(ledgerEntries).values({

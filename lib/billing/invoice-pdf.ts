@@ -3,7 +3,8 @@
  * (French or English), rendered with pdfkit (a maintained PDF library) with its built-in
  * Helvetica (WinAnsi: accents print, no font file to ship): issuer with address and tax numbers,
  * bill-to, number and date, lines, subtotal, each tax with its rate and number (or the reason no
- * tax is charged), total.
+ * tax is charged), total; a USDC receipt adds the payment (network, transaction hash, USDC amount,
+ * the quote's rate), a credit note the invoice it credits (and the refund's transaction).
  *
  * pdfkit is loaded on first use; until it is installed (`npm install`) rendering throws.
  */
@@ -27,7 +28,12 @@ type PdfDocConstructor = new (options: Record<string, unknown>) => PdfDoc;
 
 const LABELS = {
   fr: {
-    title: { deposit: "REÇU DE DÉPÔT", task_charge: "FACTURE", refund: "NOTE DE CRÉDIT" },
+    title: {
+      deposit: "REÇU DE DÉPÔT",
+      task_charge: "FACTURE",
+      usdc_receipt: "REÇU DE PAIEMENT USDC",
+      refund: "NOTE DE CRÉDIT",
+    },
     number: "Numéro",
     date: "Date",
     billTo: "Facturé à",
@@ -39,9 +45,21 @@ const LABELS = {
     gst: "TPS",
     qst: "TVQ",
     registration: "no",
+    payment: "Paiement",
+    network: "Réseau",
+    txHash: "Transaction",
+    refundTx: "Transaction du remboursement",
+    usdcPaid: "Montant payé",
+    rate: "Taux de change",
+    credits: "Crédite la pièce",
   },
   en: {
-    title: { deposit: "DEPOSIT RECEIPT", task_charge: "INVOICE", refund: "CREDIT NOTE" },
+    title: {
+      deposit: "DEPOSIT RECEIPT",
+      task_charge: "INVOICE",
+      usdc_receipt: "USDC PAYMENT RECEIPT",
+      refund: "CREDIT NOTE",
+    },
     number: "Number",
     date: "Date",
     billTo: "Bill to",
@@ -53,6 +71,13 @@ const LABELS = {
     gst: "GST",
     qst: "QST",
     registration: "no.",
+    payment: "Payment",
+    network: "Network",
+    txHash: "Transaction",
+    refundTx: "Refund transaction",
+    usdcPaid: "Amount paid",
+    rate: "Exchange rate",
+    credits: "Credits",
   },
 } as const;
 
@@ -65,6 +90,26 @@ export function formatCad(amount: number, lang: InvoiceLang): string {
   return new Intl.NumberFormat(lang === "fr" ? "fr-CA" : "en-CA", { style: "currency", currency: "CAD" })
     .format(amount)
     .replace(/[\u00a0\u202f]/g, " ");
+}
+
+/**
+ * The payment facts of a USDC receipt (network, transaction, USDC paid, rate as "1 CAD = x USDC"
+ * with the rate's 8 decimals) or of a credit note of one (network, refund transaction).
+ */
+function paymentBlock(doc: PdfDoc, invoice: InvoiceView, lang: InvoiceLang): void {
+  const L = LABELS[lang];
+  const p = invoice.payment!;
+  doc.moveDown();
+  doc.font("Helvetica-Bold").text(L.payment);
+  doc.font("Helvetica");
+  if (p.network) doc.text(`${L.network}: ${p.network}`);
+  if (p.tx_hash) doc.text(`${invoice.kind === "refund" ? L.refundTx : L.txHash}: ${p.tx_hash}`);
+  if (p.amount_usdc)
+    doc.text(`${L.usdcPaid}: ${lang === "fr" ? p.amount_usdc.replace(".", ",") : p.amount_usdc} USDC`);
+  if (p.exchange_rate_usd_per_cad !== null) {
+    const rate = p.exchange_rate_usd_per_cad.toFixed(8);
+    doc.text(`${L.rate}: 1 CAD = ${lang === "fr" ? rate.replace(".", ",") : rate} USDC`);
+  }
 }
 
 let loaded: Promise<PdfDocConstructor> | undefined;
@@ -113,12 +158,18 @@ export async function renderInvoicePdf(invoice: InvoiceView, lang: InvoiceLang):
   doc.moveDown();
   const bill = invoice.bill_to;
   doc.font("Helvetica-Bold").text(L.billTo);
-  doc.font("Helvetica").text(bill.company_name ? `${bill.company_name} (${bill.name})` : bill.name);
+  doc.font("Helvetica");
+  if (bill.name) doc.text(bill.company_name ? `${bill.company_name} (${bill.name})` : bill.name);
   const a = bill.address;
-  for (const line of [a.line1, a.line2, [a.city, a.province, a.postal_code].filter(Boolean).join(" ")]) {
-    if (line) doc.text(line);
+  if (a) {
+    for (const line of [a.line1, a.line2, [a.city, a.province, a.postal_code].filter(Boolean).join(" ")]) {
+      if (line) doc.text(line);
+    }
   }
   doc.text(bill.email);
+  if (invoice.refers_to)
+    doc.text(`${L.credits}: ${invoice.refers_to.number ?? invoice.refers_to.invoice_id}`);
+  if (invoice.payment) paymentBlock(doc, invoice, lang);
   doc.moveDown();
   doc.font("Helvetica-Bold").text(`${L.description} — ${L.amount}`);
   doc.font("Helvetica");

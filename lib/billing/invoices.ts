@@ -2,70 +2,24 @@
  * Invoices of prepaid accounts (spec "Client accounts"; README "Accounts, billing and
  * client login"): one per deposit, per charged task and per refund (a credit note), in CAD,
  * immutable, with an id `inv_…` and a number without gaps per year (`YYYY-NNNNNN`).
+ * Tasks paid in USDC get a receipt (`usdc_receipt`, with the payment's network, transaction,
+ * amount and rate), written with the payment (lib/tasks/state/invoice-rows.ts).
  * Retrievable as JSON with `GET /api/client-account?invoice_id=`. When registered for the sales
- * taxes, task charges carry GST and QST and credit notes reverse them (docs/taxes.md).
+ * taxes, task charges and receipts carry GST and QST and credit notes reverse them (docs/taxes.md).
  */
-import { and, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { getConfig } from "../config.js";
-import { type Db, getDb, type Tx } from "../db/client.js";
-import type { InvoiceKind } from "../db/schema/enums.js";
-import { type ClientAccount, type InvoiceLine, invoiceSequences, invoices } from "../db/schema/index.js";
+import { type Db, getDb } from "../db/client.js";
+import type { InvoiceKind, Lang } from "../db/schema/enums.js";
+import { type ClientAccount, clientAccounts, type InvoiceLine, invoices, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
-import { prefixedId } from "../ids.js";
-import { fromCents } from "../money.js";
-import { quebecDate, rateAt, type TaxCents } from "../taxes.js";
+import { formatUsdc } from "../money.js";
+import { rateAt } from "../taxes.js";
 import { type PostalAddress, postalAddress } from "./postal-address.js";
 
-/**
- * The next invoice number of `at`'s year (Quebec time) in `tx`: `YYYY-NNNNNN`, counting from 1.
- * The sequence row stays locked until `tx` ends, so numbers follow commit order without gaps.
- */
-export async function nextInvoiceNumber(tx: Tx, at: Date): Promise<string> {
-  const year = Number(quebecDate(at).slice(0, 4));
-  const [row] = await tx
-    .insert(invoiceSequences)
-    .values({ year, lastNumber: 1 })
-    .onConflictDoUpdate({
-      target: invoiceSequences.year,
-      set: { lastNumber: sql`${invoiceSequences.lastNumber} + 1` },
-    })
-    .returning({ n: invoiceSequences.lastNumber });
-  return `${year}-${String(row!.n).padStart(6, "0")}`;
-}
-
-/**
- * Writes an invoice in `tx` with the next number of its year; `amountCad` is its positive total
- * (taxes included), `taxes` the taxes it carries (cents) when any. Returns its id.
- */
-export async function createInvoice(
-  tx: Tx,
-  input: {
-    accountId: string;
-    taskId?: string | null;
-    kind: InvoiceKind;
-    amountCad: number;
-    lines: InvoiceLine[];
-    taxes?: TaxCents | null;
-  },
-  now = new Date(),
-): Promise<string> {
-  const id = prefixedId("inv");
-  const taxes = input.taxes ?? null;
-  await tx.insert(invoices).values({
-    id,
-    accountId: input.accountId,
-    taskId: input.taskId ?? null,
-    kind: input.kind,
-    amountCad: input.amountCad,
-    lines: input.lines,
-    issuedAt: now,
-    number: await nextInvoiceNumber(tx, now),
-    subtotalCad: taxes ? fromCents(taxes.subtotal) : null,
-    gstCad: taxes ? fromCents(taxes.gst) : null,
-    qstCad: taxes ? fromCents(taxes.qst) : null,
-  });
-  return id;
-}
+// Invoice rows and numbers are written by the task state layer (a USDC receipt commits with its payment).
+export { createInvoice, type InvoiceInput, nextInvoiceNumber } from "../tasks/state/invoice-rows.js";
 
 /** One tax line of an invoice view. */
 export interface InvoiceTaxLine {
@@ -75,6 +29,17 @@ export interface InvoiceTaxLine {
   amount_cad: number;
 }
 
+/** The payment facts of a USDC receipt or of the credit note of one. */
+export interface InvoicePaymentView {
+  network: string | null;
+  /** The paying transaction (receipt) or the refund's (credit note), 0x hex; null when not given. */
+  tx_hash: string | null;
+  /** USDC paid, decimal string with 6 decimals (receipt); null on a credit note. */
+  amount_usdc: string | null;
+  /** The quote's rate, USD (USDC) per CAD; null on a credit note. */
+  exchange_rate_usd_per_cad: number | null;
+}
+
 /** The JSON form of an invoice. */
 export interface InvoiceView {
   invoice_id: string;
@@ -82,6 +47,8 @@ export interface InvoiceView {
   number: string | null;
   kind: InvoiceKind;
   currency: "CAD";
+  /** Language of the PDF: the account's, else the task's. */
+  lang: Lang;
   /** Before taxes, CAD (equal to `total_cad` when no tax was charged). */
   subtotal_cad: number;
   taxes: InvoiceTaxLine[];
@@ -91,6 +58,10 @@ export interface InvoiceView {
   task_id: string | null;
   issued_at: string;
   lines: InvoiceLine[];
+  /** USDC receipt, or credit note of one: the payment facts; null otherwise. */
+  payment: InvoicePaymentView | null;
+  /** Credit note: the invoice it credits; null otherwise. */
+  refers_to: { invoice_id: string; number: string | null } | null;
   issuer: {
     name: string;
     address: string;
@@ -99,13 +70,70 @@ export interface InvoiceView {
     gst_number: string | null;
     qst_number: string | null;
   };
+  /** The account billed; a USDC receipt of a task without account names the requester's contact only. */
   bill_to: {
-    account_id: string;
-    name: string;
+    account_id: string | null;
+    name: string | null;
     company_name: string | null;
     email: string;
-    address: PostalAddress;
+    address: PostalAddress | null;
   };
+}
+
+/**
+ * Who reads an invoice: a signed-in account (its own invoices), or an API key: an admin key reads
+ * any, another key the invoices of the tasks it submitted that were paid in USDC (their receipt
+ * and credit notes; docs/decisions.md).
+ */
+export type InvoiceReader = { account: ClientAccount } | { keyId: string; isAdmin: boolean };
+
+/** The invoice, its task's submitter and language, and its account (when any). */
+async function loadInvoice(handle: Db, invoiceId: string) {
+  const credited = alias(invoices, "credited");
+  const [row] = await handle
+    .select({
+      invoice: invoices,
+      account: clientAccounts,
+      task: {
+        apiKeyId: tasks.apiKeyId,
+        paymentMethod: tasks.paymentMethod,
+        requesterContact: tasks.requesterContact,
+        lang: tasks.lang,
+      },
+      creditedNumber: credited.number,
+    })
+    .from(invoices)
+    .leftJoin(clientAccounts, eq(clientAccounts.id, invoices.accountId))
+    .leftJoin(tasks, eq(tasks.id, invoices.taskId))
+    .leftJoin(credited, eq(credited.id, invoices.refersToInvoiceId))
+    .where(eq(invoices.id, invoiceId));
+  return row;
+}
+
+/** True when `reader` may read `row` (see {@link InvoiceReader}). */
+function mayRead(reader: InvoiceReader, row: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>): boolean {
+  if ("account" in reader) return row.invoice.accountId === reader.account.id;
+  if (reader.isAdmin) return true;
+  return row.task?.apiKeyId === reader.keyId && row.task.paymentMethod === "usdc";
+}
+
+/**
+ * Invoice `invoiceId` as JSON, for `reader` (an account, or an API key: see {@link InvoiceReader}).
+ * Also returns the account billed (null for a receipt without account).
+ * @throws DomainError NOT_FOUND (unknown, or not the reader's)
+ */
+export async function readInvoiceOrThrow(
+  reader: InvoiceReader,
+  invoiceId: string,
+  db?: Db,
+): Promise<{ invoice: InvoiceView; account: ClientAccount | null }> {
+  const row = await loadInvoice(db ?? (await getDb()), invoiceId);
+  if (!row || !mayRead(reader, row)) {
+    throw new DomainError("NOT_FOUND", `No invoice ${invoiceId} for these credentials`, {
+      field: "invoice_id",
+    });
+  }
+  return { invoice: invoiceView(row), account: row.account };
 }
 
 /**
@@ -117,13 +145,12 @@ export async function getInvoiceOrThrow(
   invoiceId: string,
   db?: Db,
 ): Promise<InvoiceView> {
-  const handle = db ?? (await getDb());
-  const [row] = await handle
-    .select()
-    .from(invoices)
-    .where(and(eq(invoices.id, invoiceId), eq(invoices.accountId, account.id)));
-  if (!row)
-    throw new DomainError("NOT_FOUND", `No invoice ${invoiceId} on this account`, { field: "invoice_id" });
+  return (await readInvoiceOrThrow({ account }, invoiceId, db)).invoice;
+}
+
+/** The JSON form of a loaded invoice. */
+function invoiceView(loaded: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>): InvoiceView {
+  const { invoice: row, account, task } = loaded;
   const config = getConfig();
   const taxed = row.gstCad !== null && row.qstCad !== null;
   const taxes: InvoiceTaxLine[] = taxed
@@ -142,11 +169,13 @@ export async function getInvoiceOrThrow(
         },
       ]
     : [];
+  const usdc = row.kind === "usdc_receipt" || row.paymentNetwork !== null || row.paymentTxHash !== null;
   return {
     invoice_id: row.id,
     number: row.number,
     kind: row.kind,
     currency: "CAD",
+    lang: account?.lang ?? task?.lang ?? "fr",
     subtotal_cad: row.subtotalCad ?? row.amountCad,
     taxes,
     tax_note:
@@ -157,6 +186,17 @@ export async function getInvoiceOrThrow(
     task_id: row.taskId,
     issued_at: row.issuedAt.toISOString(),
     lines: row.lines,
+    payment: usdc
+      ? {
+          network: row.paymentNetwork,
+          tx_hash: row.paymentTxHash,
+          amount_usdc: row.usdcMicro === null ? null : formatUsdc(row.usdcMicro),
+          exchange_rate_usd_per_cad: row.exchangeRate,
+        }
+      : null,
+    refers_to: row.refersToInvoiceId
+      ? { invoice_id: row.refersToInvoiceId, number: loaded.creditedNumber }
+      : null,
     issuer: {
       name: config.OPERATOR_NAME,
       address: config.OPERATOR_ADDRESS,
@@ -165,12 +205,20 @@ export async function getInvoiceOrThrow(
       gst_number: config.GST_NUMBER ?? null,
       qst_number: config.QST_NUMBER ?? null,
     },
-    bill_to: {
-      account_id: account.id,
-      name: account.contactName,
-      company_name: account.companyName,
-      email: account.email,
-      address: postalAddress(account),
-    },
+    bill_to: account
+      ? {
+          account_id: account.id,
+          name: account.contactName,
+          company_name: account.companyName,
+          email: account.email,
+          address: postalAddress(account),
+        }
+      : {
+          account_id: null,
+          name: null,
+          company_name: null,
+          email: task?.requesterContact ?? "",
+          address: null,
+        },
   };
 }

@@ -7,16 +7,18 @@
  * A verified key is remembered per instance (and per database handle) for
  * `API_KEY_CACHE_TTL_MS` (default 5 s), by its SHA-256, so a busy key costs one lookup per
  * interval instead of one per request. Only active keys are remembered: an unknown or revoked
- * key is looked up every time. `revokeApiKey` forgets the key on the instance that revokes it,
+ * key is looked up every time. A key linked to an account with a pending erasure request is
+ * refused with 403 FORBIDDEN, `reason: erasure_pending` (the account is on hold until the request
+ * is processed or withdrawn; docs/privacy.md). `revokeApiKey` forgets the key on the instance that revokes it,
  * so it is refused there at once; another instance may accept it until its entry expires, at
  * most `API_KEY_CACHE_TTL_MS` after the revocation.
  */
-import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { afterCommit } from "../db/ambient.js";
 import { getDb, getRootDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
-import { apiKeys } from "../db/schema/index.js";
+import { apiKeys, erasureRequests } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { looksLikeApiKey } from "./api-key-format.js";
@@ -109,7 +111,8 @@ function touchLastUsed(db: Awaited<ReturnType<typeof getDb>>, keyId: string, now
 /**
  * Looks up `key`: from this instance's cache of verified keys when its entry is younger
  * than `API_KEY_CACHE_TTL_MS`, else from the database.
- * @throws DomainError UNAUTHORIZED for anything but an active key of this deployment.
+ * @throws DomainError UNAUTHORIZED for anything but an active key of this deployment; FORBIDDEN
+ *   (`reason: erasure_pending`) for a key of an account on hold for erasure.
  */
 export async function authenticateKey(key: string): Promise<Caller> {
   const config = getConfig();
@@ -142,11 +145,20 @@ export async function authenticateKey(key: string): Promise<Caller> {
       scopes: apiKeys.scopes,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
+      erasurePending: sql<boolean>`exists (select 1 from ${erasureRequests} where ${erasureRequests.accountId} = ${apiKeys.accountId} and ${erasureRequests.status} = 'pending')`,
     })
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, keyHash));
   if (!row) throw new DomainError("UNAUTHORIZED", "Unknown API key");
   if (row.revokedAt) throw new DomainError("UNAUTHORIZED", "This API key has been revoked");
+  if (row.erasurePending) {
+    throw new DomainError(
+      "FORBIDDEN",
+      "This key's account asked for the erasure of its personal information: its keys are refused while the " +
+        "request is pending. Sign in to the client dashboard to export your data or withdraw the request.",
+      { extra: { reason: "erasure_pending" } },
+    );
+  }
   let lastUsedAt = row.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY;
   if (now - lastUsedAt > 60_000) {
     lastUsedAt = now;

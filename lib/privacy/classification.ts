@@ -122,7 +122,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     purpose: "erasure requests and their processing (proof of compliance)",
     export: "erasure_requests",
     erasure: "kept (holds no personal value)",
-    none: "id account_id status requested_at due_at processed_at processed_by early_reason",
+    none: "id account_id status requested_at due_at processed_at processed_by early_reason balance_to_refund_cad withdrawn_at",
   }),
   exchange_rates: table({
     purpose: "CAD/USD rates",
@@ -139,10 +139,13 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     none: "key request_hash endpoint state response_status response_headers locked_until created_at expires_at",
   }),
   invoices: table({
-    purpose: "accounting records (deposits, charges, refunds)",
+    purpose: "accounting records (deposits, charges, USDC receipts, credit notes)",
     export: "invoices",
-    erasure: "kept for ACCOUNTING_RETENTION_YEARS; hold the account id and service lines, no personal value",
-    none: "id account_id task_id kind amount_cad lines issued_at number subtotal_cad gst_cad qst_cad",
+    erasure:
+      "kept for ACCOUNTING_RETENTION_YEARS; hold the account id, service lines and payment facts, no personal value",
+    none:
+      "id account_id task_id kind amount_cad lines issued_at number subtotal_cad gst_cad qst_cad " +
+      "payment_network payment_tx_hash usdc_micro exchange_rate refers_to_invoice_id",
   }),
   invoice_sequences: table({
     purpose: "gapless invoice numbers per year",
@@ -225,7 +228,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal:
       "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason cancel_reason refund_note policy receipt",
     secret: "access_token_hash",
-    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at refund_tx_hash version created_at updated_at",
+    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash receipt_invoice_id paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at refund_tx_hash version created_at updated_at",
   }),
   webhooks: table({
     purpose: "webhooks registered by the client's keys",

@@ -1,7 +1,11 @@
 /**
  * Erasure by de-identification (Law 25; docs/privacy.md "Erasure").
  *
- * A signed-in client asks for erasure (`requestErasure`); the request is due once the newest
+ * A signed-in client asks for erasure (`requestErasure`) and may withdraw the request while it is
+ * pending (`withdrawErasure`). While it is pending the account is on hold: its API keys are refused
+ * (403, `reason: erasure_pending`, lib/keys/authenticate.ts), nothing is charged to it, no deposit
+ * is taken; sign-in still works (export, withdrawal). A positive prepaid balance at the request is
+ * recorded on it (`balance_to_refund_cad`) for the operator to refund. The request is due once the newest
  * accounting record of the account (invoice, ledger entry) is ACCOUNTING_RETENTION_YEARS old,
  * or at once when it has none. The privacy-retention job de-identifies due requests
  * (`processDueErasures`); the operator may process one earlier with a reason
@@ -13,6 +17,7 @@
  */
 import { and, asc, eq, lte, max, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { accountBalance } from "../billing/balance.js";
 import { getConfig } from "../config.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import {
@@ -29,6 +34,7 @@ import {
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId, sha256Hex } from "../ids.js";
+import { forgetCachedKey } from "../keys/authenticate.js";
 import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
 /** Text put in place of de-identified required free text. */
@@ -38,8 +44,11 @@ export const DEIDENTIFIED = "[de-identified]";
 export interface ErasureRequestView {
   request_id: string;
   account_id: string;
-  status: "pending" | "completed";
+  status: "pending" | "completed" | "withdrawn";
   requested_at: string;
+  /** The prepaid balance the operator must refund (CAD), or null when there was none. */
+  balance_to_refund_cad: number | null;
+  withdrawn_at: string | null;
   due_at: string;
   processed_at: string | null;
   processed_by: string | null;
@@ -53,6 +62,8 @@ export function erasureView(row: ErasureRequest): ErasureRequestView {
     account_id: row.accountId,
     status: row.status,
     requested_at: row.requestedAt.toISOString(),
+    balance_to_refund_cad: row.balanceToRefundCad,
+    withdrawn_at: row.withdrawnAt?.toISOString() ?? null,
     due_at: row.dueAt.toISOString(),
     processed_at: row.processedAt?.toISOString() ?? null,
     processed_by: row.processedBy,
@@ -86,8 +97,21 @@ export async function erasureDueAt(db: Db | Tx, accountId: string, now = new Dat
 }
 
 /**
- * Records the erasure request of `account` (asked by its signed-in owner). A second request while
- * one is pending returns the pending one.
+ * Forgets the cached keys of `accountId` on this instance once `tx` commits, so the hold (or its
+ * end) applies at once here; other instances follow within API_KEY_CACHE_TTL_MS.
+ */
+async function forgetAccountKeys(tx: Tx, accountId: string): Promise<void> {
+  const keys = await tx
+    .select({ hash: apiKeys.keyHash })
+    .from(apiKeys)
+    .where(eq(apiKeys.accountId, accountId));
+  for (const k of keys) await forgetCachedKey(k.hash);
+}
+
+/**
+ * Records the erasure request of `account` (asked by its signed-in owner), which puts the account
+ * on hold (module comment); a positive balance is recorded for the operator to refund. A second
+ * request while one is pending returns the pending one.
  * @returns the request and whether it was created now
  */
 export async function requestErasure(
@@ -107,18 +131,54 @@ export async function requestErasure(
       .where(and(eq(erasureRequests.accountId, account.id), eq(erasureRequests.status, "pending")));
     if (pending) return { request: erasureView(pending), created: false };
     const dueAt = await erasureDueAt(tx, account.id, now);
+    const { balance_cad } = await accountBalance(account.id, tx, now);
+    const balanceToRefundCad = balance_cad > 0 ? balance_cad : null;
     const [row] = await tx
       .insert(erasureRequests)
-      .values({ id: prefixedId("era"), accountId: account.id, requestedAt: now, dueAt })
+      .values({ id: prefixedId("era"), accountId: account.id, requestedAt: now, dueAt, balanceToRefundCad })
       .returning();
     await tx.insert(privacyAudit).values({
       action: "erasure_requested",
       accountId: account.id,
       actor: "client",
-      details: { request_id: row!.id, due_at: dueAt.toISOString() },
+      details: {
+        request_id: row!.id,
+        due_at: dueAt.toISOString(),
+        balance_to_refund_cad: balanceToRefundCad,
+      },
       at: now,
     });
+    await forgetAccountKeys(tx, account.id);
     return { request: erasureView(row!), created: true };
+  });
+}
+
+/**
+ * Withdraws the pending erasure request of `account` (its signed-in owner): the hold ends, the
+ * keys work again. Writes a `privacy_audit` row (`erasure_withdrawn`).
+ * @throws DomainError CONFLICT (no pending request)
+ */
+export async function withdrawErasure(account: ClientAccount, now = new Date()): Promise<ErasureRequestView> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(erasureRequests)
+      .set({ status: "withdrawn", withdrawnAt: now })
+      .where(and(eq(erasureRequests.accountId, account.id), eq(erasureRequests.status, "pending")))
+      .returning();
+    if (!row)
+      throw new DomainError("CONFLICT", "There is no pending erasure request to withdraw", {
+        field: "action",
+      });
+    await tx.insert(privacyAudit).values({
+      action: "erasure_withdrawn",
+      accountId: account.id,
+      actor: "client",
+      details: { request_id: row.id },
+      at: now,
+    });
+    await forgetAccountKeys(tx, account.id);
+    return erasureView(row);
   });
 }
 

@@ -17,14 +17,17 @@ export const privacyRequestOperation = defineOperation({
   description:
     "Client JWT only. Records an erasure request; the daily privacy-retention job de-identifies the account, its " +
     "keys, tasks, events, e-mails and proof files once the accounting records are past their legal retention " +
-    "(`due_at`). Invoices and ledger entries are kept for that period. The export of everything held is " +
+    "(`due_at`). Invoices and ledger entries are kept for that period. Until then the account is on hold: its " +
+    "API keys are refused (403 FORBIDDEN, `reason` erasure_pending), no task is charged to it and no deposit is " +
+    "taken; sign-in still works, and `withdraw_erasure` ends the hold. A positive balance is recorded on the " +
+    "request (`balance_to_refund_cad`) for the operator to refund. The export of everything held is " +
     "GET /api/client-account?action=export.",
   tags: ["Privacy"],
   auth: "client",
   body: privacyRequestBodySchema,
   response: privacyRequestResponseSchema,
   idempotent: true,
-  errors: ["VALIDATION_ERROR", "MISSING_FIELD"],
+  errors: ["VALIDATION_ERROR", "MISSING_FIELD", "CONFLICT"],
 });
 
 export const listPrivacyAdminOperation = defineOperation({

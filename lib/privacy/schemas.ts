@@ -6,11 +6,14 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 
 export const privacyRequestBodySchema = z
   .strictObject({
-    action: z.enum(["request_erasure"]).meta({
+    action: z.enum(["request_erasure", "withdraw_erasure"]).meta({
       description:
         "request_erasure: ask that the account's personal information be de-identified. Done by a daily job once " +
         "the accounting records are past their legal retention (ACCOUNTING_RETENTION_YEARS after the newest " +
-        "invoice or ledger entry), at once when there are none.",
+        "invoice or ledger entry), at once when there are none. Until then the account is on hold: its API keys " +
+        "are refused (403, reason erasure_pending), nothing is charged or deposited; sign-in still works; a " +
+        "positive balance is recorded for the operator to refund. withdraw_erasure: take a pending request back " +
+        "(409 when none is pending); the hold ends.",
     }),
   })
   .meta({ id: "PrivacyRequest" });
@@ -19,8 +22,12 @@ export const erasureRequestSchema = z
   .object({
     request_id: z.string(),
     account_id: z.string(),
-    status: z.enum(["pending", "completed"]),
+    status: z.enum(["pending", "completed", "withdrawn"]),
     requested_at: dateTime,
+    balance_to_refund_cad: z.number().nullable().meta({
+      description: "The prepaid balance at the request, CAD, for the operator to refund; null when none.",
+    }),
+    withdrawn_at: dateTime.nullable(),
     due_at: dateTime.meta({ description: "Earliest de-identification (end of the accounting retention)." }),
     processed_at: dateTime.nullable(),
     processed_by: z.string().nullable().meta({ description: "`job` or `admin:<key id>`." }),
@@ -30,7 +37,9 @@ export const erasureRequestSchema = z
 
 export const privacyRequestResponseSchema = z.object({
   erasure_request: erasureRequestSchema,
-  created: z.boolean().meta({ description: "false: a pending request already existed (returned)." }),
+  created: z.boolean().meta({
+    description: "false: a pending request already existed (returned), or the request was withdrawn.",
+  }),
 });
 
 export const privacyAdminQuerySchema = z.object({

@@ -9,6 +9,7 @@
  * account in the same transaction (`refund_status: refunded`).
  */
 import { refundTaskToAccount } from "../billing/charge-task.js";
+import { findUsdcReceipt } from "../billing/credit-notes.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { type Caller, hasScope } from "../keys/authenticate.js";
@@ -54,7 +55,10 @@ export async function cancelTask(
         cancelledAt: now,
         cancelReason: reason ?? null,
         refundStatus: accountRefund !== null ? "refunded" : paid ? "pending" : "none",
-        refundAmountCad: accountRefund ?? (paid && !dispatched ? locked.priceCad : null),
+        // Paid in USDC: the full refund is the receipt's total (the price with the taxes paid).
+        refundAmountCad:
+          accountRefund ??
+          (paid && !dispatched ? ((await findUsdcReceipt(tx, locked))?.amountCad ?? locked.priceCad) : null),
       };
     },
     payload: (t) => ({

@@ -5,7 +5,10 @@
  *
  * - `refunded`: the money went back. A task paid from a prepaid account is credited to the
  *   account here (ledger refund and refund invoice, lib/billing/charge-task.ts); a USDC or
- *   out-of-band refund is sent by the operator, who records its transaction hash.
+ *   out-of-band refund is sent by the operator, who records its transaction hash. A task paid in
+ *   USDC with a receipt gets a credit note of that receipt (its number, the network, the refund's
+ *   transaction; taxes reversed in proportion: lib/billing/credit-notes.ts), and "the price paid"
+ *   is the receipt's total (taxes included).
  * - `denied`: no refund under the service's cancellation policy (spec "Services":
  *   `cancellation_policy.after_dispatch`), with the reason for the requester.
  *
@@ -15,6 +18,7 @@
  */
 import { eq, sql } from "drizzle-orm";
 import { refundTaskToAccount } from "../billing/charge-task.js";
+import { creditUsdcReceipt, findUsdcReceipt } from "../billing/credit-notes.js";
 import { getDb } from "../db/client.js";
 import { emails, type Task, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -30,7 +34,7 @@ import { getTaskOrThrow } from "./state/apply-transition.js";
  * @returns the updated task row.
  * @throws DomainError NOT_FOUND (unknown task); CONFLICT (refund not pending, `current_refund_status`
  *   in the error); VALIDATION_ERROR (amount above the price paid; `tx_hash` for an account-paid
- *   task, whose refund is credited here; nothing left to credit to the account)
+ *   task, whose refund is credited here; nothing left to credit to the account or of the USDC receipt)
  */
 export async function settleRefund(body: SettleRefundBody, now = new Date()): Promise<Task> {
   const db = await getDb();
@@ -43,7 +47,8 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
         { extra: { current_refund_status: task.refundStatus } },
       );
     }
-    const paid = task.priceCad ?? 0;
+    const receipt = task.paymentMethod === "usdc" ? await findUsdcReceipt(tx, task) : null;
+    const paid = receipt?.amountCad ?? task.priceCad ?? 0;
     let amount: number | null = null;
     if (body.outcome === "refunded") {
       amount = body.amount_cad ?? task.refundAmountCad ?? paid;
@@ -67,6 +72,8 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
           });
         }
         amount = credited;
+      } else if (receipt) {
+        await creditUsdcReceipt(tx, task, receipt, amount, body.tx_hash?.toLowerCase() ?? null, now);
       }
     }
     const [updated] = await tx

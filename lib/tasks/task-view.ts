@@ -131,7 +131,7 @@ function refundView(task: Task): Record<string, unknown> {
 /**
  * The `payment` block of a task: method, amount in CAD (counter-offer, price or estimate),
  * `payment_usdc` (decimal string), the networks it may be paid on (none for an account),
- * the rate and the payment's time and transaction.
+ * the rate and the payment's time and transaction, and the USDC receipt's invoice id.
  */
 function paymentView(task: Task): Record<string, unknown> {
   return {
@@ -145,6 +145,7 @@ function paymentView(task: Task): Record<string, unknown> {
     paid_at: task.paidAt?.toISOString() ?? null,
     network: task.paymentNetwork,
     tx_hash: task.paymentTxHash,
+    receipt_invoice_id: task.receiptInvoiceId,
   };
 }
 

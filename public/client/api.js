@@ -53,3 +53,51 @@ export async function request(method, path, { body, auth = false } = {}) {
   if (session) headers.authorization = `Bearer ${session.token}`;
   return fetchJson(method, path, { body, headers });
 }
+
+/**
+ * Downloads `path` (GET, with the stored JWT as a Bearer token: the invoice PDF and the data
+ * export need it, so a plain link cannot fetch them) and saves the answer as `filename` through a
+ * temporary blob URL. A JSON answer is saved pretty-printed.
+ * @throws {ApiError} the envelope of a non-2xx answer, or `NETWORK`
+ */
+export async function download(path, filename) {
+  const session = getSession();
+  const headers = session ? { authorization: `Bearer ${session.token}` } : {};
+  let response;
+  try {
+    response = await fetch(path, {
+      headers,
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+    });
+  } catch {
+    throw new ApiError(0, { code: "NETWORK" }, null);
+  }
+  if (!response.ok) {
+    let json = null;
+    try {
+      json = await response.json();
+    } catch {
+      json = null;
+    }
+    throw new ApiError(
+      response.status,
+      json?.error ?? {},
+      json?.request_id ?? response.headers.get("x-request-id"),
+    );
+  }
+  const type = response.headers.get("content-type") ?? "";
+  const blob = type.includes("json")
+    ? new Blob([JSON.stringify(await response.json(), null, 2)], { type: "application/json" })
+    : await response.blob();
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = filename;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -1,13 +1,13 @@
 /**
  * What the client dashboard's views share with its router (client/app.js): the page's messages
  * (toast and error boxes), re-rendering and navigation without importing the router, the form
- * that POSTs to the API, and section and table helpers.
+ * that POSTs to the API, section and table helpers, and the download button (PDFs, data export).
  */
 import { field, h } from "../shared/dom.js";
 import { pageMessages } from "../shared/feedback.js";
 import { renderHook } from "../shared/render-hook.js";
 import { table } from "../shared/views.js";
-import { request } from "./api.js";
+import { download, request } from "./api.js";
 import { t } from "./i18n.js";
 
 /** `announce`, `errorBox`, `showError` of the dashboard page (shared/feedback.js). */
@@ -106,4 +106,24 @@ export function tableSection(id, title, columns, rows, { numeric, empty }) {
 /** A panel section titled by an h2 with id `id`. */
 export function section(id, title, ...children) {
   return h("section", { class: "panel", "aria-labelledby": id }, h("h2", { id }, title), ...children);
+}
+
+/**
+ * A button that downloads `path` with the client JWT as `filename` (api.js `download`): the
+ * invoice PDFs and the data export, which a plain link cannot fetch (they need the Authorization
+ * header). A failure is announced with the error envelope.
+ */
+export function downloadButton(label, path, filename, attrs = {}) {
+  const button = h("button", { type: "button", class: "button secondary", ...attrs }, label);
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await download(path, filename);
+    } catch (error) {
+      messages.announce(messages.errorLines(error).join(" "), { persist: true });
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
 }

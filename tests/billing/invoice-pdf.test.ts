@@ -16,29 +16,9 @@ import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { BASE } from "../helpers/request.js";
 import { reviewTask, submitTask, validTask } from "../helpers/tasks.js";
+import { pdfText } from "./pdf-text.js";
 
 useTestDatabase();
-
-/** The text of every page of `pdf`, one string per line of text items. */
-async function pdfText(pdf: Uint8Array): Promise<string> {
-  const pdfjs = (await import("pdfjs-dist/legacy/build/pdf.mjs")) as unknown as {
-    getDocument(src: { data: Uint8Array; verbosity: number }): {
-      promise: Promise<{
-        numPages: number;
-        getPage(
-          n: number,
-        ): Promise<{ getTextContent(): Promise<{ items: { str?: string; hasEOL?: boolean }[] }> }>;
-      }>;
-    };
-  };
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(pdf), verbosity: 0 }).promise;
-  let out = "";
-  for (let n = 1; n <= doc.numPages; n++) {
-    const content = await (await doc.getPage(n)).getTextContent();
-    for (const item of content.items) out += (item.str ?? "") + (item.hasEOL ? "\n" : "");
-  }
-  return out;
-}
 
 beforeAll(() => {
   process.env.TAX_REGISTERED = "true";
@@ -102,6 +82,9 @@ describe("PDF invoices", () => {
       number: "2026-000007",
       kind: "refund",
       currency: "CAD",
+      lang: "en",
+      payment: null,
+      refers_to: null,
       subtotal_cad: 200,
       taxes: [],
       tax_note:

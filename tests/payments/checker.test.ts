@@ -11,7 +11,7 @@ import { GET as cronCheck } from "../../api/cron/check-payments.js";
 import { GET as statusGet } from "../../api/status.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
-import { chainCursors, chainTransfers, taskEvents, tasks } from "../../lib/db/schema/index.js";
+import { chainCursors, chainTransfers, invoices, taskEvents, tasks } from "../../lib/db/schema/index.js";
 import { checkPayments } from "../../lib/jobs/check-payments.js";
 import { formatUsdc } from "../../lib/money.js";
 import { paymentNetworks } from "../../lib/payments/networks.js";
@@ -160,6 +160,18 @@ describe("payment checker", () => {
     const { body } = await getStatus(id);
     expect(body.status).toBe("paid");
     expect(body.payment).toMatchObject({ network: "ethereum", tx_hash: tx, payment_usdc: formatUsdc(micro) });
+    // The payment's receipt was issued in the checker's batch transaction (docs/taxes.md "USDC receipts").
+    const [issued] = await (await getDb()).select().from(invoices).where(eq(invoices.taskId, id));
+    expect(body.payment.receipt_invoice_id).toBe(issued!.id);
+    expect(issued).toMatchObject({
+      kind: "usdc_receipt",
+      number: expect.stringMatching(/^\d{4}-\d{6}$/),
+      paymentNetwork: "ethereum",
+      paymentTxHash: tx,
+      usdcMicro: micro,
+      exchangeRate: task.exchangeRate,
+      amountCad: task.priceCad,
+    });
   });
 
   it("keeps a wrong amount as unmatched and shows it to the operator", async () => {

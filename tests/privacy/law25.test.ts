@@ -229,9 +229,9 @@ describe("Law 25: export, erasure, retention, incidents", () => {
     expect(audits.map((a) => a.action)).toContain("export");
   });
 
-  it("refuses the export to a key that is not admin (401) and serves it to an admin", async () => {
+  it("refuses the export to the account's key (on hold: erasure pending) and serves it to an admin", async () => {
     const refused = await readAccount({ "x-api-key": key }, "?action=export");
-    expectEnvelope(refused.body, refused.res, 401, "UNAUTHORIZED");
+    expect(expectEnvelope(refused.body, refused.res, 403, "FORBIDDEN").reason).toBe("erasure_pending");
     const byAdmin = await readAccount(
       { "x-api-key": admin },
       `?action=export&email=${encodeURIComponent(email)}`,

@@ -108,11 +108,14 @@ describe.each(availableBackends())("batch transitions on %s", (backend) => {
         service_type: "SVC-01",
         sandbox: false,
         method: "usdc",
+        // The USDC receipt issued in the batch's transaction (docs/taxes.md "USDC receipts").
+        receipt_invoice_id: task.receiptInvoiceId,
         network: "base",
         tx_hash: task.paymentTxHash,
         note: `paid ${task.id}`,
         execution_deadline: task.executionDeadline.toISOString(),
       });
+      expect(task.receiptInvoiceId).toMatch(/^inv_/);
       expect(result.applied.find((a) => a.taskId === task.id)!.eventId).toBe(event.id);
     }
   });

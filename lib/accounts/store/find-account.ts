@@ -4,9 +4,9 @@
  * and what the ledger locks); lib/accounts (registration, the owner's and the operator's views)
  * builds on them, so the two folders depend one way only.
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { type Db, getDb, type Tx } from "../../db/client.js";
-import { apiKeys, type ClientAccount, clientAccounts } from "../../db/schema/index.js";
+import { apiKeys, type ClientAccount, clientAccounts, erasureRequests } from "../../db/schema/index.js";
 import { DomainError } from "../../errors.js";
 
 /** The account with e-mail `email` (case-insensitive), or undefined. */
@@ -84,4 +84,17 @@ export async function lockAccount(tx: Tx, accountId: string): Promise<ClientAcco
   const [row] = await tx.select().from(clientAccounts).where(eq(clientAccounts.id, accountId)).for("update");
   if (!row) throw new DomainError("NOT_FOUND", `No account ${accountId}`);
   return row;
+}
+
+/**
+ * True when `accountId` has a pending erasure request: the account is on hold (no charge, no
+ * deposit, keys refused) until the request is processed or withdrawn (docs/privacy.md).
+ */
+export async function erasurePending(db: Db | Tx, accountId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: erasureRequests.id })
+    .from(erasureRequests)
+    .where(and(eq(erasureRequests.accountId, accountId), eq(erasureRequests.status, "pending")))
+    .limit(1);
+  return row !== undefined;
 }

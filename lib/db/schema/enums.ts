@@ -114,8 +114,12 @@ export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 export const LEDGER_ENTRY_KINDS = ["deposit", "charge", "refund", "adjustment"] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 
-/** Kinds of invoice. */
-export const INVOICE_KINDS = ["deposit", "task_charge", "refund"] as const;
+/**
+ * Kinds of invoice: `deposit` (receipt of a prepaid deposit), `task_charge` (a task paid from a
+ * prepaid account), `usdc_receipt` (a task paid in USDC: the receipt of the payment, docs/taxes.md
+ * "USDC receipts"), `refund` (a credit note, of a charge or of a USDC receipt).
+ */
+export const INVOICE_KINDS = ["deposit", "task_charge", "usdc_receipt", "refund"] as const;
 export type InvoiceKind = (typeof INVOICE_KINDS)[number];
 
 /** Purposes of a one-time e-mailed token. */

@@ -1,6 +1,16 @@
-import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import {
+  type AnyPgColumn,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { clientAccounts } from "./accounts-and-keys.js";
-import { cad, timestamptz } from "./columns.js";
+import { cad, timestamptz, usdcMicro } from "./columns.js";
 import type { InvoiceKind } from "./enums.js";
 import { tasks } from "./tasks.js";
 
@@ -14,15 +24,18 @@ export interface InvoiceLine {
   unit_cad?: number;
 }
 
-/** Invoices of client accounts (deposits, task charges, refunds); immutable once issued. */
+/**
+ * Invoices (deposits, task charges, USDC receipts, credit notes); immutable once issued. A USDC
+ * receipt belongs to the account the task's submitting key is linked to, or to none (a key
+ * without account, or an anonymous submission): `account_id` is then null.
+ */
 export const invoices = pgTable(
   "invoices",
   {
     /** `inv_<id>`. */
     id: text("id").primaryKey(),
-    accountId: text("account_id")
-      .notNull()
-      .references(() => clientAccounts.id, { onDelete: "restrict" }),
+    /** The account billed; null only on a USDC receipt (and its credit notes) of a task with no account. */
+    accountId: text("account_id").references(() => clientAccounts.id, { onDelete: "restrict" }),
     taskId: text("task_id").references(() => tasks.id, { onDelete: "set null" }),
     kind: text("kind").$type<InvoiceKind>().notNull(),
     /** Invoice total, CAD (positive; `kind` says which way it goes). */
@@ -40,10 +53,24 @@ export const invoices = pgTable(
     gstCad: cad("gst_cad"),
     /** QST charged (or reversed), CAD; null when none. */
     qstCad: cad("qst_cad"),
+    /** USDC receipt: network of the paying transfer; credit note of a receipt: of the refund. */
+    paymentNetwork: text("payment_network"),
+    /** USDC receipt: the paying transaction (0x hex); credit note of a receipt: the refund's, when given. */
+    paymentTxHash: text("payment_tx_hash"),
+    /** USDC receipt: the exact amount paid, micro-USDC. */
+    usdcMicro: usdcMicro("usdc_micro"),
+    /** USDC receipt: the rate of the quote, USD (USDC) per CAD (e.g. 0.71234567). */
+    exchangeRate: numeric("exchange_rate", { precision: 18, scale: 8, mode: "number" }),
+    /** Credit note: the invoice it credits (the charge or the USDC receipt). */
+    refersToInvoiceId: text("refers_to_invoice_id").references((): AnyPgColumn => invoices.id, {
+      onDelete: "restrict",
+    }),
   },
   (t) => [
     index("invoices_account_id_issued_at_idx").on(t.accountId, t.issuedAt),
     uniqueIndex("invoices_number_uq").on(t.number),
+    /** One receipt per USDC-paid task. */
+    uniqueIndex("invoices_usdc_receipt_task_uq").on(t.taskId).where(sql`kind = 'usdc_receipt'`),
   ],
 );
 

@@ -1,9 +1,13 @@
 import { bigserial, boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
-import { createdAt, timestamptz } from "./columns.js";
+import { cad, createdAt, timestamptz } from "./columns.js";
 
-/** State of an erasure request: `pending` until its account is de-identified, then `completed`. */
-export const ERASURE_STATUSES = ["pending", "completed"] as const;
+/**
+ * State of an erasure request: `pending` until its account is de-identified, then `completed`;
+ * `withdrawn` when the client took it back while pending. While one is pending the account is
+ * on hold (docs/privacy.md "While a request is pending").
+ */
+export const ERASURE_STATUSES = ["pending", "completed", "withdrawn"] as const;
 export type ErasureStatus = (typeof ERASURE_STATUSES)[number];
 
 /**
@@ -28,6 +32,13 @@ export const erasureRequests = pgTable(
     processedBy: text("processed_by"),
     /** Why the operator processed it before `due_at` (required then). */
     earlyReason: text("early_reason"),
+    /**
+     * The account's prepaid balance when the request was made, CAD, when positive: the operator
+     * must refund it (never kept silently); null when there was nothing to refund.
+     */
+    balanceToRefundCad: cad("balance_to_refund_cad"),
+    /** When the client withdrew the request (status `withdrawn`). */
+    withdrawnAt: timestamptz("withdrawn_at"),
   },
   (t) => [
     index("erasure_requests_status_due_at_idx").on(t.status, t.dueAt),

@@ -141,6 +141,11 @@ export const tasks = pgTable(
     paymentNetwork: text("payment_network"),
     /** Transaction hash of the paying transfer (`usdc`, or `manual` when given). */
     paymentTxHash: text("payment_tx_hash"),
+    /**
+     * The `usdc_receipt` invoice issued with the USDC payment (same transaction; docs/taxes.md
+     * "USDC receipts"); null otherwise. No foreign key: invoices already reference tasks.
+     */
+    receiptInvoiceId: text("receipt_invoice_id"),
     paidAt: timestamptz("paid_at"),
     dispatchedAt: timestamptz("dispatched_at"),
     onSiteAt: timestamptz("on_site_at"),

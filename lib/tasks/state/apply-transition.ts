@@ -160,6 +160,12 @@ export interface BatchTransitionOptions<E extends BatchEntry> {
    * are reported as `skipped`, e.g. a transfer another checker run recorded first).
    */
   claim?: (ready: { task: BatchTask; entry: E }[], tx: Tx) => Promise<E[]>;
+  /**
+   * Extra work in the same transaction once the tasks are updated and their events written,
+   * with each applied entry and its changes (e.g. the USDC receipts of a payment batch).
+   * Throwing rolls the whole batch back.
+   */
+  after?: (applied: { task: BatchTask; entry: E; changes: TaskChanges }[], tx: Tx) => Promise<void>;
 }
 
 /** What a batch did, entry by entry. */
@@ -230,6 +236,10 @@ export async function applyTransitionBatch<E extends BatchEntry>(
       return event;
     });
     await bulkInsert(tx, taskEvents, events);
+    await options.after?.(
+      going.map(({ task, entry }, i) => ({ task, entry, changes: changes[i]! })),
+      tx,
+    );
   });
   if (result.applied.length) eventsCommitted();
   return result;

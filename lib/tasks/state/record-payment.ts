@@ -2,10 +2,13 @@
  * Marks tasks paid (POST /api/task-payment for payments received out of band; the
  * on-chain checker and prepaid accounts use the same rules). The execution deadline
  * restarts from the payment (SLA 72 h / 24 h); a counter-offer paid is a counter-offer
- * accepted, so its amount becomes the price.
+ * accepted, so its amount becomes the price. A USDC payment issues the task's receipt (an invoice
+ * of kind `usdc_receipt`, ./invoice-rows.ts) in the payment's transaction.
  */
+import { getConfig } from "../../config.js";
 import type { PaymentMethod, Urgency } from "../../db/schema/enums.js";
 import type { Task } from "../../db/schema/index.js";
+import { prefixedId } from "../../ids.js";
 import type { RecordPaymentBody } from "./admin-schemas.js";
 import {
   applyTransition,
@@ -18,6 +21,7 @@ import {
   type TransitionResult,
 } from "./apply-transition.js";
 import { executionDeadline } from "./deadlines.js";
+import { issueUsdcReceipts } from "./invoice-rows.js";
 
 /** How a payment arrived. */
 export interface PaymentRecord {
@@ -52,9 +56,13 @@ export function recordOutOfBandPayment(body: RecordPaymentBody, now = new Date()
   return recordPayment(body.task_id, outOfBandPayment(body), now);
 }
 
-/** Column changes of a payment received at `now`; `deadline` is the execution deadline from `now`. */
+/**
+ * Column changes of a payment received at `now`; `deadline` is the execution deadline from `now`.
+ * A USDC payment of a real (non-sandbox) task gets the id of its receipt (`receiptInvoiceId`),
+ * which the same transaction then issues ({@link issueUsdcReceipts}).
+ */
 function paymentChanges(
-  task: Pick<Task, "urgency" | "priceCad" | "counterOfferAmount">,
+  task: Pick<Task, "urgency" | "priceCad" | "counterOfferAmount" | "sandbox">,
   payment: PaymentRecord,
   now: Date,
   deadline: Date = executionDeadline(now, task.urgency),
@@ -66,13 +74,29 @@ function paymentChanges(
     paymentTxHash: payment.txHash ?? null,
     executionDeadline: deadline,
     priceCad: task.counterOfferAmount ?? task.priceCad,
+    receiptInvoiceId: payment.method === "usdc" && !task.sandbox ? prefixedId("inv") : null,
   };
 }
 
-/** Members of the `task.paid` event payload; `executionDeadline` is the new one. */
-function paymentPayload(executionDeadline: Date, payment: PaymentRecord): Record<string, unknown> {
+/** The receipts to issue for `applied` payments: those whose changes name a receipt. */
+function receiptEntries(applied: readonly { taskId: string; changes: TaskChanges }[]) {
+  return applied.flatMap(({ taskId, changes }) =>
+    changes.receiptInvoiceId ? [{ taskId, invoiceId: changes.receiptInvoiceId }] : [],
+  );
+}
+
+/**
+ * Members of the `task.paid` event payload; `executionDeadline` is the new one, `receiptInvoiceId`
+ * the USDC receipt issued (or null).
+ */
+function paymentPayload(
+  executionDeadline: Date,
+  payment: PaymentRecord,
+  receiptInvoiceId: string | null | undefined,
+): Record<string, unknown> {
   return {
     method: payment.method,
+    receipt_invoice_id: receiptInvoiceId ?? null,
     network: payment.network ?? null,
     tx_hash: payment.txHash ?? null,
     note: payment.note ?? null,
@@ -81,8 +105,9 @@ function paymentPayload(executionDeadline: Date, payment: PaymentRecord): Record
 }
 
 /**
- * Moves an awaiting-payment task to `paid`. `after` runs in the same transaction once
- * the task row is updated (throwing rolls the payment back).
+ * Moves an awaiting-payment task to `paid`; a USDC payment issues the task's `usdc_receipt`
+ * invoice in the same transaction. `after` runs in that transaction too once the task row is
+ * updated (throwing rolls the payment back).
  * @throws DomainError NOT_FOUND, CONFLICT (not awaiting payment)
  */
 export async function recordPayment(
@@ -92,9 +117,17 @@ export async function recordPayment(
   after?: TransitionOptions["after"],
 ): Promise<TransitionResult> {
   return applyTransition(taskId, "pay", {
-    ...(after ? { after } : {}),
+    after: async (task, tx) => {
+      await issueUsdcReceipts(
+        tx,
+        receiptEntries([{ taskId: task.id, changes: task }]),
+        getConfig().TAX_REGISTERED,
+        now,
+      );
+      await after?.(task, tx);
+    },
     changes: (task) => paymentChanges(task, payment, now),
-    payload: (t) => paymentPayload(t.executionDeadline, payment),
+    payload: (t) => paymentPayload(t.executionDeadline, payment, t.receiptInvoiceId),
   });
 }
 
@@ -105,8 +138,9 @@ export interface PaymentEntry extends BatchEntry {
 
 /**
  * Marks many tasks paid in one transaction (`applyTransitionBatch`): the payment checker's
- * path. Entries whose task is unknown or no longer awaits payment come back in `refused`
- * with its current status; `claim` (same transaction, before the updates) may drop entries,
+ * path. The USDC receipts are issued in that transaction, one number per task (task id order):
+ * a rolled-back batch gives its numbers back. Entries whose task is unknown or no longer awaits
+ * payment come back in `refused` with its current status; `claim` (same transaction, before the updates) may drop entries,
  * e.g. transfers already recorded by a concurrent run.
  * @throws the database's errors (nothing is written then)
  */
@@ -128,6 +162,14 @@ export async function recordPayments<E extends PaymentEntry>(
   return applyTransitionBatch(entries, "pay", {
     ...(claim ? { claim } : {}),
     changes: (task, entry) => paymentChanges(task, entry.payment, now, deadlineFor(task.urgency)),
-    payload: (_task, changes, entry) => paymentPayload(changes.executionDeadline as Date, entry.payment),
+    payload: (_task, changes, entry) =>
+      paymentPayload(changes.executionDeadline as Date, entry.payment, changes.receiptInvoiceId),
+    after: (applied, tx) =>
+      issueUsdcReceipts(
+        tx,
+        receiptEntries(applied.map((a) => ({ taskId: a.task.id, changes: a.changes }))),
+        getConfig().TAX_REGISTERED,
+        now,
+      ),
   });
 }

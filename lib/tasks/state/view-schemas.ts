@@ -31,6 +31,10 @@ export const paymentDetailsSchema = z
     paid_at: dateTime.nullable(),
     network: z.string().nullable().optional(),
     tx_hash: z.string().nullable().optional(),
+    receipt_invoice_id: z.string().nullable().optional().meta({
+      description:
+        "Paid in USDC: the receipt's invoice id (`inv_…`), issued with the payment; read it with GET /api/client-account?invoice_id=…(&format=pdf) using the key that submitted the task, the account's client token or an admin key. Null otherwise.",
+    }),
   })
   .meta({ id: "PaymentDetails" });
 

@@ -7,8 +7,9 @@
 import { definitions, h } from "../../shared/dom.js";
 import { badge, heading, proofItem } from "../../shared/views.js";
 import { request } from "../api.js";
-import { go, refreshButton, section, tableSection } from "../context.js";
+import { downloadButton, go, refreshButton, section, tableSection } from "../context.js";
 import { formatCad, formatDateTime, t } from "../i18n.js";
+import { invoicePdfButton } from "./invoice.js";
 
 function signedCad(amount) {
   return amount > 0 ? `+${formatCad(amount)}` : formatCad(amount);
@@ -134,18 +135,19 @@ function tasksSection(dashboard, showSandbox) {
   return block;
 }
 
-/** The latest invoices (deposits and task charges). */
+/** The latest invoices (deposits, task charges, USDC receipts, credit notes), each with its PDF. */
 function invoicesSection(dashboard) {
   return tableSection(
     "sec-invoices",
     t("dash.invoices"),
-    [t("col.invoice"), t("col.kind"), t("col.total"), t("col.task"), t("col.date")],
+    [t("col.invoice"), t("col.kind"), t("col.total"), t("col.task"), t("col.date"), t("col.pdf")],
     dashboard.invoices.map((i) => [
-      h("a", { href: `#/invoice/${encodeURIComponent(i.invoice_id)}` }, i.invoice_id),
+      h("a", { href: `#/invoice/${encodeURIComponent(i.invoice_id)}` }, i.number ?? i.invoice_id),
       t(`kind.${i.kind}`),
       formatCad(i.total_cad),
       i.task_id ?? "",
       formatDateTime(i.issued_at),
+      invoicePdfButton(i),
     ]),
     { numeric: [2], empty: t("dash.no_invoices") },
   );
@@ -159,7 +161,18 @@ export async function dashboardView(params) {
   return h(
     "section",
     {},
-    h("div", { class: "view-head" }, heading(t("dash.title")), refreshButton()),
+    h(
+      "div",
+      { class: "view-head" },
+      heading(t("dash.title")),
+      downloadButton(
+        t("dash.download_data"),
+        "/api/client-account?action=export",
+        `my-data-${new Date().toISOString().slice(0, 10)}.json`,
+        { id: "download-data", title: t("dash.download_data_hint") },
+      ),
+      refreshButton(),
+    ),
     h("p", { class: "muted" }, account.name, account.company_name ? ` · ${account.company_name}` : ""),
     summarySection(account),
     h("p", { class: "muted" }, t("dash.latest")),

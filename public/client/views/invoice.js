@@ -6,6 +6,7 @@
 import { definitions, h } from "../../shared/dom.js";
 import { heading } from "../../shared/views.js";
 import { request } from "../api.js";
+import { downloadButton } from "../context.js";
 import { formatCad, formatDateTime, t } from "../i18n.js";
 
 function addressLines(address) {
@@ -33,9 +34,9 @@ function partiesBlock(invoice) {
       "address",
       { class: "panel" },
       h("h2", {}, t("invoice.bill_to")),
-      h("p", {}, invoice.bill_to.name),
+      invoice.bill_to.name ? h("p", {}, invoice.bill_to.name) : null,
       invoice.bill_to.company_name ? h("p", {}, invoice.bill_to.company_name) : null,
-      addressLines(invoice.bill_to.address).map((line) => h("p", {}, line)),
+      invoice.bill_to.address ? addressLines(invoice.bill_to.address).map((line) => h("p", {}, line)) : null,
       h("p", {}, invoice.bill_to.email),
     ),
   );
@@ -87,7 +88,18 @@ function linesTable(invoice) {
   );
 }
 
-/** #/invoice/<id>: one invoice, readable and printable. */
+/** The PDF download button of invoice `i` (GET …&format=pdf with the JWT, saved as `<number>.pdf`). */
+export function invoicePdfButton(i, label = t("col.pdf")) {
+  const name = i.number ?? i.invoice_id;
+  return downloadButton(
+    label,
+    `/api/client-account?invoice_id=${encodeURIComponent(i.invoice_id)}&format=pdf`,
+    `${name}.pdf`,
+    { "aria-label": t("invoice.pdf_of", { n: name }), "data-invoice-pdf": i.invoice_id },
+  );
+}
+
+/** #/invoice/<id>: one invoice, readable, printable and downloadable as PDF. */
 export async function invoiceView(id) {
   const { invoice } = await request("GET", `/api/client-account?invoice_id=${encodeURIComponent(id)}`, {
     auth: true,
@@ -105,10 +117,25 @@ export async function invoiceView(id) {
         { type: "button", class: "button secondary no-print", onclick: () => window.print() },
         t("invoice.print"),
       ),
+      h("span", { class: "no-print" }, invoicePdfButton(invoice, t("invoice.pdf"))),
     ),
     definitions([
       [t("invoice.issued"), formatDateTime(invoice.issued_at)],
       [t("invoice.kind"), t(`kind.${invoice.kind}`)],
+      [t("invoice.number"), invoice.number],
+      [t("invoice.network"), invoice.payment?.network ?? null],
+      [t("invoice.tx"), invoice.payment?.tx_hash ?? null],
+      [t("invoice.usdc"), invoice.payment?.amount_usdc ?? null],
+      [
+        t("invoice.rate"),
+        invoice.payment?.exchange_rate_usd_per_cad == null
+          ? null
+          : `1 CAD = ${invoice.payment.exchange_rate_usd_per_cad} USDC`,
+      ],
+      [
+        t("invoice.credits"),
+        invoice.refers_to ? (invoice.refers_to.number ?? invoice.refers_to.invoice_id) : null,
+      ],
       [
         t("invoice.task"),
         invoice.task_id
