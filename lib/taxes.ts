@@ -113,6 +113,36 @@ export function reverseTaxes(original: TaxCents, refundCents: number): TaxCents 
 }
 
 /**
+ * The taxes to reverse when `refundCents` of an invoice `original` is credited after earlier
+ * credit notes on the same invoice already reversed `credited` (their totals and taxes, cents).
+ * The credit note that brings the credited total to the invoice's total reverses exactly the
+ * taxes left, so an invoice's credit notes together never reverse a cent more or less tax than
+ * it charged (proportional rounding on each partial note could otherwise drift); the others
+ * reverse in proportion (`reverseTaxes`), capped at what is left of each tax.
+ * @param refundCents 0 ≤ refund ≤ original.total − credited.total
+ * @throws RangeError when the refund exceeds what is left to credit
+ */
+export function reverseTaxesLeft(
+  original: TaxCents,
+  credited: Pick<TaxCents, "total" | "gst" | "qst">,
+  refundCents: number,
+): TaxCents {
+  const left = original.total - credited.total;
+  if (!Number.isSafeInteger(refundCents) || refundCents < 0 || refundCents > left) {
+    throw new RangeError(`refund ${refundCents} not within 0..${left} cents left to credit`);
+  }
+  const gstLeft = original.gst - credited.gst;
+  const qstLeft = original.qst - credited.qst;
+  if (refundCents === left) {
+    return { subtotal: refundCents - gstLeft - qstLeft, gst: gstLeft, qst: qstLeft, total: refundCents };
+  }
+  const share = reverseTaxes(original, refundCents);
+  const gst = Math.min(share.gst, gstLeft);
+  const qst = Math.min(share.qst, qstLeft);
+  return { subtotal: refundCents - gst - qst, gst, qst, total: refundCents };
+}
+
+/**
  * The taxes on `amountCad` when `registered`, as CAD figures, else null (small supplier).
  * @returns `{ taxes: { gst_cad, qst_cad }, total_with_taxes_cad }` or null
  */

@@ -10,6 +10,7 @@ import {
   isQstNumber,
   rateAt,
   reverseTaxes,
+  reverseTaxesLeft,
   SALES_TAX_RATES,
   taxesForAmount,
   taxesOn,
@@ -55,6 +56,23 @@ describe("sales taxes", () => {
     // 10.00 of 114.98: GST 500 × 1000 / 11498 = 43.49 → 43; QST 998 × 1000 / 11498 = 86.80 → 87.
     expect(reverseTaxes(invoice, 1_000)).toEqual({ subtotal: 870, gst: 43, qst: 87, total: 1_000 });
     expect(() => reverseTaxes(invoice, invoice.total + 1)).toThrow(RangeError);
+  });
+
+  it("lets the last of several partial credit notes reverse exactly the taxes left (no cent of drift)", () => {
+    const invoice = taxesOn(10_000, day); // 114.98: GST 5.00, QST 9.98
+    // Three thirds (38.33, 38.33, 38.32): GST 500 × 3833 / 11498 = 166.68 → 167 each, so rounding each
+    // third in proportion would reverse 167 + 167 + 167 = 5.01 of GST for 5.00 charged.
+    expect(reverseTaxes(invoice, 3_832).gst).toBe(167);
+    const first = reverseTaxesLeft(invoice, { total: 0, gst: 0, qst: 0 }, 3_833);
+    expect(first).toEqual({ subtotal: 3_333, gst: 167, qst: 333, total: 3_833 });
+    const second = reverseTaxesLeft(invoice, first, 3_833);
+    const creditedTwice = { total: 7_666, gst: 334, qst: 666 };
+    expect(second).toEqual(first);
+    const last = reverseTaxesLeft(invoice, creditedTwice, 3_832);
+    expect(last).toEqual({ subtotal: 3_334, gst: 166, qst: 332, total: 3_832 });
+    expect(first.gst + second.gst + last.gst).toBe(invoice.gst);
+    expect(first.qst + second.qst + last.qst).toBe(invoice.qst);
+    expect(() => reverseTaxesLeft(invoice, creditedTwice, 3_833)).toThrow(RangeError);
   });
 
   it("applies a rate from its effective date, in Quebec time", () => {

@@ -10,7 +10,7 @@ import type { Tx } from "../db/client.js";
 import { type Invoice, invoices, type Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { fromCents, toCents } from "../money.js";
-import { reverseTaxes, type TaxCents } from "../taxes.js";
+import { reverseTaxesLeft, type TaxCents } from "../taxes.js";
 import { createInvoice } from "./invoices.js";
 
 /** The invoice a credit note credits: what its reversal needs. */
@@ -32,7 +32,9 @@ function taxesOf(credited: CreditedInvoice): TaxCents | null {
 
 /**
  * Writes in `tx` the credit note of `amountCents` (taxes included) of `credited` for task `taskId`:
- * its taxes reversed in proportion (round(G × R / T), round(Q × R / T)), the rest the subtotal.
+ * its taxes reversed in proportion (round(G × R / T), round(Q × R / T)), the rest the subtotal;
+ * the note that credits the last of the invoice reverses exactly the taxes left (lib/taxes.ts
+ * `reverseTaxesLeft`).
  * `refund` gives a USDC refund's network and transaction. Returns the credit note's id.
  * @param amountCents 0 < amount ≤ credited total
  * @throws RangeError when the amount exceeds the credited total
@@ -49,7 +51,9 @@ export async function issueCreditNote(
   now = new Date(),
 ): Promise<string> {
   const original = taxesOf(credited);
-  const taxes = original ? reverseTaxes(original, input.amountCents) : null;
+  const taxes = original
+    ? reverseTaxesLeft(original, await creditedSoFar(tx, credited), input.amountCents)
+    : null;
   const amount = fromCents(input.amountCents);
   return createInvoice(
     tx,
@@ -74,13 +78,29 @@ export async function issueCreditNote(
   );
 }
 
-/** What is left to credit of `credited` in `tx`, cents: its total less the credit notes referring to it. */
-export async function creditLeftCents(tx: Tx, credited: CreditedInvoice): Promise<number> {
+/** What the credit notes referring to `credited` already reversed in `tx`: totals and taxes, cents. */
+async function creditedSoFar(
+  tx: Tx,
+  credited: CreditedInvoice,
+): Promise<{ total: number; gst: number; qst: number }> {
   const [row] = await tx
-    .select({ sum: sql<string>`coalesce(sum(${invoices.amountCad}), 0)` })
+    .select({
+      total: sql<string>`coalesce(sum(${invoices.amountCad}), 0)`,
+      gst: sql<string>`coalesce(sum(${invoices.gstCad}), 0)`,
+      qst: sql<string>`coalesce(sum(${invoices.qstCad}), 0)`,
+    })
     .from(invoices)
     .where(and(eq(invoices.refersToInvoiceId, credited.id), eq(invoices.kind, "refund")));
-  return toCents(credited.amountCad) - toCents(Number(row?.sum ?? 0));
+  return {
+    total: toCents(Number(row?.total ?? 0)),
+    gst: toCents(Number(row?.gst ?? 0)),
+    qst: toCents(Number(row?.qst ?? 0)),
+  };
+}
+
+/** What is left to credit of `credited` in `tx`, cents: its total less the credit notes referring to it. */
+export async function creditLeftCents(tx: Tx, credited: CreditedInvoice): Promise<number> {
+  return toCents(credited.amountCad) - (await creditedSoFar(tx, credited)).total;
 }
 
 /**
