@@ -207,6 +207,20 @@ export function getLimiter(policy: RateLimitPolicy, config: Config = getConfig()
  * @returns e.g. `203.0.113.9` or `2001:db8:1:2::/64`
  */
 export function rateLimitSubject(ip: string): string {
+  let subject = subjects.get(ip);
+  if (subject === undefined) {
+    subject = subjectOf(ip);
+    if (subjects.size >= SUBJECT_CACHE) subjects.clear();
+    subjects.set(ip, subject);
+  }
+  return subject;
+}
+
+/** Addresses whose subject `rateLimitSubject` remembers before forgetting them all (a pure mapping). */
+const SUBJECT_CACHE = 10_000;
+const subjects = new Map<string, string>();
+
+function subjectOf(ip: string): string {
   const bare = ip.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
   if (!ipaddr.isValid(bare)) return ip;
   const address = ipaddr.parse(bare);
