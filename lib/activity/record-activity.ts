@@ -26,11 +26,12 @@
  * imported by the first write (`writer()`), not with this module, which
  * every endpoint loads through the handler wrapper (cold start, docs/performance.md).
  */
-import { waitUntil } from "@vercel/functions";
+
 import { getConfig } from "../config.js";
 import { type DatabaseHandle, getDatabase, selectDriver } from "../db/client.js";
 import type { activityLog } from "../db/schema/index.js";
 import { describeError } from "../log-error.js";
+import { waitUntil } from "../net/wait-until.js";
 
 export type ActivityEntry = typeof activityLog.$inferInsert;
 
