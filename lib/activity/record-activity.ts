@@ -28,6 +28,7 @@
  */
 
 import { getConfig } from "../config.js";
+import { ambientTransaction } from "../db/ambient.js";
 import { type DatabaseHandle, getDatabase, selectDriver } from "../db/client.js";
 import type { activityLog } from "../db/schema/index.js";
 import { describeError } from "../log-error.js";
@@ -152,6 +153,18 @@ export async function flushActivity(): Promise<void> {
     writing = writing.then(() => writeBatch(batch));
   }
   await writing;
+}
+
+/**
+ * For readers of the activity log (analytics, privacy export and erasure): writes this
+ * instance's queued rows first, so a read sees every request this instance answered (rows
+ * queued by other instances are written within their own batch delay). Skipped inside a
+ * request's ambient transaction, where a write on another connection could wait on it (PGlite).
+ * Never throws.
+ */
+export async function flushActivityBeforeRead(): Promise<void> {
+  if (ambientTransaction()) return;
+  await flushActivity();
 }
 
 /** Writes `batch` chunk by chunk, then checks the volume alert. Never throws. */
