@@ -121,29 +121,24 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
         // `authenticate` answered per `operation.auth`, so the principal has the shape of mode A.
       } as unknown as RequestContext<z.output<Q>, z.output<B>, A>;
       const idempotencyKey = operation.idempotent ? idempotencyKeyOf(request) : undefined;
-      const execute = async () => {
+      if (idempotencyKey) {
+        response = await runIdempotent(
+          principal.caller ? `key:${principal.caller.keyId}` : `ip:${ip}`,
+          idempotencyKey,
+          requestFingerprint(request, bodyText),
+          `${operation.method} ${operation.path}`,
+          () => answer(operation, fn(ctx)),
+          (error) => toErrorResponse(error, requestId),
+        );
+      } else {
         const result = await fn(ctx);
-        if (!(result instanceof Response) && !idempotencyKey) {
+        if (result instanceof Response) response = await answer(operation, result);
+        else {
           // Every header known now: one Response with a plain header record, never a `Headers`.
           complete = completeJson(result, operation, { requestId, cors, extraHeaders });
-          return complete;
+          response = complete;
         }
-        const res = result instanceof Response ? result : json(result, operation.successStatus ?? 200);
-        if (operation.cacheControl && res.ok && !res.headers.has("cache-control")) {
-          res.headers.set("cache-control", operation.cacheControl);
-        }
-        return res;
-      };
-      response = idempotencyKey
-        ? await runIdempotent(
-            principal.caller ? `key:${principal.caller.keyId}` : `ip:${ip}`,
-            idempotencyKey,
-            requestFingerprint(request, bodyText),
-            `${operation.method} ${operation.path}`,
-            execute,
-            (error) => toErrorResponse(error, requestId),
-          )
-        : await execute();
+      }
     } catch (error) {
       response = toErrorResponse(error, requestId);
     }
@@ -158,6 +153,20 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
     return final;
   };
   return Object.assign(handler, { operation: operation as Operation });
+}
+
+/**
+ * The response of an endpoint's `result` (awaited): a `Response` as it is, a value as JSON with
+ * `operation.successStatus` (default 200); a success gets `operation.cacheControl` unless it set
+ * its own Cache-Control.
+ */
+async function answer(operation: Operation, pending: unknown): Promise<Response> {
+  const result = await pending;
+  const res = result instanceof Response ? result : json(result, operation.successStatus ?? 200);
+  if (operation.cacheControl && res.ok && !res.headers.has("cache-control")) {
+    res.headers.set("cache-control", operation.cacheControl);
+  }
+  return res;
 }
 
 /**
@@ -251,6 +260,7 @@ function logRequest(
 ): void {
   const { requestId, caller, ip, identity, started } = at;
   recordActivity({
+    at: new Date(),
     requestId,
     apiKeyId: caller?.keyId ?? null,
     ip,
