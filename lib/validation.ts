@@ -131,6 +131,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, pre
  * the stack.
  */
 export function findNulByte(input: unknown): string | undefined {
+  if (!containsNul(input)) return undefined;
   const stack: { value: unknown; path: string }[] = [{ value: input, path: "" }];
   const join = (base: string, key: string) => (base ? `${base}.${key}` : key);
   while (stack.length > 0) {
@@ -148,6 +149,30 @@ export function findNulByte(input: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Whether any string in `input` (a value or an object key, at any depth) contains U+0000: the
+ * walk of `findNulByte` without building paths, so the common case (no NUL) allocates no strings.
+ */
+function containsNul(input: unknown): boolean {
+  if (typeof input === "string") return input.includes("\u0000");
+  if (input === null || typeof input !== "object") return false;
+  const stack: unknown[] = [input];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (value !== null && typeof value === "object") {
+      for (const key of Object.keys(value)) {
+        if (key.includes("\u0000")) return true;
+        stack.push((value as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
 }
 
 /**

@@ -72,6 +72,14 @@ export interface LocalHost {
   close(): Promise<void>;
 }
 
+/** Paths whose api/ route (or the absence of one) the local host remembers before forgetting them all. */
+const ROUTE_CACHE = 1000;
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= ROUTE_CACHE) cache.clear();
+  cache.set(key, value);
+}
+
 /** Lists api/ files as routes, static ones before dynamic ones (Vercel's precedence). */
 export function discoverRoutes(apiDir: string): ApiRoute[] {
   const routes: ApiRoute[] = [];
@@ -176,11 +184,19 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     return mod;
   };
 
+  /** The first route matching `pathname`; a path with no parameters is remembered (at most `ROUTE_CACHE`). */
+  const staticHits = new Map<string, ApiRoute | null>();
   const findRoute = (pathname: string) => {
+    const hit = staticHits.get(pathname);
+    if (hit !== undefined) return hit ? { route: hit, params: {} } : undefined;
     for (const r of routes) {
       const m = r.matcher(pathname);
-      if (m) return { route: r, params: m.params as Record<string, string> };
+      if (m) {
+        if (r.dynamic === 0) remember(staticHits, pathname, r);
+        return { route: r, params: m.params as Record<string, string> };
+      }
     }
+    if (pathname.startsWith("/api/")) remember(staticHits, pathname, null);
     return undefined;
   };
 
@@ -230,11 +246,28 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     return routeNotFound(url.pathname, newRequestId());
   };
 
-  const applyHeaderRules = (pathname: string, headers: Headers) => {
-    for (const rule of headerRules) {
-      if (!rule.re.test(pathname)) continue;
-      for (const h of rule.headers) if (!headers.has(h.key)) headers.set(h.key, h.value);
+  /**
+   * The `vercel.json` headers of `pathname`, the first rule naming a header winning; remembered
+   * per path (at most `ROUTE_CACHE` paths, then forgotten all at once).
+   */
+  const ruleHeaders = new Map<string, [string, string][]>();
+  const headersOfRules = (pathname: string): [string, string][] => {
+    let found = ruleHeaders.get(pathname);
+    if (!found) {
+      const seen = new Set<string>();
+      found = [];
+      for (const rule of headerRules) {
+        if (!rule.re.test(pathname)) continue;
+        for (const h of rule.headers) {
+          const name = h.key.toLowerCase();
+          if (seen.has(name)) continue;
+          seen.add(name);
+          found.push([h.key, h.value]);
+        }
+      }
+      remember(ruleHeaders, pathname, found);
     }
+    return found;
   };
 
   // Node ↔ Web conversion by @hono/node-server's request listener: a lazy `Request` over the
@@ -246,12 +279,15 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const listener = getRequestListener(
     async (request, env) => {
       const response = (await options.intercept?.(request)) ?? (await dispatch(request));
-      const incoming = (env as HttpBindings).incoming;
+      const { incoming, outgoing } = env as HttpBindings;
       const pathname = incoming.url ? pathOf(incoming.url) : "/";
-      applyHeaderRules(pathname, response.headers);
+      // Set on the Node response, not on `response.headers`: the listener's `writeHead` merges the
+      // response's own headers over these (so a header the handler set wins, as on Vercel), and a
+      // handler's lightweight response never has to build a `Headers` object (docs/performance.md).
+      for (const [name, value] of headersOfRules(pathname)) outgoing.setHeader(name, value);
       if (!incoming.complete && incoming.method !== "GET" && incoming.method !== "HEAD") {
         // Answered before the body was read (e.g. 413): close the connection rather than reuse it.
-        response.headers.set("connection", "close");
+        outgoing.setHeader("connection", "close");
       }
       return response;
     },

@@ -18,6 +18,7 @@
 import { stringify } from "csv-stringify/sync";
 import { and, asc, count, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { DateTime } from "luxon";
+import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
 import { getDb } from "../db/client.js";
 import { activityLog, apiKeys, clientAccounts, ledgerEntries, tasks } from "../db/schema/index.js";
@@ -60,6 +61,7 @@ export class CsvExport {
 
 /** Runs the analytics `query.action`; `export` with format csv returns a `CsvExport`, the others JSON data. */
 export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
+  await flushActivityBeforeRead();
   switch (query.action) {
     case "agents":
       return agents(query);

@@ -3,7 +3,6 @@
  * (bcryptjs, pure JS; cost BCRYPT_COST). bcrypt reads at most 72 bytes, so longer
  * passwords are refused at validation rather than silently truncated.
  */
-import bcrypt from "bcryptjs";
 import { z } from "zod";
 import { getConfig } from "../config.js";
 
@@ -21,8 +20,14 @@ export const passwordSchema = z
   })
   .meta({ description: `At least ${PASSWORD_MIN_LENGTH} characters, at most ${PASSWORD_MAX_BYTES} bytes.` });
 
+/** bcryptjs, loaded by the first hash or comparison, not with every operation list (cold start). */
+async function loadBcrypt(): Promise<typeof import("bcryptjs").default> {
+  return (await import("bcryptjs")).default;
+}
+
 /** A bcrypt hash (`$2b$…`) of `password` at the configured cost. */
 export async function hashPassword(password: string): Promise<string> {
+  const bcrypt = await loadBcrypt();
   return bcrypt.hash(password, getConfig().BCRYPT_COST);
 }
 
@@ -35,6 +40,7 @@ const DUMMY_HASH = "$2b$10$2V1w9WWBxZyqzUKIyhrE2eDqR/gK/mYm4zUUpRZdDc5duMLJ9PFfG
  * registered with a key and no password yet) still spends one comparison and answers false.
  */
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
+  const bcrypt = await loadBcrypt();
   if (!hash) {
     await bcrypt.compare(password, DUMMY_HASH);
     return false;

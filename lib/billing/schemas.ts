@@ -1,5 +1,4 @@
 /** Zod schemas of /api/billing (spec "Billing"; README "Accounts, billing and client login"). */
-import { DateTime } from "luxon";
 import { z } from "zod";
 import { SERVICE_TYPES } from "../db/schema/enums.js";
 import { roundCad } from "../money.js";
@@ -11,11 +10,20 @@ export const TRANSACTIONS_MAX_LIMIT = 200;
 
 const dateTime = z.string().meta({ format: "date-time" });
 
+/**
+ * Whether `v` (`YYYY-MM-DD`) names a day that exists: the UTC midnight of its parts reads back
+ * as the same date (no 2025-02-30). Built-in Date, so the schema loads without luxon (cold start).
+ */
+function isCalendarDate(v: string): boolean {
+  const at = new Date(`${v}T00:00:00.000Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === v;
+}
+
 /** A calendar date `YYYY-MM-DD` that exists. */
 export const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a date YYYY-MM-DD" })
-  .refine((v) => DateTime.fromISO(v).isValid, { error: "is not a valid calendar date" })
+  .refine(isCalendarDate, { error: "is not a valid calendar date" })
   .meta({ examples: ["2025-01-31"] });
 
 /** Longest `agent_id` (spec "Billing": "agent_id (string, max 254)"). */

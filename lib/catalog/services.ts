@@ -4,13 +4,12 @@
  * Rule source: docs/api-conventions.md "Service catalog entry" (five services, their hours,
  * estimate ranges and after-dispatch cancellation terms), "Limits" (SLA hours) and
  * "GET /api/estimate" (pricing constants). The SLA hours live with the deadlines
- * (lib/tasks/state/deadlines.ts). Each service's `contract.inputs_schema` is
+ * (lib/tasks/state/sla.ts). Each service's `contract.inputs_schema` is
  * generated from the zod field schemas of lib/tasks/state/schemas.ts, so the catalog and the
  * submission validator cannot drift apart.
  */
 import { z } from "zod";
 import { getConfig } from "../config.js";
-import { SLA } from "../tasks/state/deadlines.js";
 import {
   BUDGET_LIMIT_SERVICES,
   type ServiceType,
@@ -18,6 +17,7 @@ import {
   SVC01_PREFERRED_OUTPUTS,
   taskFields,
 } from "../tasks/state/schemas.js";
+import { SLA } from "../tasks/state/sla.js";
 
 /**
  * Pricing constants in CAD (spec "GET /api/estimate" formula and "Service catalog entry"):

@@ -5,23 +5,23 @@
 import { z } from "zod";
 import { int, num, optionalString } from "./values.js";
 
-/** Accounts variables of the configuration schema. */
-export const accountsSettings = {
+/** Accounts variables of the configuration schema, built on first use (lib/config/load.ts). */
+export const accountsSettings = () => ({
   /**
    * HS256 secret of client-dashboard JWTs (POST /api/client-auth login), at least 32
    * characters. Required in production (login and JWT checks fail with 500 without it);
    * elsewhere a fixed development secret (README) is used when unset.
    */
-  JWT_SECRET: optionalString.pipe(z.string().min(32).optional()),
+  JWT_SECRET: optionalString().pipe(z.string().min(32).optional()),
   /** bcrypt cost of client passwords (2^cost rounds). */
   BCRYPT_COST: int(10, 4, 15),
   /** Cloudflare Turnstile secret for web registration; unset outside production = tokens not checked. */
-  TURNSTILE_SECRET_KEY: optionalString,
+  TURNSTILE_SECRET_KEY: optionalString(),
   /**
    * Cloudflare Turnstile site key (public) of the client dashboard's registration form,
    * published in GET /api/capabilities `features.web_registration`.
    */
-  TURNSTILE_SITE_KEY: optionalString,
+  TURNSTILE_SITE_KEY: optionalString(),
   /** Turnstile siteverify endpoint (tests point it at a loopback stand-in). */
   TURNSTILE_VERIFY_URL: z.url().default("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
   /** Timeout of one siteverify request, ms; past it web registration answers 503. */
@@ -39,4 +39,4 @@ export const accountsSettings = {
   WEBSITE_URL: z.url().default("https://example.com"),
   /** Operator company name. */
   OPERATOR_NAME: z.string().default("Physical Task Execution Service Inc."),
-};
+});

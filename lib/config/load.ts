@@ -10,17 +10,31 @@ import { privacyTaxSettings } from "./privacy-taxes.js";
 import { securitySettings } from "./security.js";
 import { serverSettings } from "./server.js";
 
-/** The schema of the process environment, variable by variable, with defaults. */
-export const configSchema = z.object({
-  ...serverSettings,
-  ...paymentsSettings,
-  ...securitySettings,
-  ...notificationsSettings,
-  ...accountsSettings,
-  ...privacyTaxSettings,
-});
+/** Builds the schema of the process environment, variable by variable, with defaults. */
+function buildConfigSchema() {
+  return z.object({
+    ...serverSettings(),
+    ...paymentsSettings(),
+    ...securitySettings(),
+    ...notificationsSettings(),
+    ...accountsSettings(),
+    ...privacyTaxSettings(),
+  });
+}
 
-export type Config = z.infer<typeof configSchema>;
+let schema: ReturnType<typeof buildConfigSchema> | undefined;
+
+/**
+ * The schema of the process environment, built by its first use (the first `getConfig()`), not
+ * when a function loads: its ~150 zod schemas cost tens of ms of CPU to build (cold start,
+ * docs/performance.md).
+ */
+export function configSchema(): ReturnType<typeof buildConfigSchema> {
+  schema ??= buildConfigSchema();
+  return schema;
+}
+
+export type Config = z.infer<ReturnType<typeof buildConfigSchema>>;
 
 /** Raised when an environment variable has a bad value; the message names the variable. */
 export class ConfigError extends Error {
@@ -44,7 +58,7 @@ function isPrivateEd25519Jwk(value: string): boolean {
  * @throws ConfigError naming every variable with a bad value.
  */
 export function parseConfig(env: Record<string, string | undefined> = process.env): Config {
-  const result = configSchema.safeParse(env);
+  const result = configSchema().safeParse(env);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration: ${lines.join("; ")}`);

@@ -5,25 +5,25 @@
 import { z } from "zod";
 import { int, optionalString, optionalUrl } from "./values.js";
 
-/** Notifications variables of the configuration schema. */
-export const notificationsSettings = {
+/** Notifications variables of the configuration schema, built on first use (lib/config/load.ts). */
+export const notificationsSettings = () => ({
   /**
    * AES-256-GCM key that encrypts webhook signing secrets at rest: base64 of 32 bytes
    * (`openssl rand -base64 32`). Required in production; elsewhere a fixed development key
    * (documented in README) is used when unset.
    */
-  WEBHOOK_SECRET_KEY: optionalString,
+  WEBHOOK_SECRET_KEY: optionalString(),
   /**
    * Private Ed25519 JWK (`{"kty":"OKP","crv":"Ed25519","d":…,"x":…,"kid":…}`) that signs completion
    * receipts (lib/receipts). Required in production; elsewhere a key is generated once into
    * DATA_DIR (receipt-signing-key.json). docs/receipts.md: generation and rotation.
    */
-  RECEIPT_SIGNING_KEY: optionalString,
+  RECEIPT_SIGNING_KEY: optionalString(),
   /**
    * Public JWKs of retired receipt keys, still served at /.well-known/jwks.json so that old
    * receipts verify: a JSON array of JWKs or a JWK Set (`{"keys":[…]}`).
    */
-  RECEIPT_PREVIOUS_KEYS: optionalString,
+  RECEIPT_PREVIOUS_KEYS: optionalString(),
   /** Bound of one webhook / callback delivery attempt (connect, headers, body), ms; at most 10 s. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 10_000),
   /** Delays before each retry of a failed delivery, seconds, comma-separated (docs/api-conventions.md: 30 s, 5 min, 30 min). */
@@ -70,13 +70,13 @@ export const notificationsSettings = {
    */
   UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY: int(5, 0, 1000),
   /** Resend API key; unset = the embedded outbox (messages stored in `emails` and logged, not sent). */
-  RESEND_API_KEY: optionalString,
+  RESEND_API_KEY: optionalString(),
   /** Resend API base URL (tests point it at a loopback server). */
-  RESEND_BASE_URL: optionalUrl,
+  RESEND_BASE_URL: optionalUrl(),
   /** Sender of client-facing e-mail (a domain verified with Resend in production). */
   EMAIL_FROM: z.string().default("Physical Task Execution Service <no-reply@example.com>"),
   /** Reply-To of client-facing e-mail; default CONTACT_EMAIL. */
-  EMAIL_REPLY_TO: optionalString.pipe(z.email().optional()),
+  EMAIL_REPLY_TO: optionalString().pipe(z.email().optional()),
   /**
    * Longest life of one event-stream connection, seconds (max 14 400 = 4 h). Default 14 400,
    * or 55 on Vercel (below the functions' maxDuration of 60 s): the stream then sends
@@ -87,4 +87,4 @@ export const notificationsSettings = {
   STREAM_POLL_MS: int(500, 50, 10_000),
   /** Heartbeat (comment line) interval of idle event streams, seconds. */
   STREAM_HEARTBEAT_SECONDS: int(15, 1, 300),
-};
+});

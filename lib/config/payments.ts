@@ -5,8 +5,8 @@
 import { z } from "zod";
 import { int, num, optionalString, optionalUrl } from "./values.js";
 
-/** Payments variables of the configuration schema. */
-export const paymentsSettings = {
+/** Payments variables of the configuration schema, built on first use (lib/config/load.ts). */
+export const paymentsSettings = () => ({
   /**
    * CAD→USD rate, USD per 1 CAD: the rate of the `fixed` provider, and with `valet` the
    * rate shown by estimates when no fresh live rate exists (approval never uses it there).
@@ -24,7 +24,7 @@ export const paymentsSettings = {
   EXCHANGE_RATE_MAX_AGE_HOURS: int(120, 1, 24 * 30),
 
   /** Ethereum (layer 1) JSON-RPC URL; the network accepts payments when this and ETHEREUM_WALLET are set. */
-  ETHEREUM_RPC_URL: optionalUrl,
+  ETHEREUM_RPC_URL: optionalUrl(),
   /** Ethereum chain id (1 = mainnet). */
   ETHEREUM_CHAIN_ID: int(1, 1),
   /** USDC contract on Ethereum. */
@@ -33,7 +33,7 @@ export const paymentsSettings = {
     .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
     .default("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"),
   /** Service wallet receiving USDC on Ethereum. */
-  ETHEREUM_WALLET: optionalString.pipe(
+  ETHEREUM_WALLET: optionalString().pipe(
     z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
@@ -45,9 +45,9 @@ export const paymentsSettings = {
     .regex(/^(finalized|safe|latest|[1-9][0-9]{0,3})$/, "finalized, safe, latest or 1-9999")
     .default("finalized"),
   /** First Ethereum block to scan when no cursor exists; unset: the confirmed head minus CHECKER_RESCAN_BLOCKS. */
-  ETHEREUM_START_BLOCK: optionalString.pipe(z.coerce.number<string>().int().min(0).optional()),
+  ETHEREUM_START_BLOCK: optionalString().pipe(z.coerce.number<string>().int().min(0).optional()),
   /** Base (layer 2) JSON-RPC URL; the network accepts payments when this and BASE_WALLET are set. */
-  BASE_RPC_URL: optionalUrl,
+  BASE_RPC_URL: optionalUrl(),
   /** Base chain id (8453 = mainnet). */
   BASE_CHAIN_ID: int(8453, 1),
   /** USDC contract on Base. */
@@ -56,7 +56,7 @@ export const paymentsSettings = {
     .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
     .default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
   /** Service wallet receiving USDC on Base. */
-  BASE_WALLET: optionalString.pipe(
+  BASE_WALLET: optionalString().pipe(
     z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address")
@@ -68,7 +68,7 @@ export const paymentsSettings = {
     .regex(/^(finalized|safe|latest|[1-9][0-9]{0,3})$/, "finalized, safe, latest or 1-9999")
     .default("safe"),
   /** First Base block to scan when no cursor exists; unset: the confirmed head minus CHECKER_RESCAN_BLOCKS. */
-  BASE_START_BLOCK: optionalString.pipe(z.coerce.number<string>().int().min(0).optional()),
+  BASE_START_BLOCK: optionalString().pipe(z.coerce.number<string>().int().min(0).optional()),
   /** Largest block range of one eth_getLogs request (RPC providers cap it). */
   CHECKER_BLOCK_RANGE: int(1000, 1, 100_000),
   /** Most new blocks one checker run scans per network (a long backlog is caught up over several runs). */
@@ -85,4 +85,4 @@ export const paymentsSettings = {
    * (0: reusable at once; the block-time rule still applies). Default 168 (7 days).
    */
   AMOUNT_REUSE_COOLDOWN_HOURS: int(168, 0, 24 * 366),
-};
+});

@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { bool, int, optionalString } from "./values.js";
 
-/** Privacy and tax variables of the configuration schema. */
-export const privacyTaxSettings = {
+/** Privacy and tax variables of the configuration schema, built on first use (lib/config/load.ts). */
+export const privacyTaxSettings = () => ({
   /** Person in charge of the protection of personal information (published in /api/capabilities). */
   PRIVACY_OFFICER_NAME: z.string().trim().min(1).default("Privacy Officer"),
   /** That person's e-mail: access, correction and erasure requests, complaints. */
@@ -25,14 +25,14 @@ export const privacyTaxSettings = {
   /** Registered for GST/QST: estimates, charges and invoices add the taxes. false = small supplier. */
   TAX_REGISTERED: bool(false),
   /** GST/HST registration number, 9 digits + `RT` + 4 digits (e.g. 123456789RT0001). */
-  GST_NUMBER: optionalString.pipe(
+  GST_NUMBER: optionalString().pipe(
     z
       .string()
       .regex(/^\d{9}RT\d{4}$/, "must look like 123456789RT0001")
       .optional(),
   ),
   /** QST registration number, 10 digits + `TQ` + 4 digits (e.g. 1234567890TQ0001). */
-  QST_NUMBER: optionalString.pipe(
+  QST_NUMBER: optionalString().pipe(
     z
       .string()
       .regex(/^\d{10}TQ\d{4}$/, "must look like 1234567890TQ0001")
@@ -40,4 +40,4 @@ export const privacyTaxSettings = {
   ),
   /** Issuer's postal address printed on invoices (one line). */
   OPERATOR_ADDRESS: z.string().trim().default("Terrebonne, QC, Canada"),
-};
+});

@@ -2,17 +2,30 @@
  * The production profile: when it applies (Vercel, NODE_ENV=production, a remote database),
  * which variables it requires or refuses, and the relaxed development defaults otherwise.
  */
-import ipaddr from "ipaddr.js";
+import { createRequire } from "node:module";
+import type Ipaddr from "ipaddr.js";
 import { type Config, getConfig } from "./load.js";
+
+/**
+ * ipaddr.js, required on first use: a CommonJS package costs several ms more through the ESM
+ * loader (its exports are parsed out of the source) than through `require`, and a function that
+ * never reads an address does not load it at all (cold start, docs/performance.md).
+ */
+const requireCjs = createRequire(import.meta.url);
+let ipaddrModule: typeof Ipaddr | undefined;
+function ipaddrLib(): typeof Ipaddr {
+  ipaddrModule ??= requireCjs("ipaddr.js") as typeof Ipaddr;
+  return ipaddrModule;
+}
 
 /** Whether `hostname` (a name or an IP literal, brackets allowed) designates this machine. */
 function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
   if (h === "localhost" || h.endsWith(".localhost")) return true;
-  if (!ipaddr.isValid(h)) return false;
-  let address = ipaddr.parse(h);
-  if (address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
-    address = (address as ipaddr.IPv6).toIPv4Address();
+  if (!ipaddrLib().isValid(h)) return false;
+  let address = ipaddrLib().parse(h);
+  if (address.kind() === "ipv6" && (address as Ipaddr.IPv6).isIPv4MappedAddress()) {
+    address = (address as Ipaddr.IPv6).toIPv4Address();
   }
   return address.range() === "loopback";
 }

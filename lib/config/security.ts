@@ -5,8 +5,8 @@
 import { z } from "zod";
 import { bool, int, optionalString, optionalUrl } from "./values.js";
 
-/** Security variables of the configuration schema. */
-export const securitySettings = {
+/** Security variables of the configuration schema, built on first use (lib/config/load.ts). */
+export const securitySettings = () => ({
   /**
    * How long an instance reuses a verified API key without asking the database, ms (0: never).
    * A revocation takes effect at once on the instance that served it, on others within this time.
@@ -33,8 +33,8 @@ export const securitySettings = {
   /** `reset-request` and `verify-email` calls per account e-mail per hour (each action on its own). */
   EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR: int(5, 1),
   /** Upstash Redis REST endpoint; with the token it backs rate limits and idempotency. */
-  UPSTASH_REDIS_REST_URL: optionalUrl,
-  UPSTASH_REDIS_REST_TOKEN: optionalString,
+  UPSTASH_REDIS_REST_URL: optionalUrl(),
+  UPSTASH_REDIS_REST_TOKEN: optionalString(),
   /** Rate-limit storage timeout, ms; past it the request gets 503 STORAGE_ERROR (fail closed). */
   RATE_LIMIT_TIMEOUT_MS: int(1000, 50, 10_000),
 
@@ -44,17 +44,17 @@ export const securitySettings = {
   /** Where the client IP comes from: `socket`, `vercel` (x-real-ip / x-vercel-forwarded-for) or `x-forwarded-for`. */
   TRUST_PROXY: z.enum(["auto", "socket", "vercel", "x-forwarded-for"]).default("auto"),
   /** Set by Vercel in its functions. */
-  VERCEL: optionalString,
+  VERCEL: optionalString(),
 
   /** Lets webhook and callback URLs use http:// and loopback addresses. Local development and tests only. */
   ALLOW_PRIVATE_CALLBACKS: bool(false),
   /** Bearer secret Vercel Cron sends to /api/cron/*; required in production. */
-  CRON_SECRET: optionalString,
+  CRON_SECRET: optionalString(),
   /** Comma-separated origins allowed by CORS; `*` allows any. */
   CORS_ALLOWED_ORIGINS: z.string().default("*"),
 
   /** MCP DNS-rebinding protection: extra allowed Host values (comma-separated); PUBLIC_BASE_URL's host is always allowed. */
-  MCP_ALLOWED_HOSTS: optionalString,
+  MCP_ALLOWED_HOSTS: optionalString(),
   /** MCP DNS-rebinding protection: extra allowed Origin values (comma-separated). */
-  MCP_ALLOWED_ORIGINS: optionalString,
-};
+  MCP_ALLOWED_ORIGINS: optionalString(),
+});

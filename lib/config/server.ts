@@ -5,8 +5,8 @@
 import { z } from "zod";
 import { int, num, optionalString, optionalUrl } from "./values.js";
 
-/** Server variables of the configuration schema. */
-export const serverSettings = {
+/** Server variables of the configuration schema, built on first use (lib/config/load.ts). */
+export const serverSettings = () => ({
   /** `development`, `test` or `production`. */
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   /** Port of the local host (`npm start`). */
@@ -14,16 +14,16 @@ export const serverSettings = {
   /** Host interface the local host binds to. */
   HOST: z.string().default("127.0.0.1"),
   /** Public origin used in links (`_links`, `api_url`); defaults to http://localhost:PORT. */
-  PUBLIC_BASE_URL: optionalUrl,
+  PUBLIC_BASE_URL: optionalUrl(),
 
   /** Postgres URL. Unset: embedded PGlite under DATA_DIR. */
-  DATABASE_URL: optionalString,
+  DATABASE_URL: optionalString(),
   /** `auto` (neon for *.neon.tech hosts, else node-postgres), `pg`, `neon` or `pglite`. */
   DATABASE_DRIVER: z.enum(["auto", "pg", "neon", "pglite"]).default("auto"),
   /** Directory of the embedded database (and other local state). */
   DATA_DIR: z.string().default(".data"),
   /** Neon driver only: a plain-ws proxy host:port (e.g. websockify) instead of Neon's endpoint; tests use it. */
-  NEON_WS_PROXY: optionalString,
+  NEON_WS_PROXY: optionalString(),
   /** Maximum connections of the node-postgres / Neon pool. */
   DATABASE_POOL_MAX: int(10, 1, 200),
   /**
@@ -57,7 +57,7 @@ export const serverSettings = {
   /** Distance-matrix provider for places outside the known-locations table: `none` or `osrm`. */
   DISTANCE_PROVIDER: z.enum(["none", "osrm"]).default("none"),
   /** Base URL of an OSRM server (its /table/v1/driving service). */
-  OSRM_URL: optionalUrl,
+  OSRM_URL: optionalUrl(),
   /** Timeout of one distance-matrix request, ms; on failure the estimate falls back to the gazetteer. */
   DISTANCE_TIMEOUT_MS: int(2000, 100, 30_000),
-};
+});

@@ -1,5 +1,6 @@
 /**
- * The zod parsers of environment values shared by the configuration groups: booleans
+ * The zod parsers of environment values shared by the configuration groups (functions: each
+ * builds its schema when the configuration schema is built, on first use): booleans
  * (`true/false/1/0/yes/no`, empty = default), bounded integers and numbers with a default,
  * optional strings and URLs (blank = unset, trimmed).
  */
@@ -21,14 +22,16 @@ export const num = (fallback: number, min = 0, max = Number.MAX_VALUE) =>
   z.coerce.number().min(min).max(max).default(fallback);
 
 /** A string variable, trimmed; unset or blank: undefined. */
-export const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+export const optionalString = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
 /** A URL variable, trimmed; unset or blank: undefined; anything else must be a URL. */
-export const optionalUrl = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()))
-  .pipe(z.url().optional());
+export const optionalUrl = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()))
+    .pipe(z.url().optional());

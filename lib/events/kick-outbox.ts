@@ -11,11 +11,12 @@
  * Loading this module registers `kickOutbox` with the base layer's "events committed" hook
  * (lib/db/after-events.ts), which the task state layer calls after each commit that wrote events.
  */
-import { waitUntil } from "@vercel/functions";
+
 import { getConfig } from "../config.js";
 import { onEventsCommitted } from "../db/after-events.js";
 import { afterCommit, ambientTransaction } from "../db/ambient.js";
 import { describeError } from "../log-error.js";
+import { waitUntil } from "../net/wait-until.js";
 import { signalKick } from "./kick-signal.js";
 
 let running: Promise<void> | undefined;

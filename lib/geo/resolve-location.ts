@@ -167,6 +167,30 @@ function findPlace(segments: readonly string[][]): Match | undefined {
   return partial ? { kind: "gazetteer", place: partial } : undefined;
 }
 
+/**
+ * The place `query` names (passes 1-3, then a trailing "Québec" read as the city, as in "2500
+ * Boulevard Laurier, Québec"), or null. The tables are fixed for the process, so answers are
+ * remembered per query text (at most `PLACE_CACHE` texts, then forgotten all at once): a repeated
+ * location skips the word splitting and window searches (docs/performance.md, issue 14).
+ */
+function placeOf(query: string): Match | null {
+  let match = places.get(query);
+  if (match === undefined) {
+    const segments = addressSegments(query);
+    match =
+      segments.length === 0
+        ? null
+        : (findPlace(segments) ?? findPlace(cityLikeRegionSegments(query)) ?? null);
+    if (places.size >= PLACE_CACHE) places.clear();
+    places.set(query, match);
+  }
+  return match;
+}
+
+/** Query texts whose place `placeOf` remembers. */
+const PLACE_CACHE = 1000;
+const places = new Map<string, Match | null>();
+
 /** Rounds km to at most 2 decimals. */
 function roundKm(km: number): number {
   return Math.round(km * 100) / 100;
@@ -207,10 +231,7 @@ export async function resolveLocation(query: string | undefined | null): Promise
   if (typeof query !== "string") return null;
   if (query.trim() === "") return hub(query);
 
-  const segments = addressSegments(query);
-  if (segments.length === 0) return null;
-  // Last resort: a trailing "Québec" read as the city ("2500 Boulevard Laurier, Québec").
-  const match = findPlace(segments) ?? findPlace(cityLikeRegionSegments(query));
+  const match = placeOf(query);
   if (!match) return null;
 
   if (match.kind === "known") {

@@ -89,6 +89,8 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
     let cors: Readonly<Record<string, string>> = {};
     let principal: Principal = { caller: null, client: null };
     let ip = "unknown";
+    /** The response `completeJson` built with every header, if that is the answer. */
+    let complete: Response | undefined;
     const identity = parseAgentIdentity(request.headers.get("x-agent-identity"));
     if (identity.kind === "invalid") extraHeaders.warning = agentIdentityWarning(identity.reason);
     let response: Response;
@@ -118,36 +120,80 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
         params: pathParams(operation.path, url.pathname),
         // `authenticate` answered per `operation.auth`, so the principal has the shape of mode A.
       } as unknown as RequestContext<z.output<Q>, z.output<B>, A>;
-      const execute = async () => {
-        const result = await fn(ctx);
-        const res = result instanceof Response ? result : json(result, operation.successStatus ?? 200);
-        if (operation.cacheControl && res.ok && !res.headers.has("cache-control")) {
-          res.headers.set("cache-control", operation.cacheControl);
-        }
-        return res;
-      };
       const idempotencyKey = operation.idempotent ? idempotencyKeyOf(request) : undefined;
-      response = idempotencyKey
-        ? await runIdempotent(
-            principal.caller ? `key:${principal.caller.keyId}` : `ip:${ip}`,
-            idempotencyKey,
-            requestFingerprint(request, bodyText),
-            `${operation.method} ${operation.path}`,
-            execute,
-            (error) => toErrorResponse(error, requestId),
-          )
-        : await execute();
+      if (idempotencyKey) {
+        response = await runIdempotent(
+          principal.caller ? `key:${principal.caller.keyId}` : `ip:${ip}`,
+          idempotencyKey,
+          requestFingerprint(request, bodyText),
+          `${operation.method} ${operation.path}`,
+          () => answer(operation, fn(ctx)),
+          (error) => toErrorResponse(error, requestId),
+        );
+      } else {
+        const result = await fn(ctx);
+        if (result instanceof Response) response = await answer(operation, result);
+        else {
+          // Every header known now: one Response with a plain header record, never a `Headers`.
+          complete = completeJson(result, operation, { requestId, cors, extraHeaders });
+          response = complete;
+        }
+      }
     } catch (error) {
       response = toErrorResponse(error, requestId);
     }
-    if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
-    const final = withHeaders(response, cors, extraHeaders, { "x-request-id": requestId });
+    let final = response;
+    if (response !== complete) {
+      if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
+      final = withHeaders(response, cors, extraHeaders, { "x-request-id": requestId });
+    }
     if (operation.auth !== "cron") {
       logRequest(request, operation, final, { requestId, caller: principal.caller, ip, identity, started });
     }
     return final;
   };
   return Object.assign(handler, { operation: operation as Operation });
+}
+
+/**
+ * The response of an endpoint's `result` (awaited): a `Response` as it is, a value as JSON with
+ * `operation.successStatus` (default 200); a success gets `operation.cacheControl` unless it set
+ * its own Cache-Control.
+ */
+async function answer(operation: Operation, pending: unknown): Promise<Response> {
+  const result = await pending;
+  const res = result instanceof Response ? result : json(result, operation.successStatus ?? 200);
+  if (operation.cacheControl && res.ok && !res.headers.has("cache-control")) {
+    res.headers.set("cache-control", operation.cacheControl);
+  }
+  return res;
+}
+
+/**
+ * The JSON response of an endpoint's value `result` (status `operation.successStatus`, default
+ * 200) with every header the wrapper adds, given at once as a plain record: Content-Type,
+ * Cache-Control (`operation.cacheControl`, else `no-store`), CORS, the rate-limit and warning
+ * headers, X-Request-Id. The same headers as the general path (`withHeaders` on the built
+ * response), without building a `Headers` object (docs/performance.md, issue 14).
+ */
+function completeJson(
+  result: unknown,
+  operation: Operation,
+  parts: {
+    requestId: string;
+    cors: Readonly<Record<string, string>>;
+    extraHeaders: Readonly<Record<string, string>>;
+  },
+): Response {
+  const status = operation.successStatus ?? 200;
+  const ok = status >= 200 && status < 300;
+  const headers: Record<string, string> = {
+    "cache-control": (ok && operation.cacheControl) || "no-store",
+  };
+  for (const source of [parts.cors, parts.extraHeaders, { "x-request-id": parts.requestId }]) {
+    for (const k in source) if (!(k in headers)) headers[k] = source[k]!;
+  }
+  return json(result, status, headers);
 }
 
 /**
@@ -214,6 +260,7 @@ function logRequest(
 ): void {
   const { requestId, caller, ip, identity, started } = at;
   recordActivity({
+    at: new Date(),
     requestId,
     apiKeyId: caller?.keyId ?? null,
     ip,

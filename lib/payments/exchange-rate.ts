@@ -12,7 +12,6 @@
  *   stale: approval is refused with 503 EXCHANGE_RATE_UNAVAILABLE. Estimates (informative
  *   only) then show `CAD_USD_FALLBACK_RATE`, labelled as the fallback.
  */
-import { DateTime } from "luxon";
 import { type Config, getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { DomainError } from "../errors.js";
@@ -78,6 +77,8 @@ export async function fetchValetRate(config: Config = getConfig()): Promise<Rate
   if (!Number.isFinite(cadPerUsd) || cadPerUsd < 0.2 || cadPerUsd > 10) {
     throw new Error(`Valet ${VALET_SERIES} value is not a plausible rate: ${String(value)}`);
   }
+  // luxon loads with the first Valet answer, not with every function that converts prices (cold start).
+  const { DateTime } = await import("luxon");
   const asOf = DateTime.fromISO(`${date}T16:30:00`, { zone: "America/Toronto" });
   if (!asOf.isValid) throw new Error(`Valet observation date is invalid: ${date}`);
   return {

@@ -17,6 +17,7 @@
  */
 import { and, asc, eq, lte, max, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { accountBalance } from "../billing/balance.js";
 import { getConfig } from "../config.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
@@ -318,6 +319,7 @@ async function processRequest(
  * most `limit` per run). @returns how many were processed
  */
 export async function processDueErasures(now = new Date(), limit = 50): Promise<number> {
+  await flushActivityBeforeRead();
   const db = await getDb();
   const due = await db
     .select({ id: erasureRequests.id })
@@ -341,6 +343,7 @@ export async function processErasureEarly(
   reason: string,
   now = new Date(),
 ): Promise<ErasureRequestView> {
+  await flushActivityBeforeRead();
   const db = await getDb();
   const [account] = await db.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
   if (!account) throw new DomainError("NOT_FOUND", `No account ${accountId}`, { field: "account_id" });

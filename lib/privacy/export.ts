@@ -9,6 +9,7 @@
  */
 import { desc, eq, getTableColumns, type SQL } from "drizzle-orm";
 import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
+import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import {
   activityLog,
@@ -62,6 +63,7 @@ const rows = (table: PgTable, list: Record<string, unknown>[]) => list.map((r) =
  * @throws DomainError NOT_FOUND (no such account)
  */
 export async function exportAccountData(accountId: string, actor: string): Promise<ExportDocument> {
+  await flushActivityBeforeRead();
   const db = await getDb();
   return db.transaction(async (tx) => {
     const [account] = await tx.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));

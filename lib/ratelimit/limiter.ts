@@ -12,11 +12,25 @@
  * imported on the first check that needs them, so instances without Upstash never load them
  * (cold start, docs/performance.md).
  */
+
+import { createRequire } from "node:module";
 import type { Ratelimit } from "@upstash/ratelimit";
 import type { Redis } from "@upstash/redis";
-import ipaddr from "ipaddr.js";
+import type Ipaddr from "ipaddr.js";
 import { type Config, getConfig } from "../config.js";
 import { type RateLimitFacts, StorageError } from "../errors.js";
+
+/**
+ * ipaddr.js, required on first use: a CommonJS package costs several ms more through the ESM
+ * loader (its exports are parsed out of the source) than through `require`, and a function that
+ * never reads an address does not load it at all (cold start, docs/performance.md).
+ */
+const requireCjs = createRequire(import.meta.url);
+let ipaddrModule: typeof Ipaddr | undefined;
+function ipaddrLib(): typeof Ipaddr {
+  ipaddrModule ??= requireCjs("ipaddr.js") as typeof Ipaddr;
+  return ipaddrModule;
+}
 
 /**
  * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/accounts/client-auth.ts
@@ -207,13 +221,27 @@ export function getLimiter(policy: RateLimitPolicy, config: Config = getConfig()
  * @returns e.g. `203.0.113.9` or `2001:db8:1:2::/64`
  */
 export function rateLimitSubject(ip: string): string {
+  let subject = subjects.get(ip);
+  if (subject === undefined) {
+    subject = subjectOf(ip);
+    if (subjects.size >= SUBJECT_CACHE) subjects.clear();
+    subjects.set(ip, subject);
+  }
+  return subject;
+}
+
+/** Addresses whose subject `rateLimitSubject` remembers before forgetting them all (a pure mapping). */
+const SUBJECT_CACHE = 10_000;
+const subjects = new Map<string, string>();
+
+function subjectOf(ip: string): string {
   const bare = ip.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
-  if (!ipaddr.isValid(bare)) return ip;
-  const address = ipaddr.parse(bare);
+  if (!ipaddrLib().isValid(bare)) return ip;
+  const address = ipaddrLib().parse(bare);
   if (address.kind() === "ipv4") return address.toString();
-  const v6 = address as ipaddr.IPv6;
+  const v6 = address as Ipaddr.IPv6;
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  const prefix = ipaddr.IPv6.networkAddressFromCIDR(`${v6.toString()}/64`);
+  const prefix = ipaddrLib().IPv6.networkAddressFromCIDR(`${v6.toString()}/64`);
   return `${prefix.toString()}/64`;
 }
 

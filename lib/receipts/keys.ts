@@ -12,7 +12,8 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+// jose loads with the first key operation (cold start, docs/performance.md).
+import type { importJWK, JWK } from "jose";
 import { type Config, getConfig } from "../config.js";
 
 /** Name of the development key file under DATA_DIR. */
@@ -46,12 +47,14 @@ export function checkEd25519Jwk(jwk: unknown, name: string, needPrivate: boolean
 
 /** `jwk` without its private part, with `kid` (given or RFC 7638 thumbprint), `alg` and `use`. */
 export async function publicJwk(jwk: JWK): Promise<JWK & { kid: string }> {
+  const { calculateJwkThumbprint } = await import("jose");
   const kid = jwk.kid ?? (await calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: jwk.x! }));
   return { kty: "OKP", crv: "Ed25519", x: jwk.x!, kid, alg: "EdDSA", use: "sig" };
 }
 
 /** A new Ed25519 key pair as a private JWK with its thumbprint as `kid`. */
 export async function generateReceiptKey(): Promise<JWK> {
+  const { exportJWK, generateKeyPair } = await import("jose");
   const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
   const jwk = await exportJWK(privateKey);
   return { ...jwk, kid: (await publicJwk(jwk)).kid, alg: "EdDSA", use: "sig" };
@@ -110,6 +113,7 @@ async function buildRing(config: Config): Promise<ReceiptKeyRing> {
   const current = await publicJwk(signing);
   const olds = await Promise.all(previous.map(publicJwk));
   const publicKeys = [current, ...olds.filter((k) => k.kid !== current.kid)];
+  const { importJWK } = await import("jose");
   const signingKey = await importJWK({ ...signing, alg: "EdDSA" }, "EdDSA");
   return { kid: current.kid, signingKey, publicKeys };
 }

@@ -12,7 +12,8 @@
  * null), issued_at (ISO 8601).
  */
 import { createHash } from "node:crypto";
-import { CompactSign, compactVerify, createLocalJWKSet, type JWK } from "jose";
+// jose loads with the first signature or verification (cold start, docs/performance.md).
+import type { JWK } from "jose";
 import type { Task } from "../db/schema/index.js";
 import { receiptKeyRing } from "./keys.js";
 
@@ -102,6 +103,7 @@ export function receiptClaims(
  */
 export async function signReceipt(claims: ReceiptClaims): Promise<string> {
   const ring = await receiptKeyRing();
+  const { CompactSign } = await import("jose");
   return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
     .setProtectedHeader({ alg: "EdDSA", kid: ring.kid, typ: RECEIPT_TYPE })
     .sign(ring.signingKey);
@@ -116,6 +118,7 @@ export async function verifyReceipt(
   jws: string,
   jwks: { keys: JWK[] },
 ): Promise<{ claims: ReceiptClaims; kid: string }> {
+  const { compactVerify, createLocalJWKSet } = await import("jose");
   const { payload, protectedHeader } = await compactVerify(jws, createLocalJWKSet(jwks), {
     algorithms: ["EdDSA"],
   });

@@ -17,8 +17,8 @@ import { allOperations } from "../openapi/operations.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
-import { OPERATIONAL_HOURS, SLA } from "../tasks/state/deadlines.js";
 import type { ServiceType } from "../tasks/state/schemas.js";
+import { OPERATIONAL_HOURS, SLA } from "../tasks/state/sla.js";
 
 /** Builds the manifest for `config`. */
 export function buildCapabilities(config: Config = getConfig()): Record<string, unknown> {

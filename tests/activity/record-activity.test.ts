@@ -1,6 +1,6 @@
 /**
  * The activity log's batching: every queued row reaches the database (COPY on PGlite,
- * INSERT … unnest on PostgreSQL), awkward text survives the CSV/array encoding, rows
+ * INSERT … json_to_recordset on PostgreSQL), awkward text survives the CSV/JSON encoding, rows
  * carry the time they were queued, flushActivity() resolves only once rows are written,
  * and a full buffer or the batch delay writes without an explicit flush.
  */

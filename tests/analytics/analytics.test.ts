@@ -60,6 +60,15 @@ beforeAll(async () => {
 });
 
 describe("GET /api/analytics", () => {
+  it("counts requests this instance answered whose rows were still queued (flushed before the read)", async () => {
+    await call(estimateGet, "/api/estimate?hours=1", {
+      headers: { "x-agent-identity": "m/fresh-agent/fresh-org" },
+    });
+    const { body } = await analytics("action=agents");
+    const fresh = body.agents.find((a: { agent_name: string }) => a.agent_name === "fresh-agent");
+    expect(fresh).toMatchObject({ org_id: "fresh-org", requests: 1 });
+  });
+
   it("action=agents counts requests per agent identity", async () => {
     const { res, body } = await analytics("action=agents");
     expect(res.status).toBe(200);

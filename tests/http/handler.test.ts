@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { endpoint, route } from "../../lib/http/handler.js";
 import { defineOperation } from "../../lib/http/operation.js";
+import { json } from "../../lib/http/response.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 
 const echoOp = defineOperation({
@@ -61,6 +62,36 @@ describe("handler wrapper", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{20}$/);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("answers a returned value with the same headers as a returned Response (cache, CORS, limits)", async () => {
+    const cachedOp = defineOperation({
+      id: "cached",
+      method: "GET",
+      path: "/api/cached",
+      summary: "c",
+      tags: ["t"],
+      auth: "none",
+      cacheControl: "public, max-age=60",
+      successStatus: 201,
+    });
+    const byValue = route({ GET: endpoint(cachedOp, () => ({ ok: true })) });
+    const byResponse = route({ GET: endpoint(cachedOp, () => json({ ok: true }, 201)) });
+    const headersOf = async (handler: typeof byValue.GET) => {
+      const { res, body } = await call(handler, "/api/cached", {});
+      expect(res.status).toBe(201);
+      expect(body).toEqual({ ok: true });
+      expect(res.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{20}$/);
+      return [...res.headers].filter(([k]) => k !== "x-request-id" && k !== "ratelimit-remaining");
+    };
+    const fromValue = await headersOf(byValue.GET);
+    expect(fromValue).toEqual(await headersOf(byResponse.GET));
+    expect(Object.fromEntries(fromValue)).toMatchObject({
+      "cache-control": "public, max-age=60",
+      "content-type": "application/json; charset=utf-8",
+      "access-control-allow-origin": "*",
+      "ratelimit-limit": expect.any(String),
+    });
   });
 
   it.each([

@@ -44,7 +44,7 @@ describe("local host", () => {
     const res = await fetch(`${host.url}/docs.json`);
     // The echo function answered; like Vercel, it sees the URL the client asked for.
     expect(await res.json()).toMatchObject({ method: "GET", path: "/docs.json" });
-    expect(res.headers.get("x-fixture")).toBe("yes");
+    expect(res.headers.get("x-fixture")).toBe("yes"); // the first matching rule wins
     const legacy = await fetch(`${host.url}/legacy/a/b`);
     expect(legacy.status).toBe(200);
   });
@@ -76,6 +76,9 @@ describe("local host", () => {
     const res = await fetch(`${host.url}/api/built`);
     expect(res.status).toBe(201);
     expect(res.headers.get("x-built")).toBe("yes");
+    // vercel.json headers: a header the handler set wins over a rule; other rules still apply.
+    expect(res.headers.get("x-fixture")).toBe("own");
+    expect(res.headers.get("x-rule")).toBe("built");
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(res.headers.get("content-length")).toBe(String(bytes.byteLength));

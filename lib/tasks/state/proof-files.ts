@@ -32,7 +32,6 @@
  *   Duplicate names and extensions that disagree with `type` are allowed.
  */
 import { createHash } from "node:crypto";
-import { fileTypeFromBuffer } from "file-type";
 import { z } from "zod";
 import type { NewProofFile } from "../../db/schema/proof-files.js";
 import { DomainError } from "../../errors.js";
@@ -300,6 +299,8 @@ export async function decodeProofFiles(inputs: unknown, field = "proof_files"): 
     const bytes = Buffer.from(base64, "base64");
     if (bytes.length === 0) throw invalid(contentField, `${contentField}: file is empty`);
 
+    // file-type (and its tokenizer packages) loads with the first proof file (cold start).
+    const { fileTypeFromBuffer } = await import("file-type");
     const detected = (await fileTypeFromBuffer(bytes))?.mime;
     if (isText(essence)) {
       if (charset !== undefined && !["utf-8", "utf8", "us-ascii"].includes(charset)) {
