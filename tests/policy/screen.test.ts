@@ -48,7 +48,11 @@ describe("outcomes", () => {
     expect(screen.outcome).toBe("refuse");
     // refusing codes first, then the reviewing ones in rule order (a GPS tracker is also surveillance wording)
     expect(screen.reason_codes).toEqual(["PRIVACY_INTRUSION", "PERSON_SURVEILLANCE", "DANGEROUS_ACT"]);
-    expect(screen.matches.map((m) => m.rule_id)).toEqual(["surveil-words", "danger-review", "privacy-devices"]);
+    expect(screen.matches.map((m) => m.rule_id)).toEqual([
+      "surveil-words",
+      "danger-review",
+      "privacy-devices",
+    ]);
     // a match never spans two fields
     expect(screenSubmission(["Please follow", "my ex"]).outcome).toBe("allow");
   });
