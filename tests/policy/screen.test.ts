@@ -76,7 +76,7 @@ describe("outcomes", () => {
 
 /**
  * One refusal, one review and one allow-list case per class, in English and French (rules
- * version 2026-11-24.9). MEDICAL_OR_LEGAL_ADVICE_IN_PERSON never refuses: every in-person medical
+ * version 2026-11-24.10). MEDICAL_OR_LEGAL_ADVICE_IN_PERSON never refuses: every in-person medical
  * or legal act has a legitimate reading (a nurse hired by the family, a paralegal), so its cases
  * are reviews; its refusals come from other classes (posing as a lawyer is IMPERSONATION).
  */
