@@ -16,7 +16,10 @@
  * installation" passes while "install a hidden camera" does not). The classes follow the abuse
  * classes reported for agent-to-human marketplaces: surveillance of a person, harassment,
  * trespass, impersonation and fraud, illegal goods, dangerous acts, privacy intrusion, plus
- * weapons and in-person medical or legal advice. Measured by `npm run bench -- policy`.
+ * weapons and in-person medical or legal advice. An expression runs only when the text contains
+ * one of the words its matches must start with (lib/policy/triggers.ts), so a text compiles few of
+ * the several hundred expressions. Measured by `npm run bench -- policy`; rules and measurement
+ * in docs/policy.md.
  */
 import rulesFile from "./rules.json" with { type: "json" };
 import { requiredPrefixes } from "./triggers.js";
