@@ -16,9 +16,13 @@
  * installation" passes while "install a hidden camera" does not). The classes follow the abuse
  * classes reported for agent-to-human marketplaces: surveillance of a person, harassment,
  * trespass, impersonation and fraud, illegal goods, dangerous acts, privacy intrusion, plus
- * weapons and in-person medical or legal advice. Measured by `npm run bench -- policy`.
+ * weapons and in-person medical or legal advice. An expression runs only when the text contains
+ * one of the words its matches must start with (lib/policy/triggers.ts), so a text compiles few of
+ * the several hundred expressions. Measured by `npm run bench -- policy`; rules and measurement
+ * in docs/policy.md.
  */
 import rulesFile from "./rules.json" with { type: "json" };
+import { requiredPrefixes } from "./triggers.js";
 
 /** Outcome of the screen. */
 export type PolicyOutcome = "allow" | "review" | "refuse";
@@ -32,13 +36,20 @@ interface RuleData {
   unless?: string[];
 }
 
+/** An expression with the words one of which a text must contain for it to match (see triggers.ts). */
+interface Pattern {
+  re: RegExp;
+  /** Undefined: always run the expression. */
+  needs: string[] | undefined;
+}
+
 /** A compiled rule. */
 interface Rule {
   id: string;
   code: string;
   outcome: "review" | "refuse";
-  patterns: RegExp[];
-  unless: RegExp[];
+  patterns: Pattern[];
+  unless: Pattern[];
 }
 
 /** One matched rule, as shown to the operator and stored with the task. */
@@ -67,12 +78,17 @@ function expand(pattern: string, vocabulary: Record<string, string>): string {
   return pattern.replace(/\{([A-Z_]+)\}/g, (whole, name: string) => vocabulary[name] ?? whole);
 }
 
+function compile(pattern: string): Pattern {
+  const source = expand(pattern, rulesFile.vocabulary);
+  return { re: new RegExp(source, "g"), needs: requiredPrefixes(source) };
+}
+
 const RULES: Rule[] = (rulesFile.rules as RuleData[]).map((r) => ({
   id: r.id,
   code: r.code,
   outcome: r.outcome,
-  patterns: r.patterns.map((p) => new RegExp(expand(p, rulesFile.vocabulary), "g")),
-  unless: (r.unless ?? []).map((p) => new RegExp(expand(p, rulesFile.vocabulary), "g")),
+  patterns: r.patterns.map(compile),
+  unless: (r.unless ?? []).map(compile),
 }));
 
 /** Every reason code the rules can give, in rule order, without repeats. */
@@ -101,18 +117,21 @@ export function normalizePolicyText(text: string): string {
     .trim();
 }
 
-function spans(re: RegExp, text: string): [number, number][] {
+/** Where `pattern` matches in `text` (none without compiling it when a needed word is absent). */
+function spans(pattern: Pattern, text: string): [number, number][] {
+  if (pattern.needs && !pattern.needs.some((word) => text.includes(word))) return [];
   const out: [number, number][] = [];
-  re.lastIndex = 0;
-  for (const m of text.matchAll(re)) out.push([m.index, m.index + m[0].length]);
+  pattern.re.lastIndex = 0;
+  for (const m of text.matchAll(pattern.re)) out.push([m.index, m.index + m[0].length]);
   return out;
 }
 
 /** The first match of `rule` in `text` that overlaps none of its exceptions, or undefined. */
 function firstMatch(rule: Rule, text: string): string | undefined {
-  const exceptions = rule.unless.flatMap((re) => spans(re, text));
-  for (const re of rule.patterns) {
-    for (const [start, end] of spans(re, text)) {
+  let exceptions: [number, number][] | undefined;
+  for (const pattern of rule.patterns) {
+    for (const [start, end] of spans(pattern, text)) {
+      exceptions ??= rule.unless.flatMap((u) => spans(u, text));
       if (exceptions.some(([s, e]) => s < end && start < e)) continue;
       return text.slice(start, end).slice(0, 80);
     }

@@ -8,6 +8,7 @@ import {
   normalizePolicyText,
   POLICY_REASON_CODES,
   POLICY_VERSION,
+  REFUSING_REASON_CODES,
   screenSubmission,
 } from "../../lib/policy/screen.js";
 import labelled from "./labelled-set.json" with { type: "json" };
@@ -45,8 +46,13 @@ describe("outcomes", () => {
       "Also put a GPS tracker under my wife's car.",
     ]);
     expect(screen.outcome).toBe("refuse");
-    expect(screen.reason_codes).toEqual(["PRIVACY_INTRUSION", "DANGEROUS_ACT"]);
-    expect(screen.matches.map((m) => m.rule_id)).toEqual(["danger-review", "privacy-devices"]);
+    // refusing codes first, then the reviewing ones in rule order (a GPS tracker is also surveillance wording)
+    expect(screen.reason_codes).toEqual(["PRIVACY_INTRUSION", "PERSON_SURVEILLANCE", "DANGEROUS_ACT"]);
+    expect(screen.matches.map((m) => m.rule_id)).toEqual([
+      "surveil-words",
+      "danger-review",
+      "privacy-devices",
+    ]);
     // a match never spans two fields
     expect(screenSubmission(["Please follow", "my ex"]).outcome).toBe("allow");
   });
@@ -68,14 +74,179 @@ describe("outcomes", () => {
   });
 });
 
+/**
+ * One refusal, one review and one allow-list case per class, in English and French (rules
+ * version 2026-11-24.10). MEDICAL_OR_LEGAL_ADVICE_IN_PERSON never refuses: every in-person medical
+ * or legal act has a legitimate reading (a nurse hired by the family, a paralegal), so its cases
+ * are reviews; its refusals come from other classes (posing as a lawyer is IMPERSONATION).
+ */
+const byClass: [string, "refuse" | "review" | "allow", string, string][] = [
+  [
+    "PERSON_SURVEILLANCE",
+    "refuse",
+    "en",
+    "Park across from my ex-wife's new apartment and text me when she leaves.",
+  ],
+  ["PERSON_SURVEILLANCE", "refuse", "fr", "Stationne-toi devant chez mon ex pis texte-moi quand elle part."],
+  ["PERSON_SURVEILLANCE", "review", "en", "Find out where my former tenant moved to; he owes me rent."],
+  ["PERSON_SURVEILLANCE", "review", "fr", "Prendre des photos de ma conjointe quand elle sort du bureau."],
+  [
+    "PERSON_SURVEILLANCE",
+    "allow",
+    "en",
+    "Watch the auction of lot 12 and follow up with the seller about pickup.",
+  ],
+  [
+    "PERSON_SURVEILLANCE",
+    "allow",
+    "fr",
+    "Surveiller les travaux de l'entrepreneur et suivre les instructions du plan.",
+  ],
+  [
+    "HARASSMENT",
+    "refuse",
+    "en",
+    "Slip an anonymous note under my coworker's door saying everyone knows what he did.",
+  ],
+  ["HARASSMENT", "refuse", "fr", "Écrire des insultes à la craie devant l'entrée de mon ancien patron."],
+  ["HARASSMENT", "review", "en", "Deliver an anonymous letter to the building manager."],
+  ["HARASSMENT", "review", "fr", "Livrer une lettre anonyme au bureau du syndic."],
+  ["HARASSMENT", "allow", "en", "Check for security threats on the office network and update the firewall."],
+  ["HARASSMENT", "allow", "fr", "Effacer les insultes écrites sur le mur de notre commerce."],
+  [
+    "TRESPASS",
+    "refuse",
+    "en",
+    "Climb the fence of the hydro substation and take photos of the transformers.",
+  ],
+  ["TRESPASS", "refuse", "fr", "Passer par la fenêtre du sous-sol pour entrer chez mon ancien locataire."],
+  ["TRESPASS", "review", "en", "Replace the smoke detector while the tenant is at work."],
+  ["TRESPASS", "review", "fr", "Livrer un cadeau surprise à ma mère, elle n'est pas au courant."],
+  ["TRESPASS", "allow", "en", "Photograph the no trespassing sign we installed at the site entrance."],
+  ["TRESPASS", "allow", "fr", "Couper le cadenas de notre casier, nous avons perdu la clé."],
+  ["IMPERSONATION", "refuse", "en", "Call the bank and say you're my father to get his account balance."],
+  [
+    "IMPERSONATION",
+    "refuse",
+    "fr",
+    "Appeler la clinique en disant que vous êtes ma conjointe pour avoir ses résultats.",
+  ],
+  ["IMPERSONATION", "review", "en", "Sign for my neighbour's parcel at the post office."],
+  ["IMPERSONATION", "review", "fr", "Récupérer le colis de ma voisine au bureau de poste."],
+  [
+    "IMPERSONATION",
+    "allow",
+    "en",
+    "Pick up a parcel for me at the post office with my signed authorisation letter.",
+  ],
+  [
+    "IMPERSONATION",
+    "allow",
+    "fr",
+    "Dites au concierge que vous êtes de la part de Marc pour récupérer le colis.",
+  ],
+  ["ILLEGAL_GOODS", "refuse", "en", "Grab some molly and a bit of blow from my guy on Ontario Street."],
+  ["ILLEGAL_GOODS", "refuse", "fr", "Va me chercher un 8 de weed chez mon gars à Longueuil."],
+  [
+    "ILLEGAL_GOODS",
+    "review",
+    "en",
+    "Buy a used laptop from a guy who sells them out of a backpack, no receipt.",
+  ],
+  ["ILLEGAL_GOODS", "review", "fr", "Photographier le vélo qui a été volé puis retrouvé par la police."],
+  ["ILLEGAL_GOODS", "allow", "en", "Buy some Coke and chips for the office party."],
+  ["ILLEGAL_GOODS", "allow", "fr", "Aller chercher mes pilules à la pharmacie, le sac est prêt à mon nom."],
+  ["WEAPONS", "refuse", "en", "Buy a Glock from a guy on Facebook and bring it to my place."],
+  ["WEAPONS", "refuse", "fr", "Acheter un calibre 12 d'un chasseur, pas besoin de papiers."],
+  ["WEAPONS", "review", "en", "Pick up a hunting rifle I won at auction; I hold a PAL."],
+  ["WEAPONS", "review", "fr", "Aller chercher une arbalète de chasse achetée sur Marketplace."],
+  ["WEAPONS", "allow", "en", "Pick up a stereo receiver and speakers from a guy on Kijiji."],
+  ["WEAPONS", "allow", "fr", "Aller chercher un pistolet à calfeutrer et un fusil à clous chez un vendeur."],
+  ["DANGEROUS_ACT", "refuse", "en", "Jump into the river from the bridge to fetch my phone."],
+  ["DANGEROUS_ACT", "refuse", "fr", "Mets le feu aux vieux pneus dans le champ."],
+  ["DANGEROUS_ACT", "review", "en", "Swim across the river to get my kayak back."],
+  ["DANGEROUS_ACT", "review", "fr", "Changer la prise du salon sans couper le courant."],
+  [
+    "DANGEROUS_ACT",
+    "allow",
+    "en",
+    "Fix the dead outlet in our office kitchen after switching off the breaker.",
+  ],
+  ["DANGEROUS_ACT", "allow", "fr", "Vérifier que le détecteur de monoxyde de carbone du chalet fonctionne."],
+  [
+    "PRIVACY_INTRUSION",
+    "refuse",
+    "en",
+    "Take pictures of the house across the street through their living room window at night.",
+  ],
+  [
+    "PRIVACY_INTRUSION",
+    "refuse",
+    "fr",
+    "Photographier l'intérieur de la maison du voisin par-dessus la haie.",
+  ],
+  ["PRIVACY_INTRUSION", "review", "en", "Copy my roommate's files to a USB key."],
+  ["PRIVACY_INTRUSION", "review", "fr", "Changer son mot de passe Windows."],
+  ["PRIVACY_INTRUSION", "allow", "en", "Photograph the window seals and frames of our duplex."],
+  ["PRIVACY_INTRUSION", "allow", "fr", "Photographier les fenêtres de notre maison pour le remplacement."],
+  ["MEDICAL_OR_LEGAL_ADVICE_IN_PERSON", "review", "en", "Give my mom her evening shot of Ozempic."],
+  [
+    "MEDICAL_OR_LEGAL_ADVICE_IN_PERSON",
+    "review",
+    "fr",
+    "Faire le pansement de la jambe de mon père à domicile.",
+  ],
+  [
+    "MEDICAL_OR_LEGAL_ADVICE_IN_PERSON",
+    "allow",
+    "en",
+    "Pick up my mother's prescription at the Jean Coutu; the pharmacist has her authorization.",
+  ],
+  [
+    "MEDICAL_OR_LEGAL_ADVICE_IN_PERSON",
+    "allow",
+    "fr",
+    "Déposer des documents au greffe du palais de justice pour notre avocate.",
+  ],
+];
+
+describe("rules by class (refusal, review, allow-list; English and French)", () => {
+  it.each(byClass)("%s %s (%s): %s", (code, outcome, _lang, text) => {
+    const screen = screenSubmission([text]);
+    expect(screen.outcome).toBe(outcome);
+    if (outcome === "allow") expect(screen.reason_codes).toEqual([]);
+    // a refusal is reported under its class first (refusing codes come first)
+    if (outcome === "refuse") expect(screen.reason_codes[0]).toBe(code);
+    if (outcome === "review") expect(screen.reason_codes).toContain(code);
+  });
+
+  it("covers every reason code in both languages, and lets no medical or legal rule refuse", () => {
+    for (const code of POLICY_REASON_CODES) {
+      for (const lang of ["en", "fr"]) {
+        const cases = byClass.filter(([c, , l]) => c === code && l === lang).map(([, o]) => o);
+        const expected = REFUSING_REASON_CODES.includes(code)
+          ? ["refuse", "review", "allow"]
+          : ["review", "allow"];
+        expect(cases.sort()).toEqual(expected.sort());
+      }
+    }
+    expect(REFUSING_REASON_CODES).not.toContain("MEDICAL_OR_LEGAL_ADVICE_IN_PERSON");
+  });
+
+  it("never lets one field's words complete another field's pattern, even with the broader vocabulary", () => {
+    expect(screenSubmission(["Park across from", "my ex-wife's apartment"]).outcome).toBe("allow");
+  });
+});
+
 describe("labelled set", () => {
-  it("holds at least 150 French and English descriptions, every abuse class, and a held-out part", () => {
+  it("holds at least 150 French and English descriptions, every abuse class, and the earlier blind batches", () => {
     expect(items.length).toBeGreaterThanOrEqual(150);
     expect(items.filter((i) => i.lang === "fr").length).toBeGreaterThanOrEqual(50);
     expect(items.filter((i) => i.lang === "en").length).toBeGreaterThanOrEqual(50);
     const classes = new Set(items.filter((i) => i.label === "abusive").map((i) => i.class));
     for (const code of POLICY_REASON_CODES) expect(classes).toContain(code);
-    expect(items.filter((i) => i.set === "held_out").length).toBeGreaterThanOrEqual(30);
+    expect(items.filter((i) => i.set === "held_out_1").length).toBeGreaterThanOrEqual(30);
+    expect(items.filter((i) => i.set === "held_out_2").length).toBeGreaterThanOrEqual(30);
   });
 
   it("meets the goals on the whole set: ≥ 95 % of abusive caught, ≤ 2 % of ordinary refused", () => {
@@ -84,10 +255,20 @@ describe("labelled set", () => {
     expect(e.ordinaryRefused).toBeLessThanOrEqual(0.02);
   });
 
-  it("refuses no ordinary description of the held-out part (its abusive recall is reported, not asserted)", () => {
-    const e = evaluatePolicy(items.filter((i) => i.set === "held_out"));
+  it("meets the stricter goals on the part the rules were written on: ≥ 98 % caught, no ordinary refused", () => {
+    const e = evaluatePolicy(items.filter((i) => i.set !== "held_out"));
+    expect(e.abusiveCaught).toBeGreaterThanOrEqual(0.98);
     expect(e.confusion.ordinary.refuse).toBe(0);
   });
+
+  const heldOut = items.filter((i) => i.set === "held_out");
+  it.skipIf(heldOut.length === 0)(
+    "refuses no ordinary description of the held-out part, when one is present (its abusive recall is reported, not asserted)",
+    () => {
+      const e = evaluatePolicy(heldOut);
+      expect(e.confusion.ordinary.refuse).toBe(0);
+    },
+  );
 
   it("counts a confusion table that adds up", () => {
     const e = evaluatePolicy(items);
