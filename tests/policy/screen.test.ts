@@ -329,10 +329,9 @@ describe("cross-class cues (rules 2026-11-24.11): review, never refuse on their 
         const screen = screenSubmission([text]);
         expect(screen.outcome, text).not.toBe("allow");
         expect(screen.reason_codes, text).toContain(code);
-        expect(
-          screen.matches.filter((m) => m.rule_id === id).map((m) => m.outcome),
-          text,
-        ).toEqual(["review"]);
+        const outcomes = screen.matches.filter((m) => m.rule_id === id).map((m) => m.outcome);
+        expect(outcomes.length, text).toBeGreaterThan(0);
+        expect(new Set(outcomes), text).toEqual(new Set(["review"]));
       }
       for (const text of [okEn, okFr]) expect(screenSubmission([text]).outcome, text).toBe("allow");
     },
