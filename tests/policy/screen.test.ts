@@ -32,6 +32,9 @@ describe("outcomes", () => {
     ["Pretend to be a city inspector so the tenant lets you in.", "refuse", ["IMPERSONATION"]],
     ["Climb onto the roof of the barn to photograph the damaged sheet metal.", "review", ["DANGEROUS_ACT"]],
     ["Pick up a hunting rifle I won at auction; I hold a PAL.", "review", ["WEAPONS"]],
+    // "his new address" is surveillance, except as where something is sent (rules 2026-11-24.11)
+    ["Get me her new address, she moved out last month.", "refuse", ["PERSON_SURVEILLANCE"]],
+    ["Show my dad how to forward his own emails to his new address.", "allow", []],
   ])("%s → %s", (text, outcome, codes) => {
     const screen = screenSubmission([text]);
     expect(screen.outcome).toBe(outcome);
