@@ -15,7 +15,7 @@ export interface LabelledItem {
   /** Expected reason code of an abusive item. */
   class?: string;
   /**
-   * Which part of the set: `development`, `held_out_1` / `held_out_2` (earlier blind batches:
+   * Which part of the set: `development`, `held_out_1` / `held_out_2` / `held_out_3` (earlier blind batches:
    * measured, then tuned on) or `held_out` (a blind batch never tuned on, when one is present).
    */
   set: string;

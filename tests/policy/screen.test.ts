@@ -32,6 +32,12 @@ describe("outcomes", () => {
     ["Pretend to be a city inspector so the tenant lets you in.", "refuse", ["IMPERSONATION"]],
     ["Climb onto the roof of the barn to photograph the damaged sheet metal.", "review", ["DANGEROUS_ACT"]],
     ["Pick up a hunting rifle I won at auction; I hold a PAL.", "review", ["WEAPONS"]],
+    // "his new address" is surveillance, except as where something is sent (rules 2026-11-24.11)
+    ["Get me her new address, she moved out last month.", "refuse", ["PERSON_SURVEILLANCE"]],
+    ["Show my dad how to forward his own emails to his new address.", "allow", []],
+    // a car dealer is not a drug dealer (rules 2026-11-24.11)
+    ["Pick up a car from a dealer in Longueuil; papers are signed.", "allow", []],
+    ["Get some molly from a dealer downtown.", "refuse", ["ILLEGAL_GOODS"]],
   ])("%s → %s", (text, outcome, codes) => {
     const screen = screenSubmission([text]);
     expect(screen.outcome).toBe(outcome);
@@ -238,8 +244,108 @@ describe("rules by class (refusal, review, allow-list; English and French)", () 
   });
 });
 
+describe("cross-class cues (rules 2026-11-24.11): review, never refuse on their own", () => {
+  // [cue rule id, reason code, abusive en, abusive fr, allowed en, allowed fr]
+  const cues: [string, string, string, string, string, string][] = [
+    [
+      "cue-no-consent",
+      "PRIVACY_INTRUSION",
+      "Clean the garage at my brother's place; he doesn't need to know I sent you.",
+      "Ménage du sous-sol chez mon frère, il sait pas que c'est moi qui t'envoie.",
+      "Clean the garage at my brother's place; the owner has been notified and left the door open.",
+      "Livraison dans un emballage discret, c'est un cadeau.",
+    ],
+    [
+      "cue-false-identity",
+      "IMPERSONATION",
+      "Tell the receptionist you're from the phone company, we're not actually the phone company.",
+      "Présente-toi comme technicien d'Hydro pour qu'ils te laissent entrer.",
+      "Tell the front desk you're here for the Dupont delivery.",
+      "Dis au concierge que tu viens de la part de Martin pour le divan.",
+    ],
+    [
+      "cue-entry",
+      "TRESPASS",
+      "Nobody is there to let you in, but there's a hole in the fence behind the shed.",
+      "Passe par le terrain du voisin, la barrière est juste accotée.",
+      "Fix the gap in the fence of my backyard with two new boards.",
+      "Répare le trou dans la clôture de ma cour.",
+    ],
+    [
+      "cue-contraband",
+      "ILLEGAL_GOODS",
+      "Pick up ten phones from a seller, serial numbers scratched off, don't ask where they came from.",
+      "Ramasse des sacs Gucci, des copies mais de ben bonne qualité, enlève les étiquettes.",
+      "Pick up a used chair from a seller; no paperwork needed for this used chair.",
+      "Ramasse une commode usagée, pas besoin de facture.",
+    ],
+    [
+      "cue-danger",
+      "DANGEROUS_ACT",
+      "Drive the van to Gaspé right after your night shift and don't stop to sleep.",
+      "Va sur le lac avec ton pick-up, la glace est mince mais devrait tenir.",
+      "Drive the van to Gaspé; plan a stop to sleep halfway, the motel is booked.",
+      "Transport d'un frigo à Québec, prends des pauses, y a pas d'urgence.",
+    ],
+    [
+      "cue-hidden-device",
+      "PRIVACY_INTRUSION",
+      "Plug this USB charger camera into the outlet of the guest room.",
+      "Mets la petite caméra dans le détecteur de fumée du salon.",
+      "Install the smoke detectors I bought in each bedroom and test them.",
+      "Installe les nouveaux détecteurs de fumée dans mon condo.",
+    ],
+    [
+      "cue-others-mail",
+      "PRIVACY_INTRUSION",
+      "While you're there, snap photos of any bank statements on the counter.",
+      "Jette un œil dans la boîte aux lettres du voisin pis prends les enveloppes en photo.",
+      "Bring my mail in from my mailbox while I'm on vacation.",
+      "Ramasse mon courrier dans ma boîte aux lettres pendant mes vacances.",
+    ],
+    [
+      "cue-intimidation",
+      "HARASSMENT",
+      "Stick these flyers on his windshield, then come back Friday and do the same thing.",
+      "Écris « on sait où tu restes » sur la boîte pis laisse-la devant sa porte.",
+      "Stick the moving labels on the boxes in my garage.",
+      "Colle les étiquettes d'adresse sur mes boîtes de déménagement.",
+    ],
+    [
+      "cue-counsel",
+      "MEDICAL_OR_LEGAL_ADVICE_IN_PERSON",
+      "Visit my grandmother and explain her rights, tell her what to sign.",
+      "Va voir ma tante pis explique-lui ses recours, dis-y quoi signer.",
+      "Drop off my signed lease renewal at the landlord's office.",
+      "Accompagne ma mère chez le notaire pis aide-la à porter ses papiers.",
+    ],
+    [
+      "cue-comings",
+      "PERSON_SURVEILLANCE",
+      "While shovelling, note what time the tenant upstairs leaves each morning.",
+      "Note les heures d'entrée et de sortie de la locataire du 2e.",
+      "Shovel the walkway before 7 a.m. so the tenants can leave for work.",
+      "Déneige l'entrée avant 7 h pour que les locataires puissent partir.",
+    ],
+  ];
+  it.each(cues)(
+    "%s (%s): abusive en and fr reviewed, ordinary en and fr allowed",
+    (id, code, en, fr, okEn, okFr) => {
+      for (const text of [en, fr]) {
+        const screen = screenSubmission([text]);
+        expect(screen.outcome, text).not.toBe("allow");
+        expect(screen.reason_codes, text).toContain(code);
+        const outcomes = screen.matches.filter((m) => m.rule_id === id).map((m) => m.outcome);
+        expect(outcomes.length, text).toBeGreaterThan(0);
+        expect(new Set(outcomes), text).toEqual(new Set(["review"]));
+      }
+      for (const text of [okEn, okFr]) expect(screenSubmission([text]).outcome, text).toBe("allow");
+    },
+  );
+});
+
 describe("labelled set", () => {
-  it("holds at least 150 French and English descriptions, every abuse class, and the earlier blind batches", () => {
+  it("holds at least 150 French and English descriptions, every abuse class, and the earlier blind batches (batch 3 whole)", () => {
     expect(items.length).toBeGreaterThanOrEqual(150);
     expect(items.filter((i) => i.lang === "fr").length).toBeGreaterThanOrEqual(50);
     expect(items.filter((i) => i.lang === "en").length).toBeGreaterThanOrEqual(50);
@@ -247,6 +353,7 @@ describe("labelled set", () => {
     for (const code of POLICY_REASON_CODES) expect(classes).toContain(code);
     expect(items.filter((i) => i.set === "held_out_1").length).toBeGreaterThanOrEqual(30);
     expect(items.filter((i) => i.set === "held_out_2").length).toBeGreaterThanOrEqual(30);
+    expect(items.filter((i) => i.set === "held_out_3").length).toBe(80);
   });
 
   it("meets the goals on the whole set: ≥ 95 % of abusive caught, ≤ 2 % of ordinary refused", () => {
@@ -259,6 +366,9 @@ describe("labelled set", () => {
     const e = evaluatePolicy(items.filter((i) => i.set !== "held_out"));
     expect(e.abusiveCaught).toBeGreaterThanOrEqual(0.98);
     expect(e.confusion.ordinary.refuse).toBe(0);
+    // the cue rules only highlight, but should not flood the reviewer: ≤ 15 % of ordinary ones sent to review
+    const o = e.confusion.ordinary;
+    expect(o.review / (o.allow + o.review + o.refuse)).toBeLessThanOrEqual(0.15);
   });
 
   const heldOut = items.filter((i) => i.set === "held_out");
