@@ -83,20 +83,32 @@ function compile(pattern: string): Pattern {
   return { re: new RegExp(source, "g"), needs: requiredPrefixes(source) };
 }
 
-const RULES: Rule[] = (rulesFile.rules as RuleData[]).map((r) => ({
-  id: r.id,
-  code: r.code,
-  outcome: r.outcome,
-  patterns: r.patterns.map(compile),
-  unless: (r.unless ?? []).map(compile),
-}));
+const RULE_DATA = rulesFile.rules as RuleData[];
+
+let compiled: Rule[] | undefined;
+
+/**
+ * The rules, compiled on the first screen rather than at import: some 600 expressions whose
+ * analysis would otherwise weigh on the cold start of every function that only names the policy
+ * (capabilities, /llms.txt, OpenAPI).
+ */
+function rules(): Rule[] {
+  compiled ??= RULE_DATA.map((r) => ({
+    id: r.id,
+    code: r.code,
+    outcome: r.outcome,
+    patterns: r.patterns.map(compile),
+    unless: (r.unless ?? []).map(compile),
+  }));
+  return compiled;
+}
 
 /** Every reason code the rules can give, in rule order, without repeats. */
-export const POLICY_REASON_CODES: string[] = [...new Set(RULES.map((r) => r.code))];
+export const POLICY_REASON_CODES: string[] = [...new Set(RULE_DATA.map((r) => r.code))];
 
 /** The reason codes that refuse (some of their rules refuse), for /llms.txt and capabilities. */
 export const REFUSING_REASON_CODES: string[] = [
-  ...new Set(RULES.filter((r) => r.outcome === "refuse").map((r) => r.code)),
+  ...new Set(RULE_DATA.filter((r) => r.outcome === "refuse").map((r) => r.code)),
 ];
 
 /**
@@ -149,7 +161,7 @@ function firstMatch(rule: Rule, text: string): string | undefined {
 export function screenSubmission(texts: readonly (string | null | undefined)[]): PolicyScreen {
   const normalized = texts.filter((t): t is string => typeof t === "string").map(normalizePolicyText);
   const matches: PolicyMatch[] = [];
-  for (const rule of RULES) {
+  for (const rule of rules()) {
     for (const text of normalized) {
       const matched = firstMatch(rule, text);
       if (matched !== undefined) {
