@@ -202,6 +202,18 @@ export async function payFromAccountIfFunded(
 }
 
 /**
+ * What task `taskId` was charged to its prepaid account, CAD (the total with taxes when the
+ * operator is registered), read in `tx`; null when it has no charge.
+ */
+export async function accountChargeCad(tx: Tx, taskId: string): Promise<number | null> {
+  const [charge] = await tx
+    .select({ amount: ledgerEntries.amountCad })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.taskId, taskId), eq(ledgerEntries.kind, "charge")));
+  return charge ? -charge.amount : null;
+}
+
+/**
  * Refunds an account-paid task's charge to its account inside `tx` (cancellation
  * before dispatch: full refund, docs/api-conventions.md; after dispatch: the amount the operator
  * settles, `maxCad`). Writes the ledger refund and a refund invoice; returns the amount

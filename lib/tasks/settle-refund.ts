@@ -17,7 +17,7 @@
  * no task event is emitted: the contract's event list has no refund event.
  */
 import { eq, sql } from "drizzle-orm";
-import { refundTaskToAccount } from "../billing/charge-task.js";
+import { accountChargeCad, refundTaskToAccount } from "../billing/charge-task.js";
 import { creditUsdcReceipt, findUsdcReceipt } from "../billing/credit-notes.js";
 import { getDb } from "../db/client.js";
 import { emails, type Task, tasks } from "../db/schema/index.js";
@@ -48,7 +48,9 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
       );
     }
     const receipt = task.paymentMethod === "usdc" ? await findUsdcReceipt(tx, task) : null;
-    const paid = receipt?.amountCad ?? task.priceCad ?? 0;
+    // What was paid: the USDC receipt's total, or the prepaid charge (both with taxes when taxed).
+    const charged = task.paymentMethod === "account" ? await accountChargeCad(tx, task.id) : null;
+    const paid = receipt?.amountCad ?? charged ?? task.priceCad ?? 0;
     let amount: number | null = null;
     if (body.outcome === "refunded") {
       amount = body.amount_cad ?? task.refundAmountCad ?? paid;

@@ -10,6 +10,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as estimateGet } from "../../api/estimate.js";
+import { POST as refundPost } from "../../api/task-refund.js";
 import { refundTaskToAccount } from "../../lib/billing/charge-task.js";
 import { createInvoice } from "../../lib/billing/invoices.js";
 import { resetConfig } from "../../lib/config.js";
@@ -19,7 +20,7 @@ import { accountAdmin, openLinkedAccount, readAccount } from "../accounts/helper
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
-import { cancelTask, getStatus, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
+import { cancelTask, completeTask, getStatus, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 
 useTestDatabase();
 
@@ -121,6 +122,30 @@ describe("sales taxes when registered", () => {
     )!;
     // GST 1648 × 10000 / 37903 = 434.79 → 4.35; QST 3288 × 10000 / 37903 = 867.48 → 8.67; rest 86.98.
     expect(credit).toMatchObject({ amountCad: 100, gstCad: 4.35, qstCad: 8.67, subtotalCad: 86.98 });
+  });
+
+  it("settles a prepaid refund after dispatch up to the charge with taxes, not the price before them", async () => {
+    const { key, accountId } = await fundedClient("settle-taxed@example.com", 1000);
+    const taskId = await newTask(key);
+    await reviewTask(admin, { task_id: taskId, action: "approve", price_cad: 329.67 });
+    await completeTask(admin, { task_id: taskId, action: "dispatch" });
+    expect((await cancelTask(taskId, keyHeaders(key))).body.refund_status).toBe("pending");
+    const settle = (json: Record<string, unknown>) =>
+      call(refundPost, "/api/task-refund", { method: "POST", headers: keyHeaders(admin), json });
+    const over = await settle({ task_id: taskId, outcome: "refunded", amount_cad: 379.04 });
+    expect(over.res.status).toBe(422);
+    expect(over.body.error.message).toContain("379.03");
+    // No amount: the whole charge, 379.03 (before the fix, the 329.67 price: the taxes stayed kept).
+    const { res, body } = await settle({ task_id: taskId, outcome: "refunded" });
+    expect(res.status).toBe(200);
+    expect(body.refund).toMatchObject({ status: "refunded", amount_cad: 379.03 });
+    const db = await getDb();
+    const refund = (await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId))).find(
+      (r) => r.kind === "refund",
+    )!;
+    expect(refund.amountCad).toBe(379.03);
+    const [credit] = await db.select().from(invoices).where(eq(invoices.id, refund.invoiceId!));
+    expect(credit).toMatchObject({ kind: "refund", subtotalCad: 329.67, gstCad: 16.48, qstCad: 32.88 });
   });
 
   it("asks for the total with taxes in USDC", async () => {
