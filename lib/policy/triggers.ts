@@ -6,90 +6,74 @@
  * text contains one of the words any match of it must start with (lib/policy/screen.ts), so
  * most expressions are never compiled for a given text.
  *
- * The analysis is deliberately small and conservative: it reads the leading element of each
- * top-level alternative (a literal run, or a group whose own alternatives it reads the same way)
- * and gives up (returns undefined: always run the expression) on anything else — a leading
- * character class, dot, lookaround, or an optional first element.
+ * The expression is parsed with `regexp-tree` (a maintained ECMAScript regular-expression parser)
+ * and the analysis of its tree is deliberately small and conservative: it reads the leading
+ * element of each alternative (a run of literal characters, or a group — repeated at least once —
+ * whose own alternatives it reads the same way) and gives up (returns undefined: always run the
+ * expression) on anything else — a leading character class, dot, lookaround, backreference or an
+ * optional first element.
  */
 
-/** Splits `source` at the `|` that are outside groups and character classes. */
-function splitTopLevel(source: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let inClass = false;
-  let start = 0;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === "\\") {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === "]") inClass = false;
-      continue;
-    }
-    if (c === "[") inClass = true;
-    else if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "|" && depth === 0) {
-      parts.push(source.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(source.slice(start));
-  return parts;
+import { createRequire } from "node:module";
+import type { parse } from "regexp-tree";
+
+type RegexpTree = { parse: typeof parse };
+type AstRegExp = ReturnType<typeof parse>;
+/** A node of regexp-tree's expression tree. */
+type Expression = NonNullable<AstRegExp["body"]>;
+type Alternative = Extract<Expression, { type: "Alternative" }>;
+
+const requireCjs = createRequire(import.meta.url);
+let parser: RegexpTree | undefined;
+
+/** regexp-tree, required on first use (the rules are compiled on the first screen). */
+function parseRegExp(source: string): AstRegExp {
+  parser ??= requireCjs("regexp-tree") as RegexpTree;
+  return parser.parse(`/${source}/`);
 }
 
-/** Index of the `)` closing the group that opens at `open`, or -1. */
-function closingParen(source: string, open: number): number {
-  let depth = 0;
-  let inClass = false;
-  for (let i = open; i < source.length; i++) {
-    const c = source[i];
-    if (c === "\\") {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === "]") inClass = false;
-      continue;
-    }
-    if (c === "[") inClass = true;
-    else if (c === "(") depth++;
-    else if (c === ")" && --depth === 0) return i;
+/** Characters of the normalised text a literal run may hold (lib/policy/screen.ts). */
+const LITERAL = /^[a-z0-9' -]$/;
+
+/** The leading words of an alternative's expressions, from `start`: undefined when unknown. */
+function leadingOfSequence(expressions: readonly Expression[]): string[] | undefined {
+  let i = 0;
+  while (i < expressions.length) {
+    const e = expressions[i]!;
+    if (e.type !== "Assertion" || (e.kind !== "\\b" && e.kind !== "^")) break;
+    i++;
   }
-  return -1;
-}
-
-const LITERAL = /[a-z0-9' -]/;
-
-/** The literal words one of which starts any match of `branch`, or undefined if unknown. */
-function leadingLiterals(branch: string): string[] | undefined {
-  let s = branch;
-  while (s.startsWith("\\b")) s = s.slice(2);
-  if (s.startsWith("(")) {
-    const close = closingParen(s, 0);
-    if (close < 0) return undefined;
-    let inner = s.slice(1, close);
-    if (inner.startsWith("?:")) inner = inner.slice(2);
-    else if (inner.startsWith("?")) return undefined; // lookaround or named group
-    const after = s.slice(close + 1);
-    if (after.startsWith("?") || after.startsWith("*") || after.startsWith("{0")) return undefined;
-    const out: string[] = [];
-    for (const alternative of splitTopLevel(inner)) {
-      const words = leadingLiterals(alternative);
-      if (!words) return undefined;
-      out.push(...words);
-    }
-    return out;
+  const first = expressions[i];
+  if (!first) return undefined;
+  if (first.type === "Group") return first.expression ? leading(first.expression) : undefined;
+  if (first.type === "Repetition") {
+    const q = first.quantifier;
+    const atLeastOnce = q.kind === "+" || (q.kind === "Range" && q.from >= 1);
+    return atLeastOnce ? leading(first.expression) : undefined;
   }
   let run = "";
-  let i = 0;
-  while (i < s.length && LITERAL.test(s[i]!)) run += s[i++];
-  const next = s[i];
-  // a quantifier makes the last character optional ("guns?" needs only "gun")
-  if (next === "?" || next === "*" || next === "{") run = run.slice(0, -1);
+  for (; i < expressions.length; i++) {
+    const e = expressions[i]!;
+    if (e.type !== "Char" || e.kind !== "simple" || !LITERAL.test(e.value)) break;
+    run += e.value;
+  }
   return run.trim().length >= 2 ? [run] : undefined;
+}
+
+/** The literal words one of which starts any match of `node`, or undefined if unknown. */
+function leading(node: Expression): string[] | undefined {
+  switch (node.type) {
+    case "Disjunction": {
+      if (!node.left || !node.right) return undefined;
+      const left = leading(node.left);
+      const right = left && leading(node.right);
+      return right ? [...left!, ...right] : undefined;
+    }
+    case "Alternative":
+      return leadingOfSequence((node as Alternative).expressions);
+    default:
+      return leadingOfSequence([node]);
+  }
 }
 
 /**
@@ -97,13 +81,9 @@ function leadingLiterals(branch: string): string[] | undefined {
  * none of them cannot match), or undefined when the expression is not simple enough to tell.
  * @param source a regular expression source as used by the policy rules (vocabularies expanded)
  * @returns the distinct words (lower case, as in the normalised text), or undefined
+ * @throws SyntaxError when `source` is not a valid regular expression
  */
 export function requiredPrefixes(source: string): string[] | undefined {
-  const out: string[] = [];
-  for (const branch of splitTopLevel(source)) {
-    const words = leadingLiterals(branch);
-    if (!words) return undefined;
-    out.push(...words);
-  }
-  return [...new Set(out)];
+  const words = leading(parseRegExp(source).body as Expression);
+  return words ? [...new Set(words)] : undefined;
 }
