@@ -201,15 +201,29 @@ export async function payFromAccountIfFunded(
   }
 }
 
+/** The prepaid charge of task `taskId` in `tx` (ledger row and its invoice's taxes), or undefined. */
+async function chargeOf(tx: Tx, taskId: string) {
+  const [charge] = await tx
+    .select({
+      accountId: ledgerEntries.accountId,
+      amount: ledgerEntries.amountCad,
+      invoiceId: ledgerEntries.invoiceId,
+      subtotal: invoices.subtotalCad,
+      gst: invoices.gstCad,
+      qst: invoices.qstCad,
+    })
+    .from(ledgerEntries)
+    .leftJoin(invoices, eq(invoices.id, ledgerEntries.invoiceId))
+    .where(and(eq(ledgerEntries.taskId, taskId), eq(ledgerEntries.kind, "charge")));
+  return charge;
+}
+
 /**
  * What task `taskId` was charged to its prepaid account, CAD (the total with taxes when the
  * operator is registered), read in `tx`; null when it has no charge.
  */
 export async function accountChargeCad(tx: Tx, taskId: string): Promise<number | null> {
-  const [charge] = await tx
-    .select({ amount: ledgerEntries.amountCad })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.taskId, taskId), eq(ledgerEntries.kind, "charge")));
+  const charge = await chargeOf(tx, taskId);
   return charge ? -charge.amount : null;
 }
 
@@ -227,18 +241,7 @@ export async function refundTaskToAccount(
   now = new Date(),
   maxCad?: number,
 ): Promise<number | null> {
-  const [charge] = await tx
-    .select({
-      accountId: ledgerEntries.accountId,
-      amount: ledgerEntries.amountCad,
-      invoiceId: ledgerEntries.invoiceId,
-      subtotal: invoices.subtotalCad,
-      gst: invoices.gstCad,
-      qst: invoices.qstCad,
-    })
-    .from(ledgerEntries)
-    .leftJoin(invoices, eq(invoices.id, ledgerEntries.invoiceId))
-    .where(and(eq(ledgerEntries.taskId, task.id), eq(ledgerEntries.kind, "charge")));
+  const charge = await chargeOf(tx, task.id);
   if (!charge) return null;
   await lockAccount(tx, charge.accountId);
   const [refunded] = await tx
