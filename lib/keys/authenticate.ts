@@ -18,7 +18,7 @@ import { getConfig } from "../config.js";
 import { afterCommit } from "../db/ambient.js";
 import { getDb, getRootDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
-import { apiKeys, erasureRequests } from "../db/schema/index.js";
+import { apiKeys, erasureRequests, pendingErasureOf } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { looksLikeApiKey } from "./api-key-format.js";
@@ -145,7 +145,7 @@ export async function authenticateKey(key: string): Promise<Caller> {
       scopes: apiKeys.scopes,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
-      erasurePending: sql<boolean>`exists (select 1 from ${erasureRequests} where ${erasureRequests.accountId} = ${apiKeys.accountId} and ${erasureRequests.status} = 'pending')`,
+      erasurePending: sql<boolean>`exists (select 1 from ${erasureRequests} where ${pendingErasureOf(apiKeys.accountId)})`,
     })
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, keyHash));

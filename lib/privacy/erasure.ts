@@ -30,6 +30,7 @@ import {
   erasureRequests,
   invoices,
   ledgerEntries,
+  pendingErasureOf,
   privacyAudit,
   webhooks,
 } from "../db/schema/index.js";
@@ -126,10 +127,7 @@ export async function requestErasure(
       .from(clientAccounts)
       .where(eq(clientAccounts.id, account.id))
       .for("update");
-    const [pending] = await tx
-      .select()
-      .from(erasureRequests)
-      .where(and(eq(erasureRequests.accountId, account.id), eq(erasureRequests.status, "pending")));
+    const [pending] = await tx.select().from(erasureRequests).where(pendingErasureOf(account.id));
     if (pending) return { request: erasureView(pending), created: false };
     const dueAt = await erasureDueAt(tx, account.id, now);
     const { balance_cad } = await accountBalance(account.id, tx, now);
@@ -165,7 +163,7 @@ export async function withdrawErasure(account: ClientAccount, now = new Date()):
     const [row] = await tx
       .update(erasureRequests)
       .set({ status: "withdrawn", withdrawnAt: now })
-      .where(and(eq(erasureRequests.accountId, account.id), eq(erasureRequests.status, "pending")))
+      .where(pendingErasureOf(account.id))
       .returning();
     if (!row)
       throw new DomainError("CONFLICT", "There is no pending erasure request to withdraw", {
@@ -347,10 +345,7 @@ export async function processErasureEarly(
   const db = await getDb();
   const [account] = await db.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
   if (!account) throw new DomainError("NOT_FOUND", `No account ${accountId}`, { field: "account_id" });
-  let [pending] = await db
-    .select()
-    .from(erasureRequests)
-    .where(and(eq(erasureRequests.accountId, accountId), eq(erasureRequests.status, "pending")));
+  let [pending] = await db.select().from(erasureRequests).where(pendingErasureOf(accountId));
   if (!pending) {
     const [completed] = await db
       .select({ id: erasureRequests.id })

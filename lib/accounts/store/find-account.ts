@@ -4,9 +4,15 @@
  * and what the ledger locks); lib/accounts (registration, the owner's and the operator's views)
  * builds on them, so the two folders depend one way only.
  */
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { type Db, getDb, type Tx } from "../../db/client.js";
-import { apiKeys, type ClientAccount, clientAccounts, erasureRequests } from "../../db/schema/index.js";
+import {
+  apiKeys,
+  type ClientAccount,
+  clientAccounts,
+  erasureRequests,
+  pendingErasureOf,
+} from "../../db/schema/index.js";
 import { DomainError } from "../../errors.js";
 
 /** The account with e-mail `email` (case-insensitive), or undefined. */
@@ -94,7 +100,7 @@ export async function erasurePending(db: Db | Tx, accountId: string): Promise<bo
   const [row] = await db
     .select({ id: erasureRequests.id })
     .from(erasureRequests)
-    .where(and(eq(erasureRequests.accountId, accountId), eq(erasureRequests.status, "pending")))
+    .where(pendingErasureOf(accountId))
     .limit(1);
   return row !== undefined;
 }

@@ -1,4 +1,14 @@
-import { bigserial, boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { and, eq, type SQL } from "drizzle-orm";
+import {
+  type AnyPgColumn,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+} from "drizzle-orm/pg-core";
 import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { cad, createdAt, timestamptz } from "./columns.js";
 
@@ -45,6 +55,15 @@ export const erasureRequests = pgTable(
     index("erasure_requests_account_id_idx").on(t.accountId),
   ],
 );
+
+/**
+ * The condition "an erasure request of `accountId` is pending" on `erasure_requests`, for an
+ * account id or a column holding one (e.g. `api_keys.account_id` in a subquery): the one test
+ * of an account's erasure hold (docs/privacy.md "While a request is pending").
+ */
+export function pendingErasureOf(accountId: string | AnyPgColumn): SQL {
+  return and(eq(erasureRequests.accountId, accountId), eq(erasureRequests.status, "pending")) as SQL;
+}
 
 /**
  * Audit trail of privacy operations: exports, erasure requests, de-identifications, retention
