@@ -16,7 +16,7 @@
  * Provider answers 4xx other than 408/409/429 are permanent (`failed` at once).
  * When a `webhook-fallback` message is sent, its delivery's `fallback_email_sent` is set.
  */
-import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import { Resend } from "resend";
 import { type Config, getConfig } from "../config.js";
 import { type Db, getDb } from "../db/client.js";
@@ -151,9 +151,12 @@ async function sendOne(email: Email, config: Config): Promise<SendResult> {
 
 /**
  * Claims up to `limit` queued messages due at `now` (lease until `lease`), oldest due first,
- * skipping rows another sender holds.
+ * skipping rows another sender holds. `now` counts to the end of its millisecond: a message
+ * queued with the column default (the database's `now()`, microseconds) earlier in that same
+ * millisecond is due, not left for the next pass.
  */
 async function claimDueEmails(db: Db, now: Date, lease: Date, limit: number): Promise<Email[]> {
+  const dueBefore = new Date(now.getTime() + 1);
   return db.transaction(async (tx) => {
     const due = await tx
       .select({ id: emails.id })
@@ -161,7 +164,7 @@ async function claimDueEmails(db: Db, now: Date, lease: Date, limit: number): Pr
       .where(
         and(
           eq(emails.status, "queued"),
-          lte(emails.nextAttemptAt, now),
+          lt(emails.nextAttemptAt, dueBefore),
           or(isNull(emails.lockedUntil), lt(emails.lockedUntil, now)),
         ),
       )

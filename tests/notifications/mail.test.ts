@@ -3,7 +3,7 @@
  * sandbox, and the Resend path checked against a loopback server speaking Resend's HTTP
  * API (POST /emails → {"id"}), asserting what the SDK sent.
  */
-import { eq } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
@@ -127,6 +127,31 @@ describe("requester e-mail (embedded outbox)", () => {
     await expireOverduePayments(new Date(Date.now() + 49 * 3600_000));
     const expired = (await mailOf(d.task_id)).find((m) => m.template === "payment-expired")!;
     expect(expired.subject).toBe(`Tâche ${d.task_id} : délai de paiement expiré`);
+  });
+
+  it("sends a message queued earlier in the worker's own millisecond, not one queued after it", async () => {
+    // The column keeps microseconds, a JavaScript Date milliseconds (the verification e-mail is
+    // queued with the column default and sent at once).
+    const db = await getDb();
+    await db.insert(emails).values([
+      { id: "em_same_ms", toAddress: "req@example.com", subject: "a", textBody: "a", lang: "en" },
+      { id: "em_next_ms", toAddress: "req@example.com", subject: "b", textBody: "b", lang: "en" },
+    ]);
+    await db.execute(sql`update emails set next_attempt_at = case id
+      when 'em_same_ms' then '2026-01-01T00:00:00.000400Z'::timestamptz
+      else '2026-01-01T00:00:00.001000Z'::timestamptz end where id in ('em_same_ms', 'em_next_ms')`);
+    expect(await sendQueuedEmails({ now: new Date("2026-01-01T00:00:00.000Z") })).toEqual({
+      sent: 1,
+      failed: 0,
+    });
+    const rows = await db
+      .select()
+      .from(emails)
+      .where(inArray(emails.id, ["em_same_ms", "em_next_ms"]));
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({
+      em_same_ms: "sent",
+      em_next_ms: "queued",
+    });
   });
 
   it("sends nothing for sandbox tasks", async () => {
