@@ -12,18 +12,18 @@ import { TASK_STATUSES } from "../db/schema/enums.js";
 import { API_VERSION } from "../descriptors/version.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
-import { type Operation, SCOPES } from "../http/operation.js";
-import { allOperations } from "../openapi/operations.js";
+import { SCOPES } from "../http/operation.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import type { ServiceType } from "../tasks/state/schemas.js";
 import { OPERATIONAL_HOURS, SLA } from "../tasks/state/sla.js";
+import { type EndpointEntry, PUBLIC_ENDPOINTS } from "./endpoints.js";
 
 /** Builds the manifest for `config`. */
 export function buildCapabilities(config: Config = getConfig()): Record<string, unknown> {
   const base = publicBaseUrl(config);
-  const operations = allOperations().filter((op) => !op.internal);
+  const operations = PUBLIC_ENDPOINTS;
   return {
     platform: platform(config),
     services: listServices({ includeContract: false }).map((s) => ({
@@ -94,7 +94,7 @@ function pricing(config: Config) {
 }
 
 /** How to authenticate and the scope of every public endpoint (the `authentication` member). */
-function authentication(config: Config, operations: Operation[]) {
+function authentication(config: Config, operations: readonly EndpointEntry[]) {
   return {
     api_key_carriers: ["x-api-key: <API_KEY>", "Authorization: Bearer <API_KEY>"],
     key_prefix: `${config.KEY_PREFIX}_`,
@@ -108,7 +108,7 @@ function authentication(config: Config, operations: Operation[]) {
       method: op.method,
       path: op.path,
       auth: op.auth,
-      scope: op.scope ?? null,
+      scope: op.scope,
     })),
   };
 }

@@ -4,11 +4,11 @@ import { z } from "zod";
 import { listServices } from "../catalog/services.js";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { KNOWN_LOCATIONS } from "../geo/known-locations.js";
-import { allOperations } from "../openapi/operations.js";
 import { POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taskFields, taskSubmissionSchema } from "../tasks/state/schemas.js";
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../webhooks/signature.js";
+import { PUBLIC_ENDPOINTS } from "./endpoints.js";
 
 /** One line per field of the submission body: name, (required), its description. */
 function submitFields(): string {
@@ -30,13 +30,10 @@ export function buildLlmsTxt(): string {
   const services = listServices({ includeContract: false })
     .map((s) => `- ${s.id} ${s.name}: ${s.typical_duration_hours.min}-${s.typical_duration_hours.max} h`)
     .join("\n");
-  const endpoints = allOperations()
-    .filter((op) => !op.internal)
-    .map(
-      (op) =>
-        `- ${op.method} ${base}${op.path} — ${op.summary} (auth: ${op.auth}${op.scope ? `, scope ${op.scope}` : ""})`,
-    )
-    .join("\n");
+  const endpoints = PUBLIC_ENDPOINTS.map(
+    (op) =>
+      `- ${op.method} ${base}${op.path} — ${op.summary} (auth: ${op.auth}${op.scope ? `, scope ${op.scope}` : ""})`,
+  ).join("\n");
   return `# Physical Task Execution Service
 
 > Hire human operators for real-world tasks in Quebec (Greater Montreal, Laurentians, Lanaudiere up to Mont-Tremblant; hub Terrebonne). A human reviews every task. Prices in CAD; payment in USDC on Ethereum or Base, or from a prepaid CAD account.

@@ -1,0 +1,44 @@
+/**
+ * `npm run endpoints:generate`: writes lib/system/endpoint-index.json, the public operations of the
+ * service (every descriptor of lib/openapi/operations.ts but the internal ones, in that order) as
+ * `{ method, path, summary, auth, scope }` with no schemas. /api/capabilities and /llms.txt list
+ * endpoints from it, so those functions do not build every operation's zod schemas at import
+ * (cold start, docs/performance.md). `--check` compares instead of writing and exits 1 when the
+ * committed file is out of date (tests/system/endpoint-index.test.ts runs the same comparison).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Operation } from "../lib/descriptors/operation.js";
+import { allOperations } from "../lib/openapi/operations.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The committed index. */
+export const ENDPOINT_INDEX_FILE = path.join(root, "lib", "system", "endpoint-index.json");
+
+/** The index text of `operations` (default: every descriptor), as the committed file holds it. */
+export function endpointIndexText(operations: readonly Operation[] = allOperations()): string {
+  const entries = operations
+    .filter((op) => !op.internal)
+    .map((op) => ({
+      method: op.method,
+      path: op.path,
+      summary: op.summary,
+      auth: op.auth,
+      scope: op.scope ?? null,
+    }));
+  return `${JSON.stringify(entries, null, 2)}\n`;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const text = endpointIndexText();
+  if (process.argv.includes("--check")) {
+    if (readFileSync(ENDPOINT_INDEX_FILE, "utf8") !== text) {
+      console.error("lib/system/endpoint-index.json is out of date: run npm run endpoints:generate");
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(ENDPOINT_INDEX_FILE, text);
+    console.log(`wrote ${path.relative(root, ENDPOINT_INDEX_FILE)}`);
+  }
+}
