@@ -8,7 +8,7 @@
  *             records of payment and execution, the task vocabulary (schemas)
  *   services  domain services: the service catalog, billing, payments, notifications (events, webhooks, mail, stream),
  *             accounts, keys, auth, pricing, scores, analytics, activity, idempotency, rate limits,
- *             and the public view of a task (lib/tasks/task-view.ts)
+ *             and the public view of a task (lib/tasks/task-view.ts, task-advice.ts)
  *   workflows the rest of lib/tasks (submit, review, cancel, settle refund, sandbox, reads) and lib/jobs
  *   adapters  lib/http, lib/mcp, lib/openapi, lib/system and every lib/<domain>/operations.ts (the
  *             operation descriptors the HTTP wrapper, /openapi.json and MCP are built from), and
@@ -61,8 +61,9 @@ const LAYERS = {
   state: "^lib/tasks/state/",
   services: any(
     `^lib/(accounts|activity|analytics|auth|billing|catalog|events|idempotency|keys|mail|payments|pricing|privacy|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
-    // The public view of a task, shared by the workflows, e-mail, webhooks and the event stream.
-    "^lib/tasks/task-view\\.ts$",
+    // The public view of a task, shared by the workflows, e-mail, webhooks and the event stream,
+    // and the advice it carries (next poll, recommended action, ownership), which MCP reads alone.
+    "^lib/tasks/task-(view|advice)\\.ts$",
   ),
   workflows: `^lib/(tasks|jobs)/${NOT_OPS}`,
   // lib/descriptors: the descriptor type and the public error-code table the operations.ts files

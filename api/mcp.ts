@@ -1,7 +1,7 @@
 /** /api/mcp — the Model Context Protocol endpoint (stateless Streamable HTTP). */
 import { ApiError } from "../lib/http/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
-import { presentedKey } from "../lib/keys/authenticate.js";
+import { presentedKey } from "../lib/keys/credentials.js";
 import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../lib/mcp/descriptors/operations.js";
 import { handleMcpRequest } from "../lib/mcp/handle-request.js";
 

@@ -1,12 +1,15 @@
-/** /api/submit-task — submit (POST), status (GET), cancel (DELETE). */
+/**
+ * /api/submit-task — submit (POST), status (GET), cancel (DELETE). The submission (policy screen,
+ * pricing, geography) and the cancellation are imported by the first request that needs them, so
+ * an instance started by a status poll does not load them (cold start, docs/performance.md).
+ */
 import { ApiError } from "../lib/http/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { json } from "../lib/http/response.js";
-import { cancelTask } from "../lib/tasks/cancel-task.js";
 import { cancelTaskOperation, getTaskStatusOperation, submitTaskOperation } from "../lib/tasks/operations.js";
 import { readTaskStatus } from "../lib/tasks/read-task-status.js";
-import { submitTask } from "../lib/tasks/submit-task.js";
-import { retryAfterSeconds, taskStatusView } from "../lib/tasks/task-view.js";
+import { retryAfterSeconds } from "../lib/tasks/task-advice.js";
+import { taskStatusView } from "../lib/tasks/task-view.js";
 
 /** `X-Service-Mode`: absent, or `sandbox`. */
 function sandboxMode(request: Request): boolean {
@@ -19,15 +22,18 @@ function sandboxMode(request: Request): boolean {
 }
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  POST: endpoint(submitTaskOperation, ({ body, caller, request, agent }) =>
-    submitTask({ body, caller, agent, sandbox: sandboxMode(request) }),
-  ),
+  POST: endpoint(submitTaskOperation, async ({ body, caller, request, agent }) => {
+    const sandbox = sandboxMode(request);
+    const { submitTask } = await import("../lib/tasks/submit-task.js");
+    return submitTask({ body, caller, agent, sandbox });
+  }),
   GET: endpoint(getTaskStatusOperation, async ({ query, caller }) => {
     const { task, view } = await readTaskStatus(query.task_id, caller);
     const retryAfter = retryAfterSeconds(task);
     return json(view, 200, retryAfter === null ? {} : { "retry-after": String(retryAfter) });
   }),
   DELETE: endpoint(cancelTaskOperation, async ({ query, body, caller }) => {
+    const { cancelTask } = await import("../lib/tasks/cancel-task.js");
     const { task } = await cancelTask(
       query.task_id,
       { caller, accessToken: query.access_token },

@@ -12,7 +12,7 @@ import { timingSafeEqual } from "node:crypto";
 import { presentedJwt } from "../auth/jwt.js";
 import type { ClientPrincipal } from "../auth/sessions.js";
 import { type Config, productionProfile } from "../config.js";
-import type { Caller } from "../keys/authenticate.js";
+import { type Caller, hasScope, presentedKey } from "../keys/credentials.js";
 import { ApiError, errorCodeOf } from "./errors.js";
 import { type AuthMode, isPublicRead, type Operation } from "./operation.js";
 import { isStorageFailure } from "./storage-failure.js";
@@ -84,7 +84,6 @@ export async function authenticateKeyOf(
   config: Config,
   extraHeaders: Record<string, string>,
 ): Promise<Caller | null> {
-  const { authenticateKey, hasScope, presentedKey } = await keys();
   const key = presentedKey(request);
   if (key === undefined || key === "") {
     if (operation.auth === "key" || operation.auth === "admin") {
@@ -95,6 +94,7 @@ export async function authenticateKeyOf(
     }
     return null;
   }
+  const { authenticateKey } = await keys();
   if (operation.auth === "delegated") {
     try {
       return await authenticateKey(key);
@@ -109,9 +109,9 @@ export async function authenticateKeyOf(
       addWarning(extraHeaders, KEY_NOT_CHECKED_WARNING);
       return null;
     }
-    return checkScope(operation, checked, hasScope);
+    return checkScope(operation, checked);
   }
-  return checkScope(operation, await authenticateKey(key), hasScope);
+  return checkScope(operation, await authenticateKey(key));
 }
 
 /**
@@ -164,11 +164,7 @@ export async function authenticate(
  * Returns `caller` when it may call `operation`.
  * @throws ApiError FORBIDDEN (admin or scope missing), UNAUTHORIZED (billing_read missing)
  */
-function checkScope(
-  operation: Operation,
-  caller: Caller,
-  hasScope: typeof import("../keys/authenticate.js")["hasScope"],
-): Caller {
+function checkScope(operation: Operation, caller: Caller): Caller {
   if (operation.auth === "admin" && !caller.isAdmin) {
     throw new ApiError("FORBIDDEN", "This operation requires a key with the admin scope");
   }

@@ -17,42 +17,13 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { afterCommit } from "../db/ambient.js";
 import { getDb, getRootDb } from "../db/client.js";
-import type { Scope } from "../db/schema/enums.js";
 import { apiKeys, erasureRequests, pendingErasureOf } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { looksLikeApiKey } from "./api-key-format.js";
+import type { Caller } from "./credentials.js";
 
-/** The authenticated caller. */
-export interface Caller {
-  keyId: string;
-  name: string;
-  contact: string;
-  scopes: Scope[];
-  isAdmin: boolean;
-}
-
-/**
- * The raw API key of a request, or undefined when none is sent. `Authorization: Bearer`
- * carrying a client JWT (README "Accounts, billing and client login") is not a key.
- */
-export function presentedKey(request: Request): string | undefined {
-  const header = request.headers.get("x-api-key");
-  if (header !== null) return header.trim();
-  const authorization = request.headers.get("authorization");
-  if (authorization === null) return undefined;
-  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
-  const value = match ? match[1]!.trim() : authorization.trim();
-  // A client JWT (three dot-separated base64url parts; keys never contain a dot) is not a
-  // key: the handler wrapper reads it for the auth modes `client` and `key_or_client`
-  // (lib/http/auth.ts, through lib/auth/jwt.ts presentedJwt).
-  return match && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(value) ? undefined : value;
-}
-
-/** True when `caller` holds `scope` (the `admin` scope holds every scope). */
-export function hasScope(caller: Caller, scope: Scope): boolean {
-  return caller.isAdmin || caller.scopes.includes(scope);
-}
+export type { Caller } from "./credentials.js";
 
 /** A remembered active key: the caller, when the entry expires, when this instance last wrote `last_used_at`. */
 interface CachedKey {

@@ -17,7 +17,7 @@
  * When a `webhook-fallback` message is sent, its delivery's `fallback_email_sent` is set.
  */
 import { and, asc, eq, inArray, isNull, lt, or } from "drizzle-orm";
-import { Resend } from "resend";
+import type { Resend } from "resend";
 import { type Config, getConfig } from "../config.js";
 import { type Db, getDb } from "../db/client.js";
 import { deliveries, type Email, emails, proofFiles } from "../db/schema/index.js";
@@ -59,9 +59,11 @@ type SendResult =
 
 let resendClient: { key: string; base: string | undefined; client: Resend } | undefined;
 
-function resendFor(config: Config): Resend {
+/** The Resend client of `config`'s key and origin; the SDK (with its MIME parser) is imported by the first send. */
+async function resendFor(config: Config): Promise<Resend> {
   const key = config.RESEND_API_KEY!;
   if (!resendClient || resendClient.key !== key || resendClient.base !== config.RESEND_BASE_URL) {
+    const { Resend } = await import("resend");
     resendClient = {
       key,
       base: config.RESEND_BASE_URL,
@@ -119,7 +121,7 @@ async function sendOne(email: Email, config: Config): Promise<SendResult> {
     return { ok: true, provider: "outbox", messageId: null };
   }
   try {
-    const { data, error } = await resendFor(config).emails.send(
+    const { data, error } = await (await resendFor(config)).emails.send(
       {
         from: config.EMAIL_FROM,
         to: [email.toAddress],

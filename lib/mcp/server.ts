@@ -36,7 +36,6 @@ import { ApiError } from "../http/errors.js";
 import "../events/kick-outbox.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
 import { parseOrThrow, rejectNulBytes } from "../http/validation.js";
-import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
 import { registerTaskMethods } from "./task-methods.js";
 import { protocolTask } from "./task-results.js";
 import type { ToolDefinition } from "./tool-kit.js";
@@ -120,6 +119,7 @@ async function createTask(tool: ToolDefinition, args: unknown, ctx: ToolContext)
     const text = result.content[0]?.type === "text" ? result.content[0].text : "The tool failed";
     throw new McpError(ErrorCode.InvalidParams, text, data);
   }
+  const { getTaskOrThrow } = await import("../tasks/state/apply-transition.js");
   const task = await getTaskOrThrow(data.task_id);
   return {
     task: protocolTask(task),

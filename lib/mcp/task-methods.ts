@@ -19,6 +19,8 @@
  * (for clients that cannot set headers; anonymous tasks have only their access token). Only the
  * key that submitted a task, an admin key, or the task's access token may see it; to anyone
  * else an existing task is "not found", as an unknown one (-32602).
+ * The status read (with its sandbox progression) and the cancellation are imported by the
+ * method that needs them (cold start of api/mcp, docs/performance.md).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -34,18 +36,12 @@ import {
   RELATED_TASK_META_KEY,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { getDb } from "../db/client.js";
-import { type Task, tasks } from "../db/schema/index.js";
+import type { Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { ApiError } from "../http/errors.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
-import { sha256Hex } from "../ids.js";
-import { listKeyTasks, readProofFile } from "../tasks/caller-tasks.js";
-import { cancelTask } from "../tasks/cancel-task.js";
-import { readTaskStatus, readTaskWithHistory } from "../tasks/read-task-status.js";
-import { nextPollSeconds, taskStatusView } from "../tasks/task-view.js";
+import { nextPollSeconds } from "../tasks/task-advice.js";
 import {
   followsTask,
   PROOF_URI_TEMPLATE,
@@ -134,19 +130,9 @@ async function answer<T>(ctx: ToolContext, taskId: string | undefined, fn: () =>
   }
 }
 
-/** The task whose access token is `accessToken`, if any. */
-async function taskOfAccessToken(accessToken: string): Promise<Task | undefined> {
-  const db = await getDb();
-  const [task] = await db
-    .select()
-    .from(tasks)
-    .where(eq(tasks.accessTokenHash, sha256Hex(accessToken)))
-    .limit(1);
-  return task;
-}
-
 /** `tasks/result` of `task` (see the module comment). */
 async function taskResult(taskId: string, credential: TaskCredential): Promise<CallToolResult> {
+  const { readTaskWithHistory } = await import("../tasks/read-task-status.js");
   const { task, history } = await readTaskWithHistory(taskId);
   assertFollows(task, credential);
   const status = PROTOCOL_STATUS[task.status];
@@ -159,6 +145,7 @@ async function taskResult(taskId: string, credential: TaskCredential): Promise<C
       { task_id: taskId, status: task.status, mcp_status: status, poll_interval_ms: pollMs },
     );
   }
+  const { taskStatusView } = await import("../tasks/task-view.js");
   const view = await taskStatusView(task, credential.caller, history, { proofContent: false });
   const result = await taskToolResult(task, view, credential.caller, { flagFailure: true });
   return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
@@ -202,6 +189,7 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
     if (!parsed) throw resourceNotFound(uri);
     return answer(ctx, undefined, async () => {
       const credential = await credentialOf(ctx, request.params);
+      const { readTaskWithHistory } = await import("../tasks/read-task-status.js");
       let task: Task;
       try {
         task = (await readTaskWithHistory(parsed.taskId)).task;
@@ -212,6 +200,7 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
         throw error;
       }
       if (!followsTask(task, credential)) throw resourceNotFound(uri);
+      const { readProofFile } = await import("../tasks/caller-tasks.js");
       const file = await readProofFile(task.id, parsed.n).catch(() => undefined);
       if (!file) throw resourceNotFound(uri);
       return {
@@ -233,6 +222,7 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
     const { taskId } = request.params;
     return answer(ctx, taskId, async () => {
       const credential = await credentialOf(ctx, request.params);
+      const { readTaskStatus } = await import("../tasks/read-task-status.js");
       const { task } = await readTaskStatus(taskId, credential.caller, {
         proofContent: false,
         authorize: (t) => assertFollows(t, credential),
@@ -250,6 +240,8 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
     const { taskId } = request.params;
     return answer(ctx, taskId, async () => {
       const credential = await credentialOf(ctx, request.params);
+      const { readTaskWithHistory } = await import("../tasks/read-task-status.js");
+      const { cancelTask } = await import("../tasks/cancel-task.js");
       const { task: current } = await readTaskWithHistory(taskId);
       assertFollows(current, credential);
       const { task } = await cancelTask(
@@ -265,6 +257,7 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
     return answer(ctx, undefined, async () => {
       const credential = await credentialOf(ctx, request.params);
       if (credential.caller) {
+        const { listKeyTasks } = await import("../tasks/caller-tasks.js");
         const page = await listKeyTasks(credential.caller.keyId, {
           cursor: request.params?.cursor,
           limit: TASK_LIST_PAGE,
@@ -275,6 +268,7 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
         };
       }
       if (credential.accessToken) {
+        const { taskOfAccessToken } = await import("../tasks/caller-tasks.js");
         const task = await taskOfAccessToken(credential.accessToken);
         return { tasks: task ? [protocolTask(task)] : [] };
       }

@@ -12,10 +12,10 @@ import type { TaskStatus } from "../db/schema/enums.js";
 import type { Task } from "../db/schema/index.js";
 import { sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
-import { type ProofFileSummary, proofFileSummaries } from "../tasks/caller-tasks.js";
+import type { ProofFileSummary } from "../tasks/caller-tasks.js";
 import { isTerminal } from "../tasks/state/transitions.js";
 import { taskStatusSchema } from "../tasks/state/view-schemas.js";
-import { isOwner, nextPollSeconds, recommendedAction } from "../tasks/task-view.js";
+import { isOwner, nextPollSeconds, recommendedAction } from "../tasks/task-advice.js";
 
 /** The URI template of a proof file resource; `n` counts from 1 in upload order. */
 export const PROOF_URI_TEMPLATE = "task://{task_id}/proof/{n}";
@@ -128,6 +128,7 @@ export async function taskToolResult(
   caller: Caller | null,
   options: { flagFailure?: boolean } = {},
 ): Promise<CallToolResult> {
+  const { proofFileSummaries } = await import("../tasks/caller-tasks.js");
   const files = task.status === "completed" ? await proofFileSummaries(task.id) : [];
   const links = proofLinks(task.id, files);
   const { proof_files_data: _omitted, ...rest } = view;

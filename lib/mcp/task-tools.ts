@@ -2,18 +2,17 @@
  * The MCP tools of the task lifecycle: submit_task (an MCP task when called task-augmented),
  * check_task_status, cancel_task and list_my_tasks. Each a thin adapter over the same lib
  * functions as the HTTP endpoints; a keyless caller uses the task's `access_token`.
+ * The workflows (submission, status read with sandbox progression, cancellation) are imported
+ * by the call that needs them, so an MCP request that only initializes or lists tools does not
+ * load them (cold start, docs/performance.md).
  */
 import { z } from "zod";
 import { ApiError } from "../http/errors.js";
 import { parseOrThrow } from "../http/validation.js";
-import { hasScope } from "../keys/authenticate.js";
-import { listKeyTasks, MAX_TASK_PAGE } from "../tasks/caller-tasks.js";
-import { cancelTask } from "../tasks/cancel-task.js";
-import { readTaskStatus } from "../tasks/read-task-status.js";
-import { taskSubmissionSchema } from "../tasks/state/schemas.js";
+import { hasScope } from "../keys/credentials.js";
+import { MAX_TASK_PAGE, taskSubmissionSchema } from "../tasks/state/schemas.js";
 import { taskCreatedSchema } from "../tasks/state/view-schemas.js";
-import { submitTask } from "../tasks/submit-task.js";
-import { nextPollSeconds, taskStatusView } from "../tasks/task-view.js";
+import { nextPollSeconds } from "../tasks/task-advice.js";
 import { followsTask, mcpTaskStatusSchema, PROTOCOL_STATUS, taskToolResult } from "./task-results.js";
 import {
   accessTokenArgument,
@@ -94,6 +93,7 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
       }
       const body = parseOrThrow(taskSubmissionSchema, rest);
       const forced = !caller;
+      const { submitTask } = await import("../tasks/submit-task.js");
       const created = await submitTask({ body, caller, agent: null, sandbox: forced || sandbox === true });
       const note = forced
         ? "No API key was given, so this task was created in SANDBOX mode (simulated, non-billable). Register a key with register_api_key to submit real tasks."
@@ -120,6 +120,7 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
     async run(args, ctx) {
       const taskId = String(args.task_id);
       const accessToken = args.access_token as string | undefined;
+      const { readTaskStatus } = await import("../tasks/read-task-status.js");
       if (accessToken) {
         const caller = await resolveCaller(ctx, args.api_key as string | undefined);
         const { task, view } = await readTaskStatus(taskId, caller, {
@@ -167,11 +168,13 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
           "cancel_task needs the key that submitted the task (x-api-key header or api_key) or its access_token",
         );
       }
+      const { cancelTask } = await import("../tasks/cancel-task.js");
       const { task } = await cancelTask(
         String(args.task_id),
         { caller, accessToken },
         args.reason as string | undefined,
       );
+      const { taskStatusView } = await import("../tasks/task-view.js");
       const view = await taskStatusView(task, caller, undefined, { proofContent: false });
       return taskToolResult(task, view, caller);
     },
@@ -198,6 +201,7 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
     annotations: { ...readOnly, title: "List my tasks" },
     async run(args, ctx) {
       const caller = await requireCaller(ctx, args.api_key as string | undefined, "audit_only");
+      const { listKeyTasks } = await import("../tasks/caller-tasks.js");
       const page = await listKeyTasks(caller.keyId, {
         cursor: args.cursor as string | undefined,
         limit: Number(args.limit ?? 20),

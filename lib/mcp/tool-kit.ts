@@ -16,7 +16,7 @@ import { DomainError } from "../errors.js";
 import { ApiError, fromDomainError } from "../http/errors.js";
 import { enforceGeneralLimit } from "../http/handler.js";
 import { isStorageFailure } from "../http/storage-failure.js";
-import { authenticateKey, type Caller, hasScope } from "../keys/authenticate.js";
+import { type Caller, hasScope } from "../keys/credentials.js";
 import { describeError } from "../log-error.js";
 
 /** Per-request context of the tools. */
@@ -48,6 +48,12 @@ export const accessTokenArgument = z
   .max(200)
   .optional()
   .meta({ description: "The access_token that submit_task returned for a task submitted without a key." });
+
+/** The key store's check (drizzle and the tables), loaded by the first key a tool argument carries. */
+async function authenticateKey(apiKey: string): Promise<Caller> {
+  const keys = await import("../keys/authenticate.js");
+  return keys.authenticateKey(apiKey);
+}
 
 /**
  * Counts a request whose general rate limit was deferred to MCP (`ctx.limitDeferred`): on the

@@ -5,10 +5,10 @@
  * register_api_key. The others need a key (x-api-key header or `api_key` argument)
  * with the scope of the matching HTTP operation; `submit_task` without a key is forced
  * into sandbox mode and says so. The task tools are in lib/mcp/task-tools.ts.
+ * A tool imports the workflow it runs when it runs: the tool list (names, schemas) is all an
+ * `initialize` or `tools/list` request loads (cold start of api/mcp, docs/performance.md).
  */
 import { z } from "zod";
-import { getBilling } from "../billing/get-billing.js";
-import { preAuthorize } from "../billing/preauthorize.js";
 import {
   billingQuerySchema,
   billingResponseSchema,
@@ -19,9 +19,7 @@ import { findServices } from "../catalog/find-services.js";
 import { servicesListResponseSchema } from "../catalog/schemas.js";
 import { getConfig } from "../config.js";
 import { parseOrThrow } from "../http/validation.js";
-import { createApiKey } from "../keys/create-api-key.js";
 import { apiKeyCreatedSchema, createApiKeyBodySchema } from "../keys/schemas.js";
-import { getEstimate } from "../pricing/get-estimate.js";
 import { estimateFields, estimateResponseSchema } from "../pricing/schemas.js";
 import { rateLimitExceeded } from "../ratelimit/enforce.js";
 import { getLimiter, rateLimitSubject } from "../ratelimit/limiter.js";
@@ -31,11 +29,8 @@ import {
   scoreSchema,
   submitScoreBodySchema,
 } from "../scores/schemas.js";
-import { getScore, submitScore } from "../scores/task-scores.js";
-import { buildCapabilities } from "../system/capabilities.js";
 import { capabilitiesSchema } from "../system/descriptors/schemas.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
-import { registerWebhook } from "../webhooks/register-webhook.js";
 import { createWebhookBodySchema, webhookCreatedSchema } from "../webhooks/schemas.js";
 import { TASK_TOOLS } from "./task-tools.js";
 import {
@@ -83,6 +78,7 @@ export const TOOLS: ToolDefinition[] = [
     annotations: { ...readOnly, title: "Estimate a price" },
     async run(args) {
       const query = parseOrThrow(z.object(estimateFields), args);
+      const { getEstimate } = await import("../pricing/get-estimate.js");
       return toolResult(await getEstimate(query));
     },
   },
@@ -99,6 +95,7 @@ export const TOOLS: ToolDefinition[] = [
     annotations: writeTool("Rate a finished task"),
     async run(args, ctx) {
       const { caller, rest } = await keyedArguments(args, ctx, "task_create");
+      const { submitScore } = await import("../scores/task-scores.js");
       const score = await submitScore(caller, parseOrThrow(submitScoreBodySchema, rest));
       return toolResult({ ...score });
     },
@@ -113,6 +110,7 @@ export const TOOLS: ToolDefinition[] = [
     output: capabilitiesSchema,
     annotations: { ...readOnly, title: "Platform capabilities" },
     async run() {
+      const { buildCapabilities } = await import("../system/capabilities.js");
       return toolResult(buildCapabilities(getConfig()));
     },
   },
@@ -138,6 +136,7 @@ export const TOOLS: ToolDefinition[] = [
       const limit = await getLimiter("key_creation").limit(rateLimitSubject(ctx.ip));
       // The same RATE_LIMITED error as the HTTP wrapper's; its Retry-After becomes retry_after_seconds.
       if (!limit.success) throw rateLimitExceeded(limit, `${limit.limit} API keys per IP per hour`);
+      const { createApiKey } = await import("../keys/create-api-key.js");
       const created = await createApiKey({ ...body, ip: ctx.ip });
       return toolResult({ ...created }, "Store api_key now: it is shown only once.");
     },
@@ -154,6 +153,7 @@ export const TOOLS: ToolDefinition[] = [
     annotations: writeTool("Register a webhook", true),
     async run(args, ctx) {
       const { caller, rest } = await keyedArguments(args, ctx, "task_create");
+      const { registerWebhook } = await import("../webhooks/register-webhook.js");
       const created = await registerWebhook(caller, parseOrThrow(createWebhookBodySchema, rest));
       return toolResult({ ...created }, "Store secret now: it is shown only once.");
     },
@@ -168,6 +168,7 @@ export const TOOLS: ToolDefinition[] = [
     annotations: { ...readOnly, title: "Service reputation" },
     async run(args, ctx) {
       const caller = ctx.headerCaller;
+      const { getScore } = await import("../scores/task-scores.js");
       const result = await getScore(caller, parseOrThrow(scoreQuerySchema, args));
       return toolResult({ ...result });
     },
@@ -189,6 +190,7 @@ export const TOOLS: ToolDefinition[] = [
     async run(args, ctx) {
       const { caller, rest } = await keyedArguments(args, ctx, "billing_read");
       const query = parseOrThrow(billingQuerySchema, { action: "balance", ...stringify(rest) });
+      const { getBilling } = await import("../billing/get-billing.js");
       return toolResult({ ...(await getBilling(caller, query)) });
     },
   },
@@ -208,6 +210,7 @@ export const TOOLS: ToolDefinition[] = [
     async run(args, ctx) {
       const { caller, rest } = await keyedArguments(args, ctx, "billing_read");
       const body = parseOrThrow(preAuthorizeBodySchema, { action: "pre_authorize", ...rest });
+      const { preAuthorize } = await import("../billing/preauthorize.js");
       return toolResult({ ...(await preAuthorize(caller, body.agent_id, body.max_cost_cad)) });
     },
   },

@@ -12,10 +12,11 @@
  * - after connecting, the socket's `remoteAddress` is checked once more (defence in depth).
  * Redirects are never followed (`redirect: "manual"`: a 3xx is returned as is), and the
  * whole exchange, body included, is bounded by `timeoutMs` (default 10 s).
+ * undici (~430 CommonJS files) is loaded by the first delivery, not with this module.
  */
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
-import { Agent, buildConnector, type RequestInit as UndiciRequestInit, fetch as undiciFetch } from "undici";
+import type { Agent, buildConnector, RequestInit as UndiciRequestInit } from "undici";
 import { getConfig } from "../config.js";
 import { forbiddenReason } from "./ip-policy.js";
 import { bareHostname, defaultLookup, type LookupFn } from "./outbound-url.js";
@@ -96,8 +97,20 @@ export function guardedLookup(lookup: LookupFn, allowPrivate: boolean): LookupFu
   };
 }
 
-function createAgent(lookup: LookupFn, allowPrivate: boolean): Agent {
-  const base = buildConnector({ lookup: guardedLookup(lookup, allowPrivate) });
+const importUndici = () => import("undici");
+type Undici = Awaited<ReturnType<typeof importUndici>>;
+let undiciModule: Promise<Undici> | undefined;
+/** undici, imported once on first use (a failed import is tried again by the next delivery). */
+function loadUndici(): Promise<Undici> {
+  undiciModule ??= importUndici().catch((error: unknown) => {
+    undiciModule = undefined;
+    throw error;
+  });
+  return undiciModule;
+}
+
+function createAgent(undici: Undici, lookup: LookupFn, allowPrivate: boolean): Agent {
+  const base = undici.buildConnector({ lookup: guardedLookup(lookup, allowPrivate) });
   const connect: buildConnector.connector = (options, callback) => {
     base(options, (err, socket) => {
       if (err !== null) return callback(err, null);
@@ -110,13 +123,13 @@ function createAgent(lookup: LookupFn, allowPrivate: boolean): Agent {
       callback(null, socket);
     });
   };
-  return new Agent({ connect });
+  return new undici.Agent({ connect });
 }
 
 /** One keep-alive Agent per (resolver, allowPrivate): every pooled socket passed the check when opened. */
 const agents = new WeakMap<LookupFn, Map<boolean, Agent>>();
 
-function agentFor(lookup: LookupFn, allowPrivate: boolean): Agent {
+function agentFor(undici: Undici, lookup: LookupFn, allowPrivate: boolean): Agent {
   let byMode = agents.get(lookup);
   if (byMode === undefined) {
     byMode = new Map();
@@ -124,7 +137,7 @@ function agentFor(lookup: LookupFn, allowPrivate: boolean): Agent {
   }
   let agent = byMode.get(allowPrivate);
   if (agent === undefined) {
-    agent = createAgent(lookup, allowPrivate);
+    agent = createAgent(undici, lookup, allowPrivate);
     byMode.set(allowPrivate, agent);
   }
   return agent;
@@ -164,12 +177,13 @@ export async function safeFetch(
   }
   const timeout = AbortSignal.timeout(timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS);
   const signal = rest.signal ? AbortSignal.any([rest.signal, timeout]) : timeout;
+  const undici = await loadUndici();
   try {
-    const response = await undiciFetch(target, {
+    const response = await undici.fetch(target, {
       ...(rest as UndiciRequestInit),
       redirect: "manual",
       signal,
-      dispatcher: agentFor(lookup ?? defaultLookup, allowPrivate),
+      dispatcher: agentFor(undici, lookup ?? defaultLookup, allowPrivate),
     });
     return response as unknown as Response;
   } catch (error) {

@@ -4,8 +4,11 @@
  * confirmed head, block headers and the USDC `Transfer(from, to, value)` logs into the
  * service wallet. Every answer is validated strictly; anything malformed throws, so
  * the checker leaves its cursor where it was instead of recording garbage.
+ * viem (~130 ms to import, docs/performance.md) is loaded by the first RPC request, not with
+ * this module: a run of the checker with nothing to read, and every function that only
+ * imports the checker's types, never pays for it.
  */
-import { createPublicClient, http, type PublicClient } from "viem";
+import type { PublicClient } from "viem";
 import { getConfig } from "../config.js";
 import type { NetworkConfig } from "./networks.js";
 
@@ -67,21 +70,34 @@ function topicAddress(topic: `0x${string}`): `0x${string}` {
 
 /** Reader of one network. */
 export class ChainReader {
-  readonly client: PublicClient;
+  /** The viem client, created with the first request (viem is imported then). */
+  private client: Promise<PublicClient> | undefined;
 
-  constructor(readonly network: NetworkConfig) {
-    const config = getConfig();
-    this.client = createPublicClient({
-      transport: http(network.rpcUrl, {
-        timeout: config.CHECKER_RPC_TIMEOUT_MS,
-        retryCount: 0,
-        batch: { batchSize: 100, wait: 0 },
-      }),
-    });
+  constructor(readonly network: NetworkConfig) {}
+
+  /** The client, created once; a failed import of viem is tried again by the next request. */
+  private connect(): Promise<PublicClient> {
+    const timeout = getConfig().CHECKER_RPC_TIMEOUT_MS;
+    this.client ??= import("viem").then(
+      ({ createPublicClient, http }) =>
+        createPublicClient({
+          transport: http(this.network.rpcUrl, {
+            timeout,
+            retryCount: 0,
+            batch: { batchSize: 100, wait: 0 },
+          }),
+        }),
+      (error: unknown) => {
+        this.client = undefined;
+        throw error;
+      },
+    );
+    return this.client;
   }
 
-  private request(method: string, params: unknown[]): Promise<unknown> {
-    return (this.client.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({
+  private async request(method: string, params: unknown[]): Promise<unknown> {
+    const client = await this.connect();
+    return (client.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({
       method,
       params,
     });

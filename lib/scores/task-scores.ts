@@ -15,7 +15,7 @@ import { taskScores, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
-import { isOwner } from "../tasks/task-view.js";
+import { isOwner } from "../tasks/task-advice.js";
 import type { ScoreQuery, SubmitScoreBody } from "./schemas.js";
 
 /** A score as returned. */

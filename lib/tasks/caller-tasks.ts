@@ -1,7 +1,7 @@
 /**
  * Reads for a task's own submitter (MCP `tasks/list`, `list_my_tasks`, proof resources): the
  * tasks one API key submitted, newest first, in keyset pages; and a task's proof files, listed
- * without their bodies or read one at a time.
+ * without their bodies or read one at a time; the one task an MCP `access_token` follows.
  *
  * Cursors are opaque to callers: base64url of `<created_at ISO 8601>|<task id>` of the last task
  * of the previous page (ties on created_at broken by id), so a page never repeats or skips a task
@@ -11,9 +11,8 @@ import { and, asc, desc, eq, lt, or } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { proofFiles, type Task, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
-
-/** Largest page of {@link listKeyTasks}. */
-export const MAX_TASK_PAGE = 100;
+import { sha256Hex } from "../ids.js";
+import { MAX_TASK_PAGE } from "./state/schemas.js";
 
 function encodeCursor(task: Pick<Task, "createdAt" | "id">): string {
   return Buffer.from(`${task.createdAt.toISOString()}|${task.id}`, "utf8").toString("base64url");
@@ -123,4 +122,15 @@ export async function readProofFile(
       : [];
   if (!row) throw new DomainError("NOT_FOUND", `Task ${taskId} has no proof file ${index}`, { field: "uri" });
   return { index, ...row };
+}
+
+/** The task whose access token (the `access_token` of a keyless submission) is `accessToken`, if any. */
+export async function taskOfAccessToken(accessToken: string): Promise<Task | undefined> {
+  const db = await getDb();
+  const [task] = await db
+    .select()
+    .from(tasks)
+    .where(eq(tasks.accessTokenHash, sha256Hex(accessToken)))
+    .limit(1);
+  return task;
 }

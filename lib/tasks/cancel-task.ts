@@ -12,7 +12,7 @@ import { refundTaskToAccount } from "../billing/charge-task.js";
 import { findUsdcReceipt } from "../billing/credit-notes.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
-import { type Caller, hasScope } from "../keys/authenticate.js";
+import { type Caller, hasScope } from "../keys/credentials.js";
 import { applyTransition, getTaskOrThrow, type TransitionResult } from "./state/apply-transition.js";
 
 /**

@@ -17,39 +17,7 @@ import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taxesForAmount } from "../taxes.js";
 import { taskLinks } from "./state/task-links.js";
 import { isTerminal } from "./state/transitions.js";
-
-/** Seconds until the next useful poll, per status. Sandbox tasks advance on each poll. */
-export const NEXT_POLL_SECONDS: Record<TaskStatus, number> = {
-  received: 300,
-  accepted_pending_payment: 60,
-  counter_offered: 60,
-  paid: 300,
-  dispatched: 120,
-  on_site: 60,
-  completed: 0,
-  failed: 0,
-  rejected: 0,
-  payment_expired: 0,
-  cancelled: 0,
-};
-
-/**
- * Seconds until the next useful status poll of `task`: 1 for a non-terminal sandbox task (it
- * advances one step per poll), else {@link NEXT_POLL_SECONDS} of its status (0 once terminal).
- * The one rule behind `_polling.next_poll_seconds` and the `Retry-After` header of
- * GET /api/submit-task, which is sent only while {@link retryAfterSeconds} is not null.
- */
-export function nextPollSeconds(task: Pick<Task, "status" | "sandbox">): number {
-  return task.sandbox && !isTerminal(task.status) ? 1 : NEXT_POLL_SECONDS[task.status];
-}
-
-/**
- * The `Retry-After` value of a status read, in seconds: {@link nextPollSeconds} while the task
- * can still change, null once it is terminal (nothing left to wait for, no header).
- */
-export function retryAfterSeconds(task: Pick<Task, "status" | "sandbox">): number | null {
-  return isTerminal(task.status) ? null : nextPollSeconds(task);
-}
+import { isOwner, nextPollSeconds, recommendedAction } from "./task-advice.js";
 
 /**
  * Statuses whose view shows the payment block: every status from approval on, but those that
@@ -57,48 +25,6 @@ export function retryAfterSeconds(task: Pick<Task, "status" | "sandbox">): numbe
  */
 const NO_PAYMENT: readonly TaskStatus[] = ["received", "rejected", "payment_expired", "cancelled"];
 const SHOW_PAYMENT = TASK_STATUSES.filter((s) => !NO_PAYMENT.includes(s));
-
-/** What the caller should do next about `task`, one sentence (`_polling.recommended_action`). */
-export function recommendedAction(task: Task): string {
-  const usdc = task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro);
-  switch (task.status) {
-    case "received":
-      return `Wait for human review (deadline ${task.reviewDeadline.toISOString()}).`;
-    case "accepted_pending_payment":
-      return usdc
-        ? `Pay exactly ${usdc} USDC to a wallet in payment.networks before ${task.paymentExpiresAt?.toISOString()}.`
-        : "Wait for payment instructions.";
-    case "counter_offered":
-      return `The operator proposes ${task.counterOfferAmount} CAD${task.reviewReason ? ` (${task.reviewReason})` : ""}. Pay exactly ${usdc} USDC before ${task.paymentExpiresAt?.toISOString()} to accept, or let it expire.`;
-    case "paid":
-      return "Payment confirmed; wait for dispatch.";
-    case "dispatched":
-      return "An operator is on the way.";
-    case "on_site":
-      return "The operator is on site.";
-    case "completed":
-      return "Done: read proof_files_data and operator_notes.";
-    case "failed":
-      return "The task could not be completed; see failure_reason. A refund follows the cancellation policy.";
-    case "rejected":
-      return "Rejected; see review_reason. Submit a new task if appropriate.";
-    case "payment_expired":
-      return "The payment window closed; submit the task again to get a new quote.";
-    case "cancelled":
-      return task.refundStatus === "pending"
-        ? "Cancelled; a refund request is with the operator."
-        : task.refundStatus === "refunded"
-          ? "Cancelled and refunded; see refund."
-          : task.refundStatus === "denied"
-            ? "Cancelled; no refund under the cancellation policy (see refund.note)."
-            : "Cancelled.";
-  }
-}
-
-/** Whether `caller` owns `task` (or is an admin). */
-export function isOwner(task: Task, caller: Caller | null): boolean {
-  return Boolean(caller && (caller.isAdmin || (task.apiKeyId !== null && task.apiKeyId === caller.keyId)));
-}
 
 /** One entry of a task's status history: an event of the task, in `seq` order. */
 export interface TaskHistoryEntry {

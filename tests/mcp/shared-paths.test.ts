@@ -10,7 +10,7 @@ import { DomainError } from "../../lib/errors.js";
 import { TOOLS } from "../../lib/mcp/tools.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { outOfBandPayment } from "../../lib/tasks/state/record-payment.js";
-import { nextPollSeconds, retryAfterSeconds } from "../../lib/tasks/task-view.js";
+import { nextPollSeconds, retryAfterSeconds } from "../../lib/tasks/task-advice.js";
 import { useTestDatabase } from "../helpers/db.js";
 
 useTestDatabase();

@@ -78,6 +78,9 @@ export const AMOUNT_MINIMUMS = {
  */
 export const AMOUNT_MAXIMUM_CAD = 1_000_000;
 
+/** Largest page of a key's own task list (MCP `tasks/list` and `list_my_tasks`, lib/tasks/caller-tasks.ts). */
+export const MAX_TASK_PAGE = 100;
+
 /** Value of `params.code` on every over-length issue; the HTTP error code it maps to. */
 export const FIELD_TOO_LONG = "FIELD_TOO_LONG" as const;
 

@@ -1,0 +1,37 @@
+/**
+ * What a request presents as an API key and what a verified key may do, without the database:
+ * the handler wrapper, MCP and the workflows read these on every request, and only a key that is
+ * actually checked loads the store (lib/keys/authenticate.ts, with drizzle and the tables).
+ */
+import type { Scope } from "../db/schema/enums.js";
+
+/** The authenticated caller. */
+export interface Caller {
+  keyId: string;
+  name: string;
+  contact: string;
+  scopes: Scope[];
+  isAdmin: boolean;
+}
+
+/**
+ * The raw API key of a request, or undefined when none is sent. `Authorization: Bearer`
+ * carrying a client JWT (README "Accounts, billing and client login") is not a key.
+ */
+export function presentedKey(request: Request): string | undefined {
+  const header = request.headers.get("x-api-key");
+  if (header !== null) return header.trim();
+  const authorization = request.headers.get("authorization");
+  if (authorization === null) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+  const value = match ? match[1]!.trim() : authorization.trim();
+  // A client JWT (three dot-separated base64url parts; keys never contain a dot) is not a
+  // key: the handler wrapper reads it for the auth modes `client` and `key_or_client`
+  // (lib/http/auth.ts, through lib/auth/jwt.ts presentedJwt).
+  return match && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(value) ? undefined : value;
+}
+
+/** True when `caller` holds `scope` (the `admin` scope holds every scope). */
+export function hasScope(caller: Caller, scope: Scope): boolean {
+  return caller.isAdmin || caller.scopes.includes(scope);
+}
