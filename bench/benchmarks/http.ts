@@ -1,11 +1,12 @@
 /**
  * `http`: throughput and latency of public GET endpoints served by the in-process local
  * host (in-memory PGlite), against a bare `node:http` server answering a fixed JSON body and
- * two Hono peers (fixed JSON; an estimate-like route with zod), alternated in one run.
+ * Hono peers (fixed JSON; an estimate-like route with zod; the estimate's own recorded response
+ * answered without work, the floor of sending it), alternated in one run.
  */
 import { startBareServer } from "../lib/bare-server.js";
 import { type LoadResult, runLoad } from "../lib/load.js";
-import { startHonoPeer } from "../lib/peers.js";
+import { type RecordedResponse, startHonoPeer } from "../lib/peers.js";
 import { num, table } from "../lib/report.js";
 import { BENCH_RATE_LIMIT_PER_MIN, startService } from "../lib/service.js";
 import { settingsEnv } from "../lib/settings.js";
@@ -16,16 +17,32 @@ export const ESTIMATE_GOAL_VS_PEER = 0.75;
 export const ESTIMATE_GOAL_VS_BARE = 0.45;
 
 interface Target {
-  key: "bare" | "hono" | "honoZod" | "estimate" | "services";
+  key: "bare" | "hono" | "honoZod" | "honoResponse" | "estimate" | "services";
   label: string;
   url: string;
 }
 
 interface Measured extends Target {
+  /** For the recorded-response arm: how many headers and body bytes it sends. */
+  headerCount?: number;
+  bodyBytes?: number;
   status: number;
   rounds: LoadResult[];
   /** The round with the most requests per second. */
   best: LoadResult;
+}
+
+/** Headers Node's HTTP server writes itself (or that describe the connection), left out of a recorded response. */
+const NOT_RECORDED = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
+
+/** One answer of `url` (status, headers but {@link NOT_RECORDED}, body), for the peer's `/response` route. */
+async function recordResponse(url: string): Promise<RecordedResponse> {
+  const res = await fetch(url);
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (!NOT_RECORDED.has(name)) headers[name] = value;
+  });
+  return { status: res.status, headers, body: await res.text() };
 }
 
 async function preflight(target: Target): Promise<number> {
@@ -41,6 +58,12 @@ function interpret(by: Record<Target["key"], Measured>, ctx: BenchContext, round
     `Hono on \`@hono/node-server\` keeps ${num((rate(by.hono) / rate(by.bare)) * 100, 0)}% of bare for a fixed body ` +
       `(the adapter's own cost: about ${num(perRequestUs(by.hono) - perRequestUs(by.bare), 0)} µs a request), and ` +
       `${num((rate(by.honoZod) / rate(by.bare)) * 100, 0)}% with the estimate-like route.`,
+    `Hono answering the estimate's own response without doing anything (its ${by.honoResponse.headerCount ?? "?"} headers as one ` +
+      `plain record, its ${num(by.honoResponse.bodyBytes ?? 0)}-byte body, a fresh request id) runs at ` +
+      `${num(rate(by.honoResponse) / rate(by.honoZod), 2)}× the peer route: what sending the contract's response costs ` +
+      `on this adapter before any work (the goal's ${ESTIMATE_GOAL_VS_PEER}× leaves ` +
+      `${num(Math.max(0, 1e6 / (ESTIMATE_GOAL_VS_PEER * rate(by.honoZod)) - perRequestUs(by.honoResponse)), 1)} µs a request ` +
+      "beyond it for validation, limits, CORS, the activity row and the estimate itself).",
     `The estimate endpoint takes about ${num(perRequestUs(by.estimate) - perRequestUs(by.honoZod), 0)} µs of the server's ` +
       "thread more per request than the peer route: the handler wrapper (request id, CORS, per-IP rate limit, zod " +
       "validation, activity-log row), the gazetteer lookup and the exchange rate; both run on the same adapter.",
@@ -74,6 +97,8 @@ async function run(ctx: BenchContext): Promise<Section> {
   ctx.log(
     `http: bare ${bareServer.url}, hono ${peer.url}, service ${service.url} (database ${service.driver})`,
   );
+  const recorded = await recordResponse(`${service.url}/api/estimate?hours=2&location=Laval`);
+  peer.respondWith(recorded);
   const targets: Target[] = [
     { key: "bare", label: "bare `node:http` (fixed JSON)", url: `${bareServer.url}/` },
     { key: "hono", label: "Hono on `@hono/node-server` (fixed JSON)", url: `${peer.url}/` },
@@ -81,6 +106,11 @@ async function run(ctx: BenchContext): Promise<Section> {
       key: "honoZod",
       label: "Hono + zod, estimate-like route",
       url: `${peer.url}/estimate?hours=2&location=Laval`,
+    },
+    {
+      key: "honoResponse",
+      label: "Hono answering the estimate's response, no work",
+      url: `${peer.url}/response`,
     },
     {
       key: "estimate",
@@ -132,7 +162,14 @@ async function run(ctx: BenchContext): Promise<Section> {
   const measured = targets.map((t): Measured => {
     const rs = results.get(t.key) ?? [];
     const best = rs.reduce((a, b) => (b.requestsPerSec > a.requestsPerSec ? b : a));
-    return { ...t, status: statuses.get(t.key) ?? 0, rounds: rs, best };
+    const sent =
+      t.key === "honoResponse"
+        ? {
+            headerCount: Object.keys(recorded.headers).length + 1,
+            bodyBytes: Buffer.byteLength(recorded.body),
+          }
+        : {};
+    return { ...t, ...sent, status: statuses.get(t.key) ?? 0, rounds: rs, best };
   });
   const by = Object.fromEntries(measured.map((m) => [m.key, m])) as Record<Target["key"], Measured>;
   const ratio = (m: Measured, to: Measured) => m.best.requestsPerSec / to.best.requestsPerSec;

@@ -3,6 +3,9 @@
  * JSON body (the adapter's own cost) and once serving an estimate-like route of comparable work
  * (query validated with zod, accent-folded place lookup, a pricing formula, JSON with a request
  * id). They show what a maintained Web-standard stack keeps of bare `node:http` on this machine.
+ * A third route, `/response`, does no work and answers a given response (the service's own estimate
+ * answer: its headers and body, a fresh request id each time): the cost of sending what the
+ * contract requires, on the same adapter.
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -44,9 +47,32 @@ const estimateQuery = z.object({
 
 const URGENCY = { standard: 1, rush: 1.25, emergency: 1.5 } as const;
 
-/** Starts the Hono peer on 127.0.0.1, port 0: `GET /` fixed JSON, `GET /estimate` the estimate-like route. */
-export async function startHonoPeer(): Promise<RunningServer> {
+/** A response the `/response` route repeats: status, headers (lowercase names) and body text. */
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The Hono peer; `respondWith` sets what `GET /response` answers (until set: 404). */
+export interface HonoPeer extends RunningServer {
+  respondWith(response: RecordedResponse): void;
+}
+
+/**
+ * Starts the Hono peer on 127.0.0.1, port 0: `GET /` fixed JSON, `GET /estimate` the estimate-like
+ * route, `GET /response` the recorded response (one plain header record, a new `x-request-id`).
+ */
+export async function startHonoPeer(): Promise<HonoPeer> {
   const app = new Hono();
+  let recorded: RecordedResponse | undefined;
+  app.get("/response", () => {
+    if (!recorded) return new Response(null, { status: 404 });
+    const headers = { ...recorded.headers };
+    if ("x-request-id" in headers)
+      headers["x-request-id"] = `req_${randomUUID().replaceAll("-", "").slice(0, 20)}`;
+    return new Response(recorded.body, { status: recorded.status, headers });
+  });
   app.get("/", (c) => c.json(FIXED));
   app.get("/estimate", (c) => {
     const parsed = estimateQuery.safeParse(c.req.query());
@@ -82,6 +108,9 @@ export async function startHonoPeer(): Promise<RunningServer> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    respondWith(response) {
+      recorded = response;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
