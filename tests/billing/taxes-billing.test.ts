@@ -52,6 +52,16 @@ async function fundedClient(contact: string, deposit: number) {
   return { key, accountId: opened.body.account.account_id as string, jwt: opened.jwt };
 }
 
+/** The refund ledger entry of account `accountId` and the credit note it refers to. */
+async function refundOf(accountId: string) {
+  const db = await getDb();
+  const refund = (await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId))).find(
+    (r) => r.kind === "refund",
+  )!;
+  const [credit] = await db.select().from(invoices).where(eq(invoices.id, refund.invoiceId!));
+  return { refund, credit };
+}
+
 async function newTask(key: string | null) {
   const { res, body } = await submitTask(validTask, key ? keyHeaders(key) : {});
   expect(res.status).toBe(201);
@@ -100,11 +110,8 @@ describe("sales taxes when registered", () => {
 
     const cancelled = await cancelTask(taskId, keyHeaders(key));
     expect(cancelled.res.status).toBe(200);
-    const refund = (await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId))).find(
-      (r) => r.kind === "refund",
-    )!;
+    const { refund, credit } = await refundOf(accountId);
     expect(refund.amountCad).toBe(379.03);
-    const [credit] = await db.select().from(invoices).where(eq(invoices.id, refund.invoiceId!));
     expect(credit).toMatchObject({ kind: "refund", subtotalCad: 329.67, gstCad: 16.48, qstCad: 32.88 });
   });
 
@@ -139,12 +146,8 @@ describe("sales taxes when registered", () => {
     const { res, body } = await settle({ task_id: taskId, outcome: "refunded" });
     expect(res.status).toBe(200);
     expect(body.refund).toMatchObject({ status: "refunded", amount_cad: 379.03 });
-    const db = await getDb();
-    const refund = (await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId))).find(
-      (r) => r.kind === "refund",
-    )!;
+    const { refund, credit } = await refundOf(accountId);
     expect(refund.amountCad).toBe(379.03);
-    const [credit] = await db.select().from(invoices).where(eq(invoices.id, refund.invoiceId!));
     expect(credit).toMatchObject({ kind: "refund", subtotalCad: 329.67, gstCad: 16.48, qstCad: 32.88 });
   });
 
