@@ -3,6 +3,8 @@
  *
  * - CAD amounts are `numeric(12,2)`, read and written as JS numbers (exact to the cent; a
  *   numeric(12,2) has 12 significant digits, well inside a double's 15).
+ * - Exchange rates (quote units per base unit, e.g. USD per CAD) are `numeric(18,8)`, read and written
+ *   as JS numbers.
  * - USDC amounts are `bigint` micro-units (1 USDC = 1_000_000), read and written as `bigint`.
  * - Times are `timestamptz`, read and written as `Date`.
  * - Binary content is `bytea`, read as a Node `Buffer` (a `Uint8Array`).
@@ -28,6 +30,9 @@ export const bytea = customType<{ data: Uint8Array; driverData: Uint8Array | str
 
 /** A CAD amount: `numeric(12,2)`, as a JS number. */
 export const cad = (name: string) => numeric(name, { precision: 12, scale: 2, mode: "number" });
+
+/** An exchange rate, quote units per base unit (USD per CAD, 8 decimals): `numeric(18,8)`, as a JS number. */
+export const exchangeRate = (name: string) => numeric(name, { precision: 18, scale: 8, mode: "number" });
 
 /** A USDC amount in micro-units (6 decimals): `bigint`, as a JS bigint. */
 export const usdcMicro = (name: string) => bigint(name, { mode: "bigint" });

@@ -1,5 +1,5 @@
-import { index, numeric, pgTable, serial, text } from "drizzle-orm/pg-core";
-import { timestamptz } from "./columns.js";
+import { index, pgTable, serial, text } from "drizzle-orm/pg-core";
+import { exchangeRate, timestamptz } from "./columns.js";
 
 /** Fetched exchange rates; the newest row of a pair is the current rate (and the fallback when fetching fails). */
 export const exchangeRates = pgTable(
@@ -9,7 +9,7 @@ export const exchangeRates = pgTable(
     /** Base then quote currency, e.g. `CADUSD` (USD per 1 CAD). */
     pair: text("pair").notNull(),
     /** Quote units per base unit. */
-    rate: numeric("rate", { precision: 18, scale: 8, mode: "number" }).notNull(),
+    rate: exchangeRate("rate").notNull(),
     /** Provider name (or `fixed` for a configured rate). */
     source: text("source").notNull(),
     /** Time the provider says the rate is for. */

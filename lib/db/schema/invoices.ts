@@ -1,16 +1,7 @@
 import { sql } from "drizzle-orm";
-import {
-  type AnyPgColumn,
-  index,
-  integer,
-  jsonb,
-  numeric,
-  pgTable,
-  text,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { type AnyPgColumn, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { clientAccounts } from "./accounts-and-keys.js";
-import { cad, timestamptz, usdcMicro } from "./columns.js";
+import { cad, exchangeRate, timestamptz, usdcMicro } from "./columns.js";
 import type { InvoiceKind } from "./enums.js";
 import { tasks } from "./tasks.js";
 
@@ -60,7 +51,7 @@ export const invoices = pgTable(
     /** USDC receipt: the exact amount paid, micro-USDC. */
     usdcMicro: usdcMicro("usdc_micro"),
     /** USDC receipt: the rate of the quote, USD (USDC) per CAD (e.g. 0.71234567). */
-    exchangeRate: numeric("exchange_rate", { precision: 18, scale: 8, mode: "number" }),
+    exchangeRate: exchangeRate("exchange_rate"),
     /** Credit note: the invoice it credits (the charge or the USDC receipt). */
     refersToInvoiceId: text("refers_to_invoice_id").references((): AnyPgColumn => invoices.id, {
       onDelete: "restrict",

@@ -1,17 +1,7 @@
 import { sql } from "drizzle-orm";
-import {
-  boolean,
-  check,
-  index,
-  integer,
-  jsonb,
-  numeric,
-  pgTable,
-  text,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
-import { cad, createdAt, timestamptz, updatedAt, usdcMicro } from "./columns.js";
+import { cad, createdAt, exchangeRate, timestamptz, updatedAt, usdcMicro } from "./columns.js";
 import type { Lang, PaymentMethod, RefundStatus, ServiceType, TaskStatus, Urgency } from "./enums.js";
 
 /** Estimate breakdown kept with a task (docs/api-conventions.md "Estimate response" `breakdown`). */
@@ -121,7 +111,7 @@ export const tasks = pgTable(
 
     // --- Payment terms (fixed at approval / counter-offer) ---
     /** USD per CAD used to convert the price (e.g. 0.71234567). */
-    exchangeRate: numeric("exchange_rate", { precision: 18, scale: 8, mode: "number" }),
+    exchangeRate: exchangeRate("exchange_rate"),
     rateSource: text("rate_source"),
     rateAsOf: timestamptz("rate_as_of"),
     /**
