@@ -74,9 +74,10 @@ export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
   }
 }
 
+/** Requests per valid agent identity (model, name, org) matching `where`, busiest first, at most `limit`. */
 async function agentRows(where: SQL | undefined, limit: number) {
   const db = await getDb();
-  const rows = await db
+  return db
     .select({
       agent_model: activityLog.agentModel,
       agent_name: activityLog.agentName,
@@ -93,7 +94,6 @@ async function agentRows(where: SQL | undefined, limit: number) {
     .groupBy(activityLog.agentModel, activityLog.agentName, activityLog.orgId)
     .orderBy(desc(count()), asc(activityLog.agentName))
     .limit(limit);
-  return rows;
 }
 
 async function agents(query: AnalyticsQuery) {
