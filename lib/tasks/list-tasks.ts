@@ -6,7 +6,7 @@
  */
 import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
 import { getDb } from "../db/client.js";
-import { type TaskPolicyRecord, tasks } from "../db/schema/index.js";
+import { type Task, type TaskPolicyRecord, tasks } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
 import type { TaskListQuery } from "./state/admin-schemas.js";
 
@@ -32,6 +32,31 @@ export interface TaskListItem {
   updated_at: string;
   review_deadline: string;
   execution_deadline: string;
+}
+
+/** Task row `t` as the index lists it (times as ISO 8601, USDC as a decimal string). */
+function taskListItem(t: Task): TaskListItem {
+  return {
+    task_id: t.id,
+    status: t.status,
+    service_type: t.serviceType,
+    sandbox: t.sandbox,
+    urgency: t.urgency,
+    location_address: t.locationAddress,
+    task_description: t.taskDescription,
+    requester_contact: t.requesterContact,
+    estimate_cad: t.estimateCad,
+    price_cad: t.priceCad,
+    counter_offer_amount: t.counterOfferAmount,
+    payment_usdc: t.paymentUsdcMicro === null ? null : formatUsdc(t.paymentUsdcMicro),
+    needs_counter_offer: t.needsCounterOffer,
+    policy: t.policy,
+    refund_status: t.refundStatus,
+    created_at: t.createdAt.toISOString(),
+    updated_at: t.updatedAt.toISOString(),
+    review_deadline: t.reviewDeadline.toISOString(),
+    execution_deadline: t.executionDeadline.toISOString(),
+  };
 }
 
 /** Lists tasks for the operator. */
@@ -72,27 +97,7 @@ export async function listTasks(
     db.select({ n: count() }).from(tasks).where(condition),
   ]);
   return {
-    tasks: rows.map((t) => ({
-      task_id: t.id,
-      status: t.status,
-      service_type: t.serviceType,
-      sandbox: t.sandbox,
-      urgency: t.urgency,
-      location_address: t.locationAddress,
-      task_description: t.taskDescription,
-      requester_contact: t.requesterContact,
-      estimate_cad: t.estimateCad,
-      price_cad: t.priceCad,
-      counter_offer_amount: t.counterOfferAmount,
-      payment_usdc: t.paymentUsdcMicro === null ? null : formatUsdc(t.paymentUsdcMicro),
-      needs_counter_offer: t.needsCounterOffer,
-      policy: t.policy,
-      refund_status: t.refundStatus,
-      created_at: t.createdAt.toISOString(),
-      updated_at: t.updatedAt.toISOString(),
-      review_deadline: t.reviewDeadline.toISOString(),
-      execution_deadline: t.executionDeadline.toISOString(),
-    })),
+    tasks: rows.map(taskListItem),
     total: totalRow?.n ?? 0,
     limit: query.limit,
     offset: query.offset,
