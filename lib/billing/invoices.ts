@@ -94,7 +94,10 @@ async function loadInvoice(handle: Db, invoiceId: string) {
     .select({
       invoice: invoices,
       account: clientAccounts,
+      // The task's id first: drizzle reads a left-joined object as absent when its first column is
+      // null, and a keyless task's apiKeyId is null.
       task: {
+        id: tasks.id,
         apiKeyId: tasks.apiKeyId,
         paymentMethod: tasks.paymentMethod,
         requesterContact: tasks.requesterContact,

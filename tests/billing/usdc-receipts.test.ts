@@ -172,6 +172,21 @@ describe("USDC receipts", () => {
     expect(b).toMatchObject({ amountCad: 100, subtotalCad: null, gstCad: null, qstCad: null });
   });
 
+  it("bills a keyless task's receipt to its requester, in the task's language", async () => {
+    const taskId = await approved(null, 80, "en");
+    expect(
+      (await recordPayment(admin, { task_id: taskId, tx_hash: TX, network: "ethereum" })).res.status,
+    ).toBe(200);
+    const receiptId = (await getStatus(taskId)).body.payment.receipt_invoice_id as string;
+    const read = await readAccount(keyHeaders(admin), `?invoice_id=${receiptId}`);
+    expect(read.res.status).toBe(200);
+    expect(read.body.invoice).toMatchObject({
+      kind: "usdc_receipt",
+      lang: "en",
+      bill_to: { account_id: null, email: validTask.requester_contact },
+    });
+  });
+
   it("gives no receipt to a payment that is not USDC", async () => {
     const taskId = await approved(null, 50);
     await recordPayment(admin, { task_id: taskId, note: "e-transfer" });
