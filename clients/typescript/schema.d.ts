@@ -775,7 +775,7 @@ export interface components {
             paid_at: string | null;
             network?: string | null;
             tx_hash?: string | null;
-            /** @description Paid in USDC: the receipt's invoice id (`inv_…`), issued with the payment; read it with GET /api/client-account?invoice_id=…(&format=pdf) using the key that submitted the task, the account's client token or an admin key. Null otherwise. */
+            /** @description Paid in USDC: the receipt's invoice id (`inv_…`), issued with the payment; read it with GET /api/client-account?invoice_id=…(&format=pdf) using the key that submitted the task, the account's client token or an admin key, or over MCP as the resource task://{task_id}/receipt (JSON and PDF; a keyless requester with its access_token). Null otherwise. */
             receipt_invoice_id?: string | null;
         };
         ProofFile: {

@@ -81,11 +81,16 @@ export interface InvoiceView {
 }
 
 /**
- * Who reads an invoice: a signed-in account (its own invoices), or an API key: an admin key reads
+ * Who reads an invoice: a signed-in account (its own invoices); an API key: an admin key reads
  * any, another key the invoices of the tasks it submitted that were paid in USDC (their receipt
- * and credit notes; docs/decisions.md).
+ * and credit notes; docs/decisions.md); or whoever follows task `taskId` (its submitting key, an
+ * admin key or its access token, checked by the caller: the MCP receipt resource), the USDC
+ * invoices of that task.
  */
-export type InvoiceReader = { account: ClientAccount } | { keyId: string; isAdmin: boolean };
+export type InvoiceReader =
+  | { account: ClientAccount }
+  | { keyId: string; isAdmin: boolean }
+  | { followerOfTask: string };
 
 /** The invoice, its task's submitter and language, and its account (when any). */
 async function loadInvoice(handle: Db, invoiceId: string) {
@@ -116,6 +121,9 @@ async function loadInvoice(handle: Db, invoiceId: string) {
 /** True when `reader` may read `row` (see {@link InvoiceReader}). */
 function mayRead(reader: InvoiceReader, row: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>): boolean {
   if ("account" in reader) return row.invoice.accountId === reader.account.id;
+  if ("followerOfTask" in reader) {
+    return row.invoice.taskId === reader.followerOfTask && row.task?.paymentMethod === "usdc";
+  }
   if (reader.isAdmin) return true;
   return row.task?.apiKeyId === reader.keyId && row.task.paymentMethod === "usdc";
 }

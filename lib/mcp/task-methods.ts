@@ -13,7 +13,10 @@
  * - `tasks/list`: the caller's tasks, newest first, paginated by `cursor`/`nextCursor`: those
  *   of its key, or the one task of an `access_token`.
  * - `resources/templates/list`, `resources/list` (empty: proof files are found through task
- *   results), `resources/read` of `task://{task_id}/proof/{n}`.
+ *   results, the receipt through `payment.receipt_invoice_id`), `resources/read` of
+ *   `task://{task_id}/proof/{n}` (the file) and of `task://{task_id}/receipt` (the USDC receipt of
+ *   a paid task: its invoice as JSON and as a PDF in the invoice's language, the one way a keyless
+ *   requester reads it).
  *
  * Credentials: the header key, or `api_key` and `access_token` members of the request's params
  * (for clients that cannot set headers; anonymous tasks have only their access token). Only the
@@ -47,6 +50,7 @@ import {
   PROOF_URI_TEMPLATE,
   PROTOCOL_STATUS,
   protocolTask,
+  RECEIPT_URI_TEMPLATE,
   type TaskCredential,
   taskToolResult,
 } from "./task-results.js";
@@ -151,15 +155,58 @@ async function taskResult(taskId: string, credential: TaskCredential): Promise<C
   return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
 }
 
-/** Parses `task://{task_id}/proof/{n}`. */
-function parseProofUri(uri: string): { taskId: string; n: number } | undefined {
-  const match = /^task:\/\/([^/?#]+)\/proof\/([1-9]\d{0,3})$/.exec(uri);
+/** A resource URI this server answers: proof file `n` of a task, or its USDC receipt. */
+type TaskResource = { taskId: string; kind: "proof"; n: number } | { taskId: string; kind: "receipt" };
+
+/** Parses `task://{task_id}/proof/{n}` and `task://{task_id}/receipt`. */
+function parseTaskUri(uri: string): TaskResource | undefined {
+  const match = /^task:\/\/([^/?#]+)\/(?:proof\/([1-9]\d{0,3})|(receipt))$/.exec(uri);
   if (!match) return undefined;
+  let taskId: string;
   try {
-    return { taskId: decodeURIComponent(match[1]!), n: Number(match[2]) };
+    taskId = decodeURIComponent(match[1]!);
   } catch {
     return undefined;
   }
+  return match[3] ? { taskId, kind: "receipt" } : { taskId, kind: "proof", n: Number(match[2]) };
+}
+
+/** The contents of proof file `n` of `task` (its bytes, base64), or undefined when it has none. */
+async function proofContents(uri: string, task: Task, n: number) {
+  const { readProofFile } = await import("../tasks/caller-tasks.js");
+  const file = await readProofFile(task.id, n).catch(() => undefined);
+  if (!file) return undefined;
+  return [
+    {
+      uri,
+      mimeType: file.mimeType,
+      blob: Buffer.from(file.content).toString("base64"),
+      _meta: { filename: file.filename, size: file.sizeBytes, sha256: file.sha256 },
+    },
+  ];
+}
+
+/**
+ * The contents of `task`'s USDC receipt: the invoice as JSON (the `invoice` of GET
+ * /api/client-account?invoice_id=…) and as a PDF in its language; undefined when the task has
+ * no receipt (not paid, paid otherwise than in USDC, or a sandbox task).
+ */
+async function receiptContents(uri: string, task: Task) {
+  if (!task.receiptInvoiceId) return undefined;
+  const { readInvoiceOrThrow } = await import("../billing/invoices.js");
+  const { renderInvoicePdf } = await import("../billing/invoice-pdf.js");
+  const read = await readInvoiceOrThrow({ followerOfTask: task.id }, task.receiptInvoiceId).catch((error) => {
+    if (error instanceof DomainError && error.code === "NOT_FOUND") return undefined;
+    throw error;
+  });
+  if (!read) return undefined;
+  const { invoice } = read;
+  const pdf = await renderInvoicePdf(invoice, invoice.lang);
+  const meta = { invoice_id: invoice.invoice_id, number: invoice.number, total_cad: invoice.total_cad };
+  return [
+    { uri, mimeType: "application/json", text: JSON.stringify(invoice), _meta: meta },
+    { uri, mimeType: "application/pdf", blob: Buffer.from(pdf).toString("base64"), _meta: meta },
+  ];
 }
 
 /** -32002 "Resource not found" (the MCP specification's code), for an unknown or unreadable proof. */
@@ -180,12 +227,22 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
           "uploaded. Readable by the key that submitted the task, an admin key, or the task's access_token " +
           "(params.access_token). Tool results link each file with its mimeType, size and SHA-256.",
       },
+      {
+        uriTemplate: RECEIPT_URI_TEMPLATE,
+        name: "task-receipt",
+        title: "USDC receipt of a paid task",
+        description:
+          "The receipt issued with a task's USDC payment (GST and QST when charged): the invoice as " +
+          "application/json and as application/pdf in the task's language. Readable by the key that " +
+          "submitted the task, an admin key, or the task's access_token (params.access_token); the task " +
+          "status names it in payment.receipt_invoice_id.",
+      },
     ],
   }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
   server.setRequestHandler(readResourceRequest, async (request) => {
     const { uri } = request.params;
-    const parsed = parseProofUri(uri);
+    const parsed = parseTaskUri(uri);
     if (!parsed) throw resourceNotFound(uri);
     return answer(ctx, undefined, async () => {
       const credential = await credentialOf(ctx, request.params);
@@ -200,19 +257,10 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
         throw error;
       }
       if (!followsTask(task, credential)) throw resourceNotFound(uri);
-      const { readProofFile } = await import("../tasks/caller-tasks.js");
-      const file = await readProofFile(task.id, parsed.n).catch(() => undefined);
-      if (!file) throw resourceNotFound(uri);
-      return {
-        contents: [
-          {
-            uri,
-            mimeType: file.mimeType,
-            blob: Buffer.from(file.content).toString("base64"),
-            _meta: { filename: file.filename, size: file.sizeBytes, sha256: file.sha256 },
-          },
-        ],
-      };
+      const contents =
+        parsed.kind === "proof" ? await proofContents(uri, task, parsed.n) : await receiptContents(uri, task);
+      if (!contents) throw resourceNotFound(uri);
+      return { contents };
     });
   });
 

@@ -3,7 +3,8 @@
  * is the service's task id, its protocol status, who may follow it, and the tool result of a
  * task (a short summary line, `resource_link` items for the proof files, the data in
  * `structuredContent`). Proof bodies never travel in a tool result: they are resources
- * (`task://{task_id}/proof/{n}`, lib/mcp/proof-resources.ts).
+ * (`task://{task_id}/proof/{n}`; the USDC receipt `task://{task_id}/receipt`; read by
+ * lib/mcp/task-methods.ts).
  */
 import { timingSafeEqual } from "node:crypto";
 import type { CallToolResult, Task as McpTask, ResourceLink } from "@modelcontextprotocol/sdk/types.js";
@@ -23,6 +24,14 @@ export const PROOF_URI_TEMPLATE = "task://{task_id}/proof/{n}";
 /** The URI of proof file `n` (from 1) of task `taskId`. */
 export function proofUri(taskId: string, n: number): string {
   return `task://${encodeURIComponent(taskId)}/proof/${n}`;
+}
+
+/** The URI template of a task's USDC receipt (docs/taxes.md "USDC receipts"). */
+export const RECEIPT_URI_TEMPLATE = "task://{task_id}/receipt";
+
+/** The URI of task `taskId`'s USDC receipt. */
+export function receiptUri(taskId: string): string {
+  return `task://${encodeURIComponent(taskId)}/receipt`;
 }
 
 /**

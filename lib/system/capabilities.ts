@@ -124,8 +124,8 @@ const MCP_FEATURE = {
     task_tools: ["submit_task"],
     methods: ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"],
   },
-  // Proof files are resources, readable by the submitter (key or access_token).
-  resource_templates: ["task://{task_id}/proof/{n}"],
+  // Proof files and the USDC receipt are resources, readable by the submitter (key or access_token).
+  resource_templates: ["task://{task_id}/proof/{n}", "task://{task_id}/receipt"],
   keyless_credential: "access_token (argument of check_task_status and cancel_task; params of task methods)",
   // GET and DELETE answer 405 (no server-initiated stream, no sessions).
   methods: ["POST"],

@@ -19,10 +19,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalHost } from "../../scripts/local-host.js";
+import { pdfText } from "../billing/pdf-text.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
-import { validTask } from "../helpers/tasks.js";
+import { recordPayment, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 
 useTestDatabase();
 
@@ -91,7 +92,10 @@ describe("MCP Tasks", () => {
       { method: "resources/templates/list" },
       ListResourceTemplatesResultSchema,
     );
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["task://{task_id}/proof/{n}"]);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      "task://{task_id}/proof/{n}",
+      "task://{task_id}/receipt",
+    ]);
     await client.close();
   });
 
@@ -259,6 +263,66 @@ describe("MCP Tasks", () => {
       arguments: { task_id: taskId, access_token: token },
     });
     expect(status.structuredContent).toMatchObject({ status: "cancelled", mcp_status: "cancelled" });
+    await client.close();
+  });
+
+  it("gives a keyless requester its USDC receipt as a resource, JSON and PDF, with its access_token only", async () => {
+    // A keyless HTTP submission is a real task with an access_token (keyless MCP ones are sandbox).
+    const admin = await makeKey(["admin"]);
+    const client = await connect();
+    const submitted = await submitTask({ ...validTask, lang: "fr" });
+    expect(submitted.res.status).toBe(201);
+    const { task_id: taskId, access_token: token } = submitted.body;
+    const otherToken = (await submitTask(validTask)).body.access_token as string;
+    const uri = `task://${taskId}/receipt`;
+    expect((await reviewTask(admin, { task_id: taskId, action: "approve", price_cad: 120 })).res.status).toBe(
+      200,
+    );
+    // Approved, not paid: no receipt yet.
+    expect((await rejection(readResource(client, uri, { access_token: token }))).code).toBe(-32002);
+
+    const tx = `0x${"ef".repeat(32)}`;
+    expect((await recordPayment(admin, { task_id: taskId, tx_hash: tx, network: "base" })).res.status).toBe(
+      200,
+    );
+    const status = await client.callTool({
+      name: "check_task_status",
+      arguments: { task_id: taskId, access_token: token },
+    });
+    const receiptId = (status.structuredContent as any).payment.receipt_invoice_id as string;
+    expect(receiptId).toMatch(/^inv_/);
+
+    const read = await readResource(client, uri, { access_token: token });
+    expect(read.contents.map((c) => c.mimeType)).toEqual(["application/json", "application/pdf"]);
+    const [json, pdf] = read.contents as unknown as [{ text: string }, { blob: string }];
+    const invoice = JSON.parse(json.text);
+    expect(invoice).toMatchObject({
+      invoice_id: receiptId,
+      kind: "usdc_receipt",
+      lang: "fr",
+      subtotal_cad: 120,
+      payment: { network: "base", tx_hash: tx },
+      bill_to: { account_id: null, email: validTask.requester_contact },
+    });
+    expect(read.contents[0]!._meta).toMatchObject({ invoice_id: receiptId, number: invoice.number });
+    const text = await pdfText(new Uint8Array(Buffer.from(pdf.blob, "base64")));
+    expect(text).toContain("REÇU DE PAIEMENT USDC");
+    expect(text).toContain(`Numéro: ${invoice.number}`);
+    expect(text).toContain(`Transaction: ${tx}`);
+
+    // Another task's token, no credential, or another key: as if there were no such resource.
+    for (const extra of [{ access_token: otherToken }, {}, { api_key: otherKey }]) {
+      expect((await rejection(readResource(client, uri, extra))).code).toBe(-32002);
+    }
+    // The admin key reads it; an unknown task or a malformed URI is not found either.
+    const asAdmin = await readResource(client, uri, { api_key: admin });
+    expect(JSON.parse((asAdmin.contents[0] as { text: string }).text).invoice_id).toBe(receiptId);
+    expect(
+      (await rejection(readResource(client, "task://TASK-nope/receipt", { access_token: token }))).code,
+    ).toBe(-32002);
+    expect(
+      (await rejection(readResource(client, `task://${taskId}/receipts`, { access_token: token }))).code,
+    ).toBe(-32002);
     await client.close();
   });
 

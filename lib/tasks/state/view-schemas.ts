@@ -33,7 +33,7 @@ export const paymentDetailsSchema = z
     tx_hash: z.string().nullable().optional(),
     receipt_invoice_id: z.string().nullable().optional().meta({
       description:
-        "Paid in USDC: the receipt's invoice id (`inv_…`), issued with the payment; read it with GET /api/client-account?invoice_id=…(&format=pdf) using the key that submitted the task, the account's client token or an admin key. Null otherwise.",
+        "Paid in USDC: the receipt's invoice id (`inv_…`), issued with the payment; read it with GET /api/client-account?invoice_id=…(&format=pdf) using the key that submitted the task, the account's client token or an admin key, or over MCP as the resource task://{task_id}/receipt (JSON and PDF; a keyless requester with its access_token). Null otherwise.",
     }),
   })
   .meta({ id: "PaymentDetails" });
