@@ -5,7 +5,7 @@
  *   most WEBHOOK_DESTINATION_CONCURRENCY in flight per destination (scheme://host[:port] of the
  *   URL) across every worker; the claim takes each destination's oldest due deliveries first,
  *   round-robin, so a destination with a long backlog never crowds out another (issue 20 item 4).
- * - Due rows (`pending` and `next_attempt_at <= now`, or `delivering` whose lease
+ * - Due rows (`pending` and `next_attempt_at` at or before `now`'s millisecond, or `delivering` whose lease
  *   `locked_until` has passed: the worker that held it died) are taken with
  *   `FOR UPDATE SKIP LOCKED`, each leased for `leaseMs()` right before it is sent, so the lease
  *   always outlives the attempt and its recording (at-least-once delivery).
@@ -55,9 +55,12 @@ export async function claimDueDeliveries(
   const lease = new Date(now.getTime() + leaseMs(config));
   const cap = config.WEBHOOK_DESTINATION_CONCURRENCY;
   const at = now.toISOString();
+  // `now` counts to the end of its millisecond: a delivery queued with the column default (the
+  // database's now(), microseconds) earlier in that millisecond is due.
+  const dueBefore = new Date(now.getTime() + 1).toISOString();
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`);
-    const due = sql`((${deliveries.status} = 'pending' and ${deliveries.nextAttemptAt} <= ${at}::timestamptz)
+    const due = sql`((${deliveries.status} = 'pending' and ${deliveries.nextAttemptAt} < ${dueBefore}::timestamptz)
       or (${deliveries.status} = 'delivering' and ${deliveries.lockedUntil} < ${at}::timestamptz))`;
     const picked = await tx.execute(sql`
       select ${deliveries.id} as id from ${deliveries}

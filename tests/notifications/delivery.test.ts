@@ -4,7 +4,7 @@
  * list and replay, slow / down / redirecting receivers, a worker killed mid-delivery,
  * callbacks, sandbox and billing events.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GET as deliverCron } from "../../api/cron/deliver-webhooks.js";
 import { GET as failuresGet, POST as replay } from "../../api/webhooks/[webhook_id]/failures.js";
@@ -326,6 +326,31 @@ describe("a worker killed mid-delivery", () => {
     expect(r.requests).toHaveLength(1);
     const [d] = await deliveriesOf(hook.webhook_id);
     expect(d).toMatchObject({ status: "delivered", attempts: 1 });
+  });
+
+  it("claims a delivery due earlier in the claim's own millisecond, not one due after it", async () => {
+    // The column keeps microseconds, a JavaScript Date milliseconds.
+    const r = await receiver();
+    const key = await makeKey(["audit_only", "task_create"]);
+    const same = await webhookFor(key, `${r.url}/same-ms`, ["task.created"]);
+    const next = await webhookFor(key, `${r.url}/next-ms`, ["task.created"]);
+    await submitTask(validTask, keyHeaders(key));
+    await dispatchEvents();
+    const db = await getDb();
+    const at = (webhookId: string, time: string) =>
+      db
+        .update(deliveries)
+        .set({ nextAttemptAt: sql`${time}::timestamptz` })
+        .where(eq(deliveries.webhookId, webhookId));
+    await at(same.webhook_id, "2026-01-01T00:00:00.000400Z");
+    await at(next.webhook_id, "2026-01-01T00:00:00.001000Z");
+    const claimed = await claimDueDeliveries(100, new Date("2026-01-01T00:00:00.000Z"));
+    expect(claimed.map((c) => c.webhookId)).toEqual([same.webhook_id]);
+    // Leave nothing behind for the next tests' workers.
+    await db
+      .update(deliveries)
+      .set({ status: "delivered", lockedUntil: null })
+      .where(inArray(deliveries.webhookId, [same.webhook_id, next.webhook_id]));
   });
 
   it("the cron endpoint dispatches and delivers what the kick did not", async () => {
