@@ -18,7 +18,20 @@ import { type AuthMode, isPublicRead, type Operation } from "./operation.js";
 import { isStorageFailure } from "./storage-failure.js";
 
 let keysModule: Promise<typeof import("../keys/authenticate.js")> | undefined;
-const keys = () => (keysModule ??= import("../keys/authenticate.js"));
+
+/**
+ * Checks API key `key` against the key store (lib/keys/authenticate.ts `authenticateKey`, loaded
+ * with drizzle and the tables by the first key checked): the one path of the wrapper and of MCP's
+ * key arguments.
+ * @returns the caller.
+ * @throws DomainError UNAUTHORIZED (unknown or revoked key), FORBIDDEN (`reason: erasure_pending`);
+ *   storage failures
+ */
+export async function checkApiKey(key: string): Promise<Caller> {
+  keysModule ??= import("../keys/authenticate.js");
+  return (await keysModule).authenticateKey(key);
+}
+
 let sessionsModule: Promise<typeof import("../auth/sessions.js")> | undefined;
 const sessions = () => (sessionsModule ??= import("../auth/sessions.js"));
 
@@ -51,7 +64,7 @@ export const KEY_NOT_CHECKED_WARNING = '199 - "API key not checked: storage unav
  */
 async function checkKeyOfPublicRead(key: string, config: Config): Promise<Caller | null> {
   let timer: NodeJS.Timeout | undefined;
-  const check = keys().then(({ authenticateKey }) => authenticateKey(key));
+  const check = checkApiKey(key);
   const timeout = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), config.KEY_CHECK_TIMEOUT_MS);
   });
@@ -94,10 +107,9 @@ export async function authenticateKeyOf(
     }
     return null;
   }
-  const { authenticateKey } = await keys();
   if (operation.auth === "delegated") {
     try {
-      return await authenticateKey(key);
+      return await checkApiKey(key);
     } catch (error) {
       if (errorCodeOf(error) === "UNAUTHORIZED") return null;
       throw error;
@@ -111,7 +123,7 @@ export async function authenticateKeyOf(
     }
     return checkScope(operation, checked);
   }
-  return checkScope(operation, await authenticateKey(key));
+  return checkScope(operation, await checkApiKey(key));
 }
 
 /**

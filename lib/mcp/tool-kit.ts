@@ -13,6 +13,7 @@ import {
 import { z } from "zod";
 import type { Scope } from "../db/schema/enums.js";
 import { DomainError } from "../errors.js";
+import { checkApiKey } from "../http/auth.js";
 import { ApiError, fromDomainError } from "../http/errors.js";
 import { enforceGeneralLimit } from "../http/handler.js";
 import { isStorageFailure } from "../http/storage-failure.js";
@@ -49,12 +50,6 @@ export const accessTokenArgument = z
   .optional()
   .meta({ description: "The access_token that submit_task returned for a task submitted without a key." });
 
-/** The key store's check (drizzle and the tables), loaded by the first key a tool argument carries. */
-async function authenticateKey(apiKey: string): Promise<Caller> {
-  const keys = await import("../keys/authenticate.js");
-  return keys.authenticateKey(apiKey);
-}
-
 /**
  * Counts a request whose general rate limit was deferred to MCP (`ctx.limitDeferred`): on the
  * budget of the key `apiKey` (`RATE_LIMIT_PER_MIN`). Clears the flag, so a request counts once.
@@ -63,7 +58,7 @@ async function authenticateKey(apiKey: string): Promise<Caller> {
 export async function chargeDeferredLimit(ctx: ToolContext, apiKey: unknown): Promise<void> {
   if (!ctx.limitDeferred) return;
   ctx.limitDeferred = false;
-  const caller = typeof apiKey === "string" && apiKey !== "" ? await authenticateKey(apiKey) : null;
+  const caller = typeof apiKey === "string" && apiKey !== "" ? await checkApiKey(apiKey) : null;
   await enforceGeneralLimit(caller, ctx.ip);
 }
 
@@ -72,7 +67,7 @@ export async function chargeDeferredLimit(ctx: ToolContext, apiKey: unknown): Pr
  * @throws ApiError UNAUTHORIZED for an invalid key
  */
 export async function resolveCaller(ctx: ToolContext, apiKey: string | undefined): Promise<Caller | null> {
-  if (apiKey !== undefined && apiKey !== "") return authenticateKey(apiKey);
+  if (apiKey !== undefined && apiKey !== "") return checkApiKey(apiKey);
   if (ctx.headerKeyInvalid)
     throw new ApiError("UNAUTHORIZED", "The API key in the request headers is not valid");
   return ctx.headerCaller;
