@@ -2,21 +2,9 @@
  * The production profile: when it applies (Vercel, NODE_ENV=production, a remote database),
  * which variables it requires or refuses, and the relaxed development defaults otherwise.
  */
-import { createRequire } from "node:module";
 import type Ipaddr from "ipaddr.js";
+import { ipaddrLib } from "../ip-address.js";
 import { type Config, getConfig } from "./load.js";
-
-/**
- * ipaddr.js, required on first use: a CommonJS package costs several ms more through the ESM
- * loader (its exports are parsed out of the source) than through `require`, and a function that
- * never reads an address does not load it at all (cold start, docs/performance.md).
- */
-const requireCjs = createRequire(import.meta.url);
-let ipaddrModule: typeof Ipaddr | undefined;
-function ipaddrLib(): typeof Ipaddr {
-  ipaddrModule ??= requireCjs("ipaddr.js") as typeof Ipaddr;
-  return ipaddrModule;
-}
 
 /** Whether `hostname` (a name or an IP literal, brackets allowed) designates this machine. */
 function isLoopbackHost(hostname: string): boolean {

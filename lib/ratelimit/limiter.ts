@@ -13,24 +13,12 @@
  * (cold start, docs/performance.md).
  */
 
-import { createRequire } from "node:module";
 import type { Ratelimit } from "@upstash/ratelimit";
 import type { Redis } from "@upstash/redis";
 import type Ipaddr from "ipaddr.js";
 import { type Config, getConfig } from "../config.js";
 import { type RateLimitFacts, StorageError } from "../errors.js";
-
-/**
- * ipaddr.js, required on first use: a CommonJS package costs several ms more through the ESM
- * loader (its exports are parsed out of the source) than through `require`, and a function that
- * never reads an address does not load it at all (cold start, docs/performance.md).
- */
-const requireCjs = createRequire(import.meta.url);
-let ipaddrModule: typeof Ipaddr | undefined;
-function ipaddrLib(): typeof Ipaddr {
-  ipaddrModule ??= requireCjs("ipaddr.js") as typeof Ipaddr;
-  return ipaddrModule;
-}
+import { ipaddrLib } from "../ip-address.js";
 
 /**
  * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/accounts/client-auth.ts
