@@ -35,7 +35,10 @@ function parseRegExp(source: string): AstRegExp {
 /** Characters of the normalised text a literal run may hold (lib/policy/screen.ts). */
 const LITERAL = /^[a-z0-9' -]$/;
 
-/** The leading words of an alternative's expressions, from `start`: undefined when unknown. */
+/**
+ * The words one of which starts any match of the sequence `expressions` (leading `\b` and `^`
+ * skipped), or undefined when unknown.
+ */
 function leadingOfSequence(expressions: readonly Expression[]): string[] | undefined {
   let i = 0;
   while (i < expressions.length) {
