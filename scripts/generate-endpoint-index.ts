@@ -6,11 +6,11 @@
  * (cold start, docs/performance.md). `--check` compares instead of writing and exits 1 when the
  * committed file is out of date (tests/system/endpoint-index.test.ts runs the same comparison).
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Operation } from "../lib/descriptors/operation.js";
 import { allOperations } from "../lib/openapi/operations.js";
+import { writeOrCheck } from "./generated-file.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** The committed index. */
@@ -31,14 +31,5 @@ export function endpointIndexText(operations: readonly Operation[] = allOperatio
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const text = endpointIndexText();
-  if (process.argv.includes("--check")) {
-    if (readFileSync(ENDPOINT_INDEX_FILE, "utf8") !== text) {
-      console.error("lib/system/endpoint-index.json is out of date: run npm run endpoints:generate");
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(ENDPOINT_INDEX_FILE, text);
-    console.log(`wrote ${path.relative(root, ENDPOINT_INDEX_FILE)}`);
-  }
+  writeOrCheck(ENDPOINT_INDEX_FILE, endpointIndexText(), "npm run endpoints:generate", root);
 }

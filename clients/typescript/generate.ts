@@ -4,11 +4,11 @@
  * with openapi-typescript. `--check` compares instead of writing and exits 1 when the committed
  * file is out of date (tests/clients runs it).
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { buildOpenApiDocument } from "../../lib/openapi/document.js";
+import { writeOrCheck } from "../../scripts/generated-file.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const target = path.join(root, "clients", "typescript", "schema.d.ts");
@@ -20,14 +20,5 @@ export async function generateSchemaTypes(): Promise<string> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const text = await generateSchemaTypes();
-  if (process.argv.includes("--check")) {
-    if (readFileSync(target, "utf8") !== text) {
-      console.error("clients/typescript/schema.d.ts is out of date: run npm run client:generate");
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(target, text);
-    console.log(`wrote ${path.relative(root, target)}`);
-  }
+  writeOrCheck(target, await generateSchemaTypes(), "npm run client:generate", root);
 }
