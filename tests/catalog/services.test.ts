@@ -8,8 +8,8 @@ import {
 } from "../../lib/catalog/schemas.js";
 import { getService, listServices, PRICING, typicalEstimateRange } from "../../lib/catalog/services.js";
 import { getConfig } from "../../lib/config.js";
-import { SLA } from "../../lib/tasks/state/deadlines.js";
 import { SERVICE_TYPES } from "../../lib/tasks/state/schemas.js";
+import { SLA } from "../../lib/tasks/state/sla.js";
 
 type JsonSchema = {
   properties: Record<string, { enum?: string[]; default?: unknown; type?: string; description?: string }>;

@@ -16,8 +16,6 @@ import { DateTime } from "luxon";
 import type { Urgency } from "./schemas.js";
 import { OPERATIONAL_HOURS, SLA } from "./sla.js";
 
-export { OPERATIONAL_HOURS, SLA } from "./sla.js";
-
 /** An activity with its own operational hours. */
 export type Activity = "review" | "execution";
 
