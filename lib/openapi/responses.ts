@@ -119,8 +119,8 @@ const STATUS_HEADERS: Record<number, Json> = {
  * `enum` on `error.code`) exactly the codes the operation can answer with at that status.
  * Besides the operation's own `errors`: the generic ones (429, 500, 503); 405 on every
  * operation (any other method on its path, with `Allow`); 401 wherever a key is read (a key
- * that is sent must be valid, even where none is required); 403 where a scope is checked, and
- * wherever a key is read (a key of an account on hold for erasure: `reason` erasure_pending);
+ * that is sent must be valid, even where none is required); 403 wherever a key is checked (a key
+ * of an account on hold for erasure: `reason` erasure_pending; the admin or a missing scope);
  * the validation codes its query and body schemas can draw; 413 and idempotency codes.
  */
 export function errorResponses(op: Operation, components: Json): Json {
@@ -130,10 +130,11 @@ export function errorResponses(op: Operation, components: Json): Json {
   if (op.idempotent) codes.add("INVALID_FORMAT").add("CONFLICT").add("IDEMPOTENCY_KEY_REUSED");
   // `delegated` (MCP) ignores an invalid key; every other mode refuses it (cron: its secret).
   if (op.auth !== "delegated") codes.add("UNAUTHORIZED");
-  // A missing scope is 403, except billing_read (401, README "Authentication, scopes and limits").
-  if (op.auth === "admin" || (op.scope && op.scope !== "billing_read")) codes.add("FORBIDDEN");
-  // A key of an account on hold for erasure is 403 wherever a key is read (docs/privacy.md).
-  if (["optional", "key", "admin", "client", "key_or_client"].includes(op.auth)) codes.add("FORBIDDEN");
+  // 403 wherever a sent key is checked (every mode but `delegated` and `cron`, public reads
+  // included): a key of an account on hold for erasure (docs/privacy.md), and on the operations
+  // that need them, the admin scope or a missing scope (billing_read is 401 instead, README
+  // "Authentication, scopes and limits").
+  if (op.auth !== "delegated" && op.auth !== "cron") codes.add("FORBIDDEN");
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = ERROR_STATUS[code];

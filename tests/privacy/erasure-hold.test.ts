@@ -10,8 +10,10 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as privacyPost } from "../../api/privacy.js";
 import { GET as privacyAdminGet } from "../../api/privacy-admin.js";
+import { GET as servicesGet } from "../../api/services.js";
 import { getDb } from "../../lib/db/client.js";
 import { privacyAudit, tasks } from "../../lib/db/schema/index.js";
+import { buildOpenApiDocument } from "../../lib/openapi/document.js";
 import { accountAdmin, openLinkedAccount, preAuthorize, readAccount, signIn } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
@@ -67,6 +69,13 @@ describe("a pending erasure request suspends the account", () => {
     expect(expectEnvelope(hold.body, hold.res, 403, "FORBIDDEN").reason).toBe("erasure_pending");
     const read = await readAccount(keyHeaders(key));
     expectEnvelope(read.body, read.res, 403, "FORBIDDEN");
+    // A public read (auth none) checks a key that is sent too, and /openapi.json says so.
+    const services = await call(servicesGet, "/api/services", { headers: keyHeaders(key) });
+    expect(expectEnvelope(services.body, services.res, 403, "FORBIDDEN").reason).toBe("erasure_pending");
+    const documented = (buildOpenApiDocument() as any).paths["/api/services"].get.responses["403"];
+    expect(
+      documented.content["application/json"].schema.allOf[1].properties.error.properties.code.enum,
+    ).toEqual(["FORBIDDEN"]);
 
     // No deposit is taken.
     const deposit = await accountAdmin(admin, { action: "deposit", email: EMAIL, amount_cad: 50 });
