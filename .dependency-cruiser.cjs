@@ -42,6 +42,8 @@ const LAYERS = {
     // The configuration: lib/config.ts, the one import path, and its parts in lib/config/.
     "^lib/config(\\.ts$|/)",
     "^lib/ids\\.ts$",
+    // A Map of bounded size for memoizing pure mappings (places, rate-limit subjects).
+    "^lib/bounded-cache\\.ts$",
     // ipaddr.js loaded on first use, for the configuration and the rate limiter.
     "^lib/ip-address\\.ts$",
     // One money module (cents, micro-USDC, rounding) and the domain error type: pure, used by all.

@@ -17,6 +17,7 @@ import { getRequestListener, type HttpBindings } from "@hono/node-server";
 import { Cron } from "croner";
 import mime from "mime-types";
 import { match, pathToRegexp } from "path-to-regexp";
+import { BoundedCache } from "../lib/bounded-cache.js";
 import { getConfig } from "../lib/config.js";
 import { SOCKET_IP_HEADER } from "../lib/http/client-ip.js";
 import { newRequestId } from "../lib/http/request-id.js";
@@ -74,11 +75,6 @@ export interface LocalHost {
 
 /** Paths whose api/ route (or the absence of one) the local host remembers before forgetting them all. */
 const ROUTE_CACHE = 1000;
-
-function remember<V>(cache: Map<string, V>, key: string, value: V): void {
-  if (cache.size >= ROUTE_CACHE) cache.clear();
-  cache.set(key, value);
-}
 
 /** Lists api/ files as routes, static ones before dynamic ones (Vercel's precedence). */
 export function discoverRoutes(apiDir: string): ApiRoute[] {
@@ -185,18 +181,18 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   };
 
   /** The first route matching `pathname`; a path with no parameters is remembered (at most `ROUTE_CACHE`). */
-  const staticHits = new Map<string, ApiRoute | null>();
+  const staticHits = new BoundedCache<string, ApiRoute | null>(ROUTE_CACHE);
   const findRoute = (pathname: string) => {
     const hit = staticHits.get(pathname);
     if (hit !== undefined) return hit ? { route: hit, params: {} } : undefined;
     for (const r of routes) {
       const m = r.matcher(pathname);
       if (m) {
-        if (r.dynamic === 0) remember(staticHits, pathname, r);
+        if (r.dynamic === 0) staticHits.set(pathname, r);
         return { route: r, params: m.params as Record<string, string> };
       }
     }
-    if (pathname.startsWith("/api/")) remember(staticHits, pathname, null);
+    if (pathname.startsWith("/api/")) staticHits.set(pathname, null);
     return undefined;
   };
 
@@ -250,7 +246,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
    * The `vercel.json` headers of `pathname`, the first rule naming a header winning; remembered
    * per path (at most `ROUTE_CACHE` paths, then forgotten all at once).
    */
-  const ruleHeaders = new Map<string, [string, string][]>();
+  const ruleHeaders = new BoundedCache<string, [string, string][]>(ROUTE_CACHE);
   const headersOfRules = (pathname: string): [string, string][] => {
     let found = ruleHeaders.get(pathname);
     if (!found) {
@@ -265,7 +261,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           found.push([h.key, h.value]);
         }
       }
-      remember(ruleHeaders, pathname, found);
+      ruleHeaders.set(pathname, found);
     }
     return found;
   };

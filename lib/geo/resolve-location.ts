@@ -17,7 +17,9 @@
  * gazetteer within passes 1-2, then the gazetteer's exact names, then pass 3, so that a
  * gazetteer town such as "L'Ascension-de-Notre-Seigneur" is not taken for L'Ascension.
  */
+
 import distance from "@turf/distance";
+import { BoundedCache } from "../bounded-cache.js";
 import { getConfig } from "../config.js";
 import { getDistanceProvider } from "./distance-provider.js";
 import { type GazetteerPlace, gazetteerLongestName, getGazetteer } from "./gazetteer.js";
@@ -181,7 +183,6 @@ function placeOf(query: string): Match | null {
       segments.length === 0
         ? null
         : (findPlace(segments) ?? findPlace(cityLikeRegionSegments(query)) ?? null);
-    if (places.size >= PLACE_CACHE) places.clear();
     places.set(query, match);
   }
   return match;
@@ -189,7 +190,7 @@ function placeOf(query: string): Match | null {
 
 /** Query texts whose place `placeOf` remembers. */
 const PLACE_CACHE = 1000;
-const places = new Map<string, Match | null>();
+const places = new BoundedCache<string, Match | null>(PLACE_CACHE);
 
 /** Rounds km to at most 2 decimals. */
 function roundKm(km: number): number {

@@ -16,6 +16,7 @@
 import type { Ratelimit } from "@upstash/ratelimit";
 import type { Redis } from "@upstash/redis";
 import type Ipaddr from "ipaddr.js";
+import { BoundedCache } from "../bounded-cache.js";
 import { type Config, getConfig } from "../config.js";
 import { type RateLimitFacts, StorageError } from "../errors.js";
 import { ipaddrLib } from "../ip-address.js";
@@ -212,7 +213,6 @@ export function rateLimitSubject(ip: string): string {
   let subject = subjects.get(ip);
   if (subject === undefined) {
     subject = subjectOf(ip);
-    if (subjects.size >= SUBJECT_CACHE) subjects.clear();
     subjects.set(ip, subject);
   }
   return subject;
@@ -220,7 +220,7 @@ export function rateLimitSubject(ip: string): string {
 
 /** Addresses whose subject `rateLimitSubject` remembers before forgetting them all (a pure mapping). */
 const SUBJECT_CACHE = 10_000;
-const subjects = new Map<string, string>();
+const subjects = new BoundedCache<string, string>(SUBJECT_CACHE);
 
 function subjectOf(ip: string): string {
   const bare = ip.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
