@@ -35,7 +35,9 @@ function taxesOf(credited: CreditedInvoice): TaxCents | null {
  * its taxes reversed in proportion (round(G × R / T), round(Q × R / T)), the rest the subtotal;
  * the note that credits the last of the invoice reverses exactly the taxes left (lib/taxes.ts
  * `reverseTaxesLeft`).
- * `refund` gives a USDC refund's network and transaction. Returns the credit note's id.
+ * `refund` gives a USDC refund's network and transaction; `soFar`, what the earlier credit notes
+ * of `credited` reversed, when the caller already read it in `tx` (else it is read here).
+ * Returns the credit note's id.
  * @param amountCents 0 < amount ≤ credited total
  * @throws RangeError when the amount exceeds the credited total
  */
@@ -47,12 +49,13 @@ export async function issueCreditNote(
     amountCents: number;
     reason: string;
     refund?: { network: string | null; txHash: string | null };
+    soFar?: CreditedSoFar;
   },
   now = new Date(),
 ): Promise<string> {
   const original = taxesOf(credited);
   const taxes = original
-    ? reverseTaxesLeft(original, await creditedSoFar(tx, credited), input.amountCents)
+    ? reverseTaxesLeft(original, input.soFar ?? (await creditedSoFar(tx, credited)), input.amountCents)
     : null;
   const amount = fromCents(input.amountCents);
   return createInvoice(
@@ -78,11 +81,11 @@ export async function issueCreditNote(
   );
 }
 
-/** What the credit notes referring to `credited` already reversed in `tx`: totals and taxes, cents. */
-async function creditedSoFar(
-  tx: Tx,
-  credited: CreditedInvoice,
-): Promise<{ total: number; gst: number; qst: number }> {
+/** What the credit notes of an invoice reversed: totals and taxes, cents. */
+export type CreditedSoFar = { total: number; gst: number; qst: number };
+
+/** What the credit notes referring to `credited` already reversed in `tx`. */
+async function creditedSoFar(tx: Tx, credited: CreditedInvoice): Promise<CreditedSoFar> {
   const [row] = await tx
     .select({
       total: sql<string>`coalesce(sum(${invoices.amountCad}), 0)`,
@@ -96,11 +99,6 @@ async function creditedSoFar(
     gst: toCents(Number(row?.gst ?? 0)),
     qst: toCents(Number(row?.qst ?? 0)),
   };
-}
-
-/** What is left to credit of `credited` in `tx`, cents: its total less the credit notes referring to it. */
-export async function creditLeftCents(tx: Tx, credited: CreditedInvoice): Promise<number> {
-  return toCents(credited.amountCad) - (await creditedSoFar(tx, credited)).total;
 }
 
 /**
@@ -127,7 +125,8 @@ export async function creditUsdcReceipt(
   refundTxHash: string | null,
   now = new Date(),
 ): Promise<string> {
-  const left = await creditLeftCents(tx, receipt);
+  const soFar = await creditedSoFar(tx, receipt);
+  const left = toCents(receipt.amountCad) - soFar.total;
   const amountCents = toCents(amountCad);
   if (amountCents <= 0 || amountCents > left) {
     throw new DomainError(
@@ -144,6 +143,7 @@ export async function creditUsdcReceipt(
       amountCents,
       reason: `USDC refund of receipt ${receipt.number}`,
       refund: { network: task.paymentNetwork, txHash: refundTxHash },
+      soFar,
     },
     now,
   );
