@@ -246,10 +246,10 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
     if (!parsed) throw resourceNotFound(uri);
     return answer(ctx, undefined, async () => {
       const credential = await credentialOf(ctx, request.params);
-      const { readTaskWithHistory } = await import("../tasks/read-task-status.js");
+      const { getTaskOrThrow } = await import("../tasks/state/apply-transition.js");
       let task: Task;
       try {
-        task = (await readTaskWithHistory(parsed.taskId)).task;
+        task = await getTaskOrThrow(parsed.taskId);
       } catch (error) {
         if ((error instanceof ApiError || error instanceof DomainError) && error.code === "NOT_FOUND") {
           throw resourceNotFound(uri);
