@@ -7,11 +7,12 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openPg } from "../../lib/db/client.js";
 import { createScratchDatabase, type ScratchDatabase } from "../../lib/db/scratch-database.js";
+import { POSTGRES_ONLY } from "../helpers/db.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
 
-describe.skipIf(!ADMIN_URL)("pool under connection cuts", () => {
+describe.skipIf(!ADMIN_URL)(`pool under connection cuts${POSTGRES_ONLY}`, () => {
   let scratch: ScratchDatabase;
   let proxy: TcpProxy;
   let handle: DatabaseHandle;

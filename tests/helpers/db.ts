@@ -22,6 +22,12 @@ export function availableBackends(): TestBackend[] {
   return out;
 }
 
+/**
+ * Title suffix of a suite that needs a PostgreSQL server: "" where TEST_DATABASE_URL is set,
+ * else the reason the suite is skipped, so a run without it says why (issue 31).
+ */
+export const POSTGRES_ONLY = process.env.TEST_DATABASE_URL ? "" : " (skipped: needs TEST_DATABASE_URL)";
+
 /** The backend `useTestDatabase()` picks. */
 export function defaultBackend(): TestBackend {
   return process.env.TEST_DATABASE_URL ? "pg" : "pglite";

@@ -20,6 +20,7 @@ import { createScratchDatabase, type ScratchDatabase } from "../../lib/db/scratc
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { type OsrmStub, startOsrmStub } from "../geo/osrm-stub.js";
+import { POSTGRES_ONLY } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
@@ -36,7 +37,7 @@ const ENV = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.skipIf(!ADMIN_URL)("Idempotency-Key with PostgreSQL behind a faulty network", () => {
+describe.skipIf(!ADMIN_URL)(`Idempotency-Key with PostgreSQL behind a faulty network${POSTGRES_ONLY}`, () => {
   let scratch: ScratchDatabase;
   let proxy: TcpProxy;
   let handle: DatabaseHandle;

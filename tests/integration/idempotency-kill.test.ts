@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openPg, setDatabase } from "../../lib/db/client.js";
 import { createScratchDatabase, type ScratchDatabase } from "../../lib/db/scratch-database.js";
 import { type OsrmStub, startOsrmStub } from "../geo/osrm-stub.js";
+import { POSTGRES_ONLY } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
@@ -60,7 +61,7 @@ async function startService(databaseUrl: string, osrmUrl: string): Promise<Servi
   }
 }
 
-describe.skipIf(!ADMIN_URL)("Idempotency-Key across kill -9", () => {
+describe.skipIf(!ADMIN_URL)(`Idempotency-Key across kill -9${POSTGRES_ONLY}`, () => {
   let scratch: ScratchDatabase;
   let handle: DatabaseHandle;
   let osrm: OsrmStub;
