@@ -57,4 +57,9 @@ export const securitySettings = () => ({
   MCP_ALLOWED_HOSTS: optionalString(),
   /** MCP DNS-rebinding protection: extra allowed Origin values (comma-separated). */
   MCP_ALLOWED_ORIGINS: optionalString(),
+  /**
+   * Most messages in one JSON-RPC batch posted to /api/mcp (revisions before 2025-06-18 allow
+   * batches); each message counts one request against the caller's rate limit, a larger batch → 400.
+   */
+  MCP_MAX_BATCH_MESSAGES: int(10, 1, 100),
 });

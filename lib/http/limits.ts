@@ -70,16 +70,18 @@ export async function chargeFailedAuthentication(ip: string): Promise<Record<str
 /**
  * The general limit counted by an endpoint that defers it (`deferAnonymousLimit`): on `caller`'s
  * key budget (`RATE_LIMIT_PER_MIN`) when given, else on the IP's budget of requests without a key
- * (per /64 for IPv6). Returns the RateLimit-* headers of the count.
+ * (per /64 for IPv6), `cost` requests at once (a JSON-RPC batch counts each message). Returns the
+ * RateLimit-* headers of the count.
  * @throws ApiError RATE_LIMITED (429 with Retry-After)
  */
 export async function enforceGeneralLimit(
   caller: Caller | null,
   ip: string,
+  cost = 1,
 ): Promise<Record<string, string>> {
   const result = caller
-    ? await getLimiter("key").limit(caller.keyId)
-    : await getLimiter("anon").limit(rateLimitSubject(ip));
+    ? await getLimiter("key").limit(caller.keyId, cost)
+    : await getLimiter("anon").limit(rateLimitSubject(ip), cost);
   const headers = rateLimitHeaders(result);
   if (!result.success) throw rateLimited(result);
   return headers;

@@ -75,6 +75,8 @@ function jsonRpcError(status: number, code: number, message: string): Response {
 interface Peek {
   /** The parsed body, handed to the transport (so it is read once). */
   body: unknown;
+  /** Messages in the body: 1, or the length of a JSON-RPC batch. */
+  messages: number;
   /** The one message is a call authenticated by an `api_key` argument (counted on that key). */
   keyArgument: boolean;
   /** The revision an `initialize` in the body asks for, if any. */
@@ -136,9 +138,27 @@ async function peekBody(request: Request, limit: number): Promise<Peek | Respons
   const version = init?.params?.protocolVersion;
   return {
     body,
+    messages: messages.length,
     keyArgument: !Array.isArray(body) && carriesKeyArgument(body),
     initializeVersion: typeof version === "string" ? version : undefined,
   };
+}
+
+/**
+ * The 400 answer to a JSON-RPC batch of more than `max` messages: one -32600 error per request of
+ * the batch (each by its id; notifications get none), none of them served.
+ */
+function batchTooLarge(body: unknown[], max: number): Response {
+  const message = `Invalid Request: a batch may hold at most ${max} messages (MCP_MAX_BATCH_MESSAGES); this one holds ${body.length}, none was served`;
+  const ids = body
+    .map((m) => (m && typeof m === "object" ? (m as { id?: unknown }).id : undefined))
+    .filter((id) => typeof id === "string" || typeof id === "number");
+  const errors = (ids.length > 0 ? ids : [null]).map((id) => ({
+    jsonrpc: "2.0",
+    id,
+    error: { code: -32600, message },
+  }));
+  return Response.json(errors, { status: 400 });
 }
 
 /**
@@ -156,7 +176,9 @@ function servesTasks(request: Request, initializeVersion: string | undefined): b
  * Answers one MCP HTTP request (POST, GET or DELETE). The general rate limit of a request
  * without a header key is counted here (the operation defers it): on the key of an `api_key`
  * argument when the request is one message carrying one (the method counts it, see
- * `chargeDeferredLimit`), else on the IP's budget of requests without a key.
+ * `chargeDeferredLimit`), else on the IP's budget of requests without a key. A JSON-RPC batch
+ * counts each of its messages (the wrapper counted one on a header key; the rest are counted here),
+ * and one over MCP_MAX_BATCH_MESSAGES is refused whole (400, an error per request).
  * @throws ApiError RATE_LIMITED (the wrapper answers 429 with Retry-After)
  */
 export async function handleMcpRequest(
@@ -168,10 +190,16 @@ export async function handleMcpRequest(
   if (refused) return refused;
   const peek = await peekBody(request, config.MAX_BODY_BYTES);
   if (peek instanceof Response) return peek;
+  if (peek && Array.isArray(peek.body) && peek.messages > config.MCP_MAX_BATCH_MESSAGES) {
+    return batchTooLarge(peek.body, config.MCP_MAX_BATCH_MESSAGES);
+  }
+  const messages = Math.max(1, peek?.messages ?? 1);
   let limitHeaders: Record<string, string> = {};
   if (!ctx.headerCaller) {
     if (peek?.keyArgument) ctx.limitDeferred = true;
-    else limitHeaders = await enforceGeneralLimit(null, ctx.ip);
+    else limitHeaders = await enforceGeneralLimit(null, ctx.ip, messages);
+  } else if (messages > 1) {
+    limitHeaders = await enforceGeneralLimit(ctx.headerCaller, ctx.ip, messages - 1);
   }
   const server = createMcpServer(ctx, { tasks: servesTasks(request, peek?.initializeVersion) });
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -47,7 +47,8 @@ export interface RateLimitResult {
 
 /** A limiter for one policy. */
 export interface Limiter {
-  limit(identifier: string): Promise<RateLimitResult>;
+  /** Counts `cost` requests (default 1) of `identifier`; refused whole when they do not all fit. */
+  limit(identifier: string, cost?: number): Promise<RateLimitResult>;
 }
 
 /** Requests allowed and window length (seconds) of each policy under `config`. */
@@ -92,7 +93,7 @@ export class MemoryLimiter implements Limiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async limit(identifier: string): Promise<RateLimitResult> {
+  async limit(identifier: string, cost = 1): Promise<RateLimitResult> {
     const now = this.now();
     const window = Math.floor(now / this.windowMs);
     let state = this.states.get(identifier);
@@ -108,10 +109,10 @@ export class MemoryLimiter implements Limiter {
     const elapsed = (now - window * this.windowMs) / this.windowMs;
     const weighted = Math.floor(state.previous * (1 - elapsed));
     const reset = (window + 1) * this.windowMs;
-    if (state.current + weighted >= this.tokens) {
+    if (state.current + weighted + cost > this.tokens) {
       return { policy: this.policy, success: false, limit: this.tokens, remaining: 0, reset };
     }
-    state.current++;
+    state.current += cost;
     const remaining = Math.max(0, this.tokens - state.current - weighted);
     return { policy: this.policy, success: true, limit: this.tokens, remaining, reset };
   }
@@ -145,11 +146,11 @@ export class UpstashLimiter implements Limiter {
     });
   }
 
-  async limit(identifier: string): Promise<RateLimitResult> {
+  async limit(identifier: string, cost = 1): Promise<RateLimitResult> {
     let result: Awaited<ReturnType<Ratelimit["limit"]>>;
     try {
       this.ratelimit ??= this.create();
-      result = await (await this.ratelimit).limit(identifier);
+      result = await (await this.ratelimit).limit(identifier, cost === 1 ? undefined : { rate: cost });
     } catch (error) {
       throw new StorageError("rate-limit storage failed", { cause: error });
     }

@@ -94,4 +94,82 @@ describe("MCP rate limits", () => {
     expect(body.result.structuredContent.error).toMatchObject({ code: "RATE_LIMITED" });
     expect(body.result.structuredContent.error.retry_after_seconds).toBeGreaterThan(0);
   });
+
+  describe("JSON-RPC batches (issue 25 item 4)", () => {
+    const batch = (messages: Record<string, unknown>[], headers: Record<string, string> = {}) =>
+      fetch(`${host.url}/api/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-03-26",
+          ...headers,
+        },
+        body: JSON.stringify(messages.map((m) => ({ jsonrpc: "2.0", id: ++id, ...m }))),
+      });
+    const estimate = { method: "tools/call", params: { name: "get_estimate", arguments: { hours: 1 } } };
+
+    it("counts every message of a batch against the IP's anonymous limit", async () => {
+      setEnv({ RATE_LIMIT_ANON_PER_MIN: "6", RATE_LIMIT_KEY_PER_MIN: "50", MCP_MAX_BATCH_MESSAGES: "10" });
+      const first = await batch(Array.from({ length: 4 }, () => estimate));
+      expect(first.status).toBe(200);
+      const answers: any[] = (await first.json()) as any[];
+      expect(answers).toHaveLength(4);
+      for (const a of answers) expect(a.result.isError).toBeFalsy();
+      expect(first.headers.get("ratelimit-remaining") ?? first.headers.get("x-ratelimit-remaining")).toBe(
+        "2",
+      );
+      // 4 of 6 spent: a batch of 3 does not fit and is refused whole; 2 single requests still pass.
+      expect((await batch(Array.from({ length: 3 }, () => estimate))).status).toBe(429);
+      expect((await post({ method: "tools/list" })).status).toBe(200);
+      expect((await post({ method: "tools/list" })).status).toBe(200);
+      expect((await post({ method: "tools/list" })).status).toBe(429);
+    });
+
+    it("counts every message on the header key's limit", async () => {
+      const key = await makeKey(["audit_only", "task_create"]);
+      setEnv({ RATE_LIMIT_ANON_PER_MIN: "50", RATE_LIMIT_KEY_PER_MIN: "5", MCP_MAX_BATCH_MESSAGES: "10" });
+      expect(
+        (
+          await batch(
+            Array.from({ length: 5 }, () => estimate),
+            { "x-api-key": key },
+          )
+        ).status,
+      ).toBe(200);
+      expect((await post({ method: "tools/list" }, { "x-api-key": key })).status).toBe(429);
+    });
+
+    it("refuses a batch over MCP_MAX_BATCH_MESSAGES with an error per request, serving none", async () => {
+      setEnv({ RATE_LIMIT_ANON_PER_MIN: "100", RATE_LIMIT_KEY_PER_MIN: "50", MCP_MAX_BATCH_MESSAGES: "3" });
+      const submit = {
+        method: "tools/call",
+        params: {
+          name: "submit_task",
+          arguments: {
+            service_type: "SVC-01",
+            location_address: "Montreal",
+            task_description: "Photograph the storefront.",
+            requester_contact: "batch@example.com",
+          },
+        },
+      };
+      const res = await batch([submit, submit, submit, submit]);
+      expect(res.status).toBe(400);
+      const errors: any[] = (await res.json()) as any[];
+      expect(errors).toHaveLength(4);
+      for (const e of errors) {
+        expect(e.error.code).toBe(-32600);
+        expect(e.error.message).toMatch(/at most 3 messages/);
+        expect(typeof e.id).toBe("number");
+      }
+      const { getDb } = await import("../../lib/db/client.js");
+      const { tasks } = await import("../../lib/db/schema/index.js");
+      const { eq } = await import("drizzle-orm");
+      const db = await getDb();
+      expect(
+        await db.select().from(tasks).where(eq(tasks.requesterContact, "batch@example.com")),
+      ).toHaveLength(0);
+    });
+  });
 });
