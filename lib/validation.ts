@@ -219,3 +219,29 @@ export const queryNumber = () =>
         issue.input === undefined ? undefined : "must be a number written in decimal digits (e.g. 20 or 2.5)",
     }),
   );
+
+/**
+ * Characters free text may not hold (issue 25 item 9): the C0 controls but tab, line feed and
+ * carriage return (so ESC sequences cannot reach a terminal or log viewer), DEL, and the Unicode
+ * bidirectional embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069 (which can make
+ * a text read differently from what is stored, "Trojan Source", CVE-2021-42574). U+0000 has its
+ * own rule (400 INVALID_FORMAT, {@link rejectNulBytes}).
+ */
+const HIDDEN_CONTROLS = /[\u0001-\u0008\u000B\u000C\u000E-\u001F\u007F\u202A-\u202E\u2066-\u2069]/u;
+
+/**
+ * `schema` (a string schema) refusing the characters of {@link HIDDEN_CONTROLS}: 422
+ * VALIDATION_ERROR naming the field and the first such character's code point.
+ */
+export function plainText<S extends z.ZodType<string>>(schema: S): S {
+  return schema.check((ctx) => {
+    const found = HIDDEN_CONTROLS.exec(ctx.value);
+    if (!found) return;
+    const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    ctx.issues.push({
+      code: "custom",
+      input: ctx.value,
+      message: `contains the invisible control character U+${code}; control characters other than tab and newline, and bidirectional overrides, are not allowed`,
+    });
+  }) as S;
+}

@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Task status, payment details, proof files and polling advice
-         * @description Anyone with the task id may read it; requester_contact only for the owning key or an admin. Non-terminal responses carry Retry-After (seconds). Sandbox tasks advance one step per poll.
+         * @description Anyone with the task id reads its public part (ids, service, status, urgency, times, deadlines, history, _polling); the rest needs the task's owner (the submitting key, a key linked to the same client account, or the access_token as `X-Task-Access-Token` or `Authorization: Bearer tok_…`) or an admin key. An access token that is not the task's → 403 FORBIDDEN. Non-terminal responses carry Retry-After (seconds). Sandbox tasks advance one step per poll.
          */
         get: operations["getTaskStatus"];
         put?: never;
@@ -60,7 +60,7 @@ export interface paths {
         post: operations["submitTask"];
         /**
          * Cancel a task (free before payment; refund request after)
-         * @description The submitting key with scope task_cancel, an admin, or `access_token` for anonymous tasks.
+         * @description The task's owner (the submitting key or a key linked to the same client account, with scope task_cancel; or the `access_token` of a keyless task, as the query parameter, `X-Task-Access-Token` or `Authorization: Bearer tok_…`) or an admin key; anyone else → 403.
          */
         delete: operations["cancelTask"];
         options?: never;
@@ -159,7 +159,7 @@ export interface paths {
         };
         /**
          * One task's score, or the service's aggregate reputation
-         * @description With `task_id`: that task's score (404 when none; `feedback` only for the owning key or an admin). Without: count, average_rating, distribution (1-5), by_service and by_outcome over real (non-sandbox) tasks; `service_type` narrows it.
+         * @description With `task_id`: that task's score (404 when none; `feedback` only for the task's owner or an admin). Without: count, average_rating, distribution (1-5), by_service and by_outcome over real (non-sandbox) tasks; `service_type` narrows it.
          */
         get: operations["getTaskScore"];
         put?: never;
@@ -667,27 +667,40 @@ export interface components {
                 cancel: string;
             };
         };
+        /** @description Anyone with the task id reads the public part (task_id, service_type, status, sandbox, urgency, times, deadlines, history, _polling, _links); everything else needs the task's owner (the submitting key, a key of the same account, or the access_token) or an admin key. */
         TaskStatus: {
             task_id: string;
             service_type: string;
             /** @enum {string} */
             status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
             sandbox: boolean;
-            location_address: string;
-            task_description: string;
-            /** @description Only for the owning key or an admin. */
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            location_address?: string;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            task_description?: string;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
             requester_contact?: string;
             /** @enum {string} */
             urgency: "standard" | "urgent";
-            budget_limit: number | null;
-            max_cost_cad: number | null;
-            special_instructions: string | null;
-            preferred_output: string | null;
-            callback_url: string | null;
-            /** @enum {string} */
-            lang: "fr" | "en";
-            estimate_cad: number | null;
-            estimate: {
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            budget_limit?: number | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            max_cost_cad?: number | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            special_instructions?: string | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            preferred_output?: string | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            callback_url?: string | null;
+            /**
+             * @description Owner or admin only (README "Who can read what"): absent from the public status.
+             * @enum {string}
+             */
+            lang?: "fr" | "en";
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            estimate_cad?: number | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            estimate?: {
                 [key: string]: number;
             } | null;
             /** @description Only when the operator is registered for GST/QST: GST 5 % and QST 9.975 % of the task's amount (counter-offer, approved price or estimate), CAD. */
@@ -697,7 +710,8 @@ export interface components {
             };
             /** @description Only when registered: the amount to pay, taxes included (the USDC amount is for it). */
             total_with_taxes_cad?: number;
-            location: {
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            location?: {
                 [key: string]: unknown;
             } | null;
             /** Format: date-time */
@@ -708,7 +722,8 @@ export interface components {
             review_deadline: string;
             /** Format: date-time */
             execution_deadline: string;
-            review_reason: string | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            review_reason?: string | null;
             payment?: components["schemas"]["PaymentDetails"];
             payment_usdc?: string | null;
             counter_offer_amount?: number;
@@ -717,12 +732,16 @@ export interface components {
             proof_files?: components["schemas"]["ProofFileDetails"][];
             /** @description Completed or failed tasks: the signed completion receipt, a compact JWS (EdDSA / Ed25519); verify it with the keys at /.well-known/jwks.json. */
             receipt?: string;
-            policy: components["schemas"]["PolicyOutcome"] | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            policy?: components["schemas"]["PolicyOutcome"] | null;
             operator_notes?: string | null;
             completed_at?: string | null;
             failure_reason?: string | null;
-            /** @enum {string} */
-            refund_status: "none" | "pending" | "refunded" | "denied";
+            /**
+             * @description Owner or admin only (README "Who can read what"): absent from the public status.
+             * @enum {string}
+             */
+            refund_status?: "none" | "pending" | "refunded" | "denied";
             /** @description Present once a refund was requested (cancelled after payment). */
             refund?: {
                 /** @enum {string} */
@@ -737,7 +756,8 @@ export interface components {
             history: {
                 /** @enum {string} */
                 status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
-                event: string;
+                /** @description The event's type (owner or admin only). */
+                event?: string;
                 /** Format: date-time */
                 at: string;
             }[];
@@ -935,7 +955,7 @@ export interface components {
              * @enum {string}
              */
             outcome?: "completed" | "partially_completed" | "not_completed";
-            /** @description Free text, up to 2000 characters. */
+            /** @description Free text, up to 2000 characters (no control characters but tab and newline). */
             feedback?: string;
         };
         TaskScore: {
@@ -943,7 +963,7 @@ export interface components {
             service_type: string;
             rating: number;
             outcome: string | null;
-            /** @description Only for the owning key or an admin. */
+            /** @description Only for the task's owner (its key, a key of the same account) or an admin. */
             feedback?: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1954,6 +1974,8 @@ export interface operations {
             header?: {
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
+                /** @description The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`). */
+                "X-Task-Access-Token"?: string;
             };
             path?: never;
             cookie?: never;

@@ -47,7 +47,7 @@ export type AccountReader =
 export async function getAccount(reader: AccountReader, query: GetAccountQuery): Promise<AccountResponse> {
   const { client, caller } = reader;
   if (!client && query.invoice_id && !query.include && !query.action) {
-    const read = await readInvoiceOrThrow({ keyId: caller.keyId, isAdmin: caller.isAdmin }, query.invoice_id);
+    const read = await readInvoiceOrThrow({ key: caller }, query.invoice_id);
     return {
       ...(read.account ? { account: await accountView(read.account) } : {}),
       invoice: read.invoice,

@@ -15,6 +15,7 @@ import type { InvoiceKind, Lang } from "../db/schema/enums.js";
 import { type ClientAccount, clientAccounts, type InvoiceLine, invoices, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { formatUsdc } from "../money.js";
+import { type TaskPrincipal, taskAccess } from "../tasks/state/task-access.js";
 import { rateAt } from "../taxes.js";
 import { type PostalAddress, postalAddress } from "./postal-address.js";
 
@@ -82,15 +83,13 @@ export interface InvoiceView {
 
 /**
  * Who reads an invoice: a signed-in account (its own invoices); an API key: an admin key reads
- * any, another key the invoices of the tasks it submitted that were paid in USDC (their receipt
- * and credit notes; docs/decisions.md); or whoever follows task `taskId` (its submitting key, an
- * admin key or its access token, checked by the caller: the MCP receipt resource), the USDC
+ * any, another key the invoices of the tasks it owns (the task-access rule of
+ * lib/tasks/state/task-access.ts: it submitted them, or a key of the same account did) that were
+ * paid in USDC (their receipt and credit notes; docs/decisions.md); or whoever follows task
+ * `taskId` (its owner or an admin, checked by the caller: the MCP receipt resource), the USDC
  * invoices of that task.
  */
-export type InvoiceReader =
-  | { account: ClientAccount }
-  | { keyId: string; isAdmin: boolean }
-  | { followerOfTask: string };
+export type InvoiceReader = { account: ClientAccount } | { key: TaskPrincipal } | { followerOfTask: string };
 
 /** The invoice, its task's submitter and language, and its account (when any). */
 async function loadInvoice(handle: Db, invoiceId: string) {
@@ -104,6 +103,8 @@ async function loadInvoice(handle: Db, invoiceId: string) {
       task: {
         id: tasks.id,
         apiKeyId: tasks.apiKeyId,
+        accessTokenHash: tasks.accessTokenHash,
+        accountId: tasks.accountId,
         paymentMethod: tasks.paymentMethod,
         requesterContact: tasks.requesterContact,
         lang: tasks.lang,
@@ -119,13 +120,17 @@ async function loadInvoice(handle: Db, invoiceId: string) {
 }
 
 /** True when `reader` may read `row` (see {@link InvoiceReader}). */
-function mayRead(reader: InvoiceReader, row: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>): boolean {
+async function mayRead(
+  reader: InvoiceReader,
+  row: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>,
+): Promise<boolean> {
   if ("account" in reader) return row.invoice.accountId === reader.account.id;
   if ("followerOfTask" in reader) {
     return row.invoice.taskId === reader.followerOfTask && row.task?.paymentMethod === "usdc";
   }
-  if (reader.isAdmin) return true;
-  return row.task?.apiKeyId === reader.keyId && row.task.paymentMethod === "usdc";
+  if (reader.key.isAdmin) return true;
+  if (row.task?.paymentMethod !== "usdc") return false;
+  return (await taskAccess(row.task, { caller: reader.key })) === "owner";
 }
 
 /**
@@ -139,7 +144,7 @@ export async function readInvoiceOrThrow(
   db?: Db,
 ): Promise<{ invoice: InvoiceView; account: ClientAccount | null }> {
   const row = await loadInvoice(db ?? (await getDb()), invoiceId);
-  if (!row || !mayRead(reader, row)) {
+  if (!row || !(await mayRead(reader, row))) {
     throw new DomainError("NOT_FOUND", `No invoice ${invoiceId} for these credentials`, {
       field: "invoice_id",
     });

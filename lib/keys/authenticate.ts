@@ -114,6 +114,7 @@ export async function authenticateKey(key: string): Promise<Caller> {
       name: apiKeys.name,
       contact: apiKeys.contact,
       scopes: apiKeys.scopes,
+      accountId: apiKeys.accountId,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
       erasurePending: sql<boolean>`exists (select 1 from ${erasureRequests} where ${pendingErasureOf(apiKeys.accountId)})`,
@@ -141,6 +142,7 @@ export async function authenticateKey(key: string): Promise<Caller> {
     contact: row.contact,
     scopes: row.scopes,
     isAdmin: row.scopes.includes("admin"),
+    accountId: row.accountId,
   };
   if (ttl > 0 && epoch === forgetEpoch) {
     if (cache.size >= KEY_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);

@@ -12,6 +12,23 @@ export interface Caller {
   contact: string;
   scopes: Scope[];
   isAdmin: boolean;
+  /** The client account the key is linked to (README "Accounts, billing and client login"), or null. */
+  accountId: string | null;
+}
+
+/** Prefix of a task's `access_token` (keyless submissions): never a key's prefix. */
+export const ACCESS_TOKEN_PREFIX = "tok_";
+
+/**
+ * The task access token a request presents in a header: `X-Task-Access-Token: <token>`, or
+ * `Authorization: Bearer tok_…` (a token is told from a key by its prefix). Undefined when none;
+ * the `access_token` query parameter of the stream and the cancellation is read by their schemas.
+ */
+export function presentedAccessToken(request: Request): string | undefined {
+  const header = request.headers.get("x-task-access-token")?.trim();
+  if (header) return header;
+  const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization")?.trim() ?? "");
+  return match?.[1]?.startsWith(ACCESS_TOKEN_PREFIX) ? match[1] : undefined;
 }
 
 /**
@@ -25,6 +42,8 @@ export function presentedKey(request: Request): string | undefined {
   if (authorization === null) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
   const value = match ? match[1]!.trim() : authorization.trim();
+  // A task's access token sent as a bearer credential is not a key either (presentedAccessToken).
+  if (match && value.startsWith(ACCESS_TOKEN_PREFIX)) return undefined;
   // A client JWT (three dot-separated base64url parts; keys never contain a dot) is not a
   // key: the handler wrapper reads it for the auth modes `client` and `key_or_client`
   // (lib/http/auth.ts, through lib/auth/jwt.ts presentedJwt).

@@ -20,8 +20,8 @@
  *
  * Credentials: the header key, or `api_key` and `access_token` members of the request's params
  * (for clients that cannot set headers; anonymous tasks have only their access token). Only the
- * key that submitted a task, an admin key, or the task's access token may see it; to anyone
- * else an existing task is "not found", as an unknown one (-32602).
+ * task's owner or an admin (the one task-access rule, lib/tasks/state/task-access.ts) may see it
+ * through these methods; to anyone else an existing task is "not found", as an unknown one (-32602).
  * The status read (with its sandbox progression) and the cancellation are imported by the
  * method that needs them (cold start of api/mcp, docs/performance.md).
  */
@@ -44,16 +44,23 @@ import type { Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { ApiError } from "../http/errors.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
+import type { Caller } from "../keys/credentials.js";
+import { type TaskOwnership, taskAccess } from "../tasks/state/task-access.js";
 import { nextPollSeconds } from "../tasks/task-advice.js";
 import {
-  followsTask,
   PROOF_URI_TEMPLATE,
   PROTOCOL_STATUS,
   protocolTask,
   RECEIPT_URI_TEMPLATE,
-  type TaskCredential,
   taskToolResult,
 } from "./task-results.js";
+
+/** Who asks about a task: a key (header or `api_key` member) and/or a keyless task's access token. */
+interface TaskCredential {
+  caller: Caller | null;
+  accessToken?: string | undefined;
+}
+
 import { chargeDeferredLimit, protocolError, resolveCaller, type ToolContext } from "./tool-kit.js";
 
 /** Credential members accepted in the params of the task and resource methods. */
@@ -102,9 +109,14 @@ function taskNotFound(taskId: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
 }
 
+/** True when `credential` is `task`'s owner or an admin (lib/tasks/state/task-access.ts). */
+async function follows(task: TaskOwnership, credential: TaskCredential): Promise<boolean> {
+  return (await taskAccess(task, credential)) !== "public";
+}
+
 /** Throws {@link taskNotFound} unless `credential` follows `task`. */
-function assertFollows(task: Task, credential: TaskCredential): void {
-  if (!followsTask(task, credential)) throw taskNotFound(task.id);
+async function assertFollows(task: Task, credential: TaskCredential): Promise<void> {
+  if (!(await follows(task, credential))) throw taskNotFound(task.id);
 }
 
 /**
@@ -138,7 +150,8 @@ async function answer<T>(ctx: ToolContext, taskId: string | undefined, fn: () =>
 async function taskResult(taskId: string, credential: TaskCredential): Promise<CallToolResult> {
   const { readTaskWithHistory } = await import("../tasks/read-task-status.js");
   const { task, history } = await readTaskWithHistory(taskId);
-  assertFollows(task, credential);
+  const access = await taskAccess(task, credential);
+  if (access === "public") throw taskNotFound(taskId);
   const status = PROTOCOL_STATUS[task.status];
   if (status === "working") {
     const pollMs = nextPollSeconds(task) * 1000;
@@ -150,8 +163,8 @@ async function taskResult(taskId: string, credential: TaskCredential): Promise<C
     );
   }
   const { taskStatusView } = await import("../tasks/task-view.js");
-  const view = await taskStatusView(task, credential.caller, history, { proofContent: false });
-  const result = await taskToolResult(task, view, credential.caller, { flagFailure: true });
+  const view = await taskStatusView(task, access, history, { proofContent: false });
+  const result = await taskToolResult(task, view, access, { flagFailure: true });
   return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
 }
 
@@ -256,7 +269,7 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
         }
         throw error;
       }
-      if (!followsTask(task, credential)) throw resourceNotFound(uri);
+      if (!(await follows(task, credential))) throw resourceNotFound(uri);
       const contents =
         parsed.kind === "proof" ? await proofContents(uri, task, parsed.n) : await receiptContents(uri, task);
       if (!contents) throw resourceNotFound(uri);
@@ -271,9 +284,11 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
     return answer(ctx, taskId, async () => {
       const credential = await credentialOf(ctx, request.params);
       const { readTaskStatus } = await import("../tasks/read-task-status.js");
-      const { task } = await readTaskStatus(taskId, credential.caller, {
+      const { task } = await readTaskStatus(taskId, credential, {
         proofContent: false,
-        authorize: (t) => assertFollows(t, credential),
+        authorize: (t, access) => {
+          if (access === "public") throw taskNotFound(t.id);
+        },
       });
       return { ...protocolTask(task) };
     });
@@ -291,7 +306,7 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
       const { readTaskWithHistory } = await import("../tasks/read-task-status.js");
       const { cancelTask } = await import("../tasks/cancel-task.js");
       const { task: current } = await readTaskWithHistory(taskId);
-      assertFollows(current, credential);
+      await assertFollows(current, credential);
       const { task } = await cancelTask(
         taskId,
         credential,

@@ -1,22 +1,20 @@
 /**
  * A service task as MCP sees it (protocol revision 2025-11-25, "Tasks"): the MCP task whose id
- * is the service's task id, its protocol status, who may follow it, and the tool result of a
+ * is the service's task id, its protocol status, and the tool result of a
  * task (a short summary line, `resource_link` items for the proof files, the data in
  * `structuredContent`). Proof bodies never travel in a tool result: they are resources
  * (`task://{task_id}/proof/{n}`; the USDC receipt `task://{task_id}/receipt`; read by
  * lib/mcp/task-methods.ts).
  */
-import { timingSafeEqual } from "node:crypto";
 import type { CallToolResult, Task as McpTask, ResourceLink } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { TaskStatus } from "../db/schema/enums.js";
 import type { Task } from "../db/schema/index.js";
-import { sha256Hex } from "../ids.js";
-import type { Caller } from "../keys/authenticate.js";
 import type { ProofFileSummary } from "../tasks/caller-tasks.js";
+import { seesContent, type TaskAccess } from "../tasks/state/task-access.js";
 import { isTerminal } from "../tasks/state/transitions.js";
 import { taskStatusSchema } from "../tasks/state/view-schemas.js";
-import { isOwner, nextPollSeconds, recommendedAction } from "../tasks/task-advice.js";
+import { nextPollSeconds, recommendedAction } from "../tasks/task-advice.js";
 
 /** The URI template of a proof file resource; `n` counts from 1 in upload order. */
 export const PROOF_URI_TEMPLATE = "task://{task_id}/proof/{n}";
@@ -52,25 +50,6 @@ export const PROTOCOL_STATUS: Record<TaskStatus, McpTask["status"]> = {
   payment_expired: "failed",
   cancelled: "cancelled",
 };
-
-/** Who asks about a task: a key (header or `api_key` argument) and/or an anonymous task's access token. */
-export interface TaskCredential {
-  caller: Caller | null;
-  accessToken?: string | undefined;
-}
-
-/**
- * Whether `credential` may follow `task` as its submitter: the key that submitted it, an admin
- * key, or the task's access token (anonymous submissions; compared by SHA-256 in constant time).
- */
-export function followsTask(task: Task, credential: TaskCredential): boolean {
-  if (isOwner(task, credential.caller)) return true;
-  const token = credential.accessToken;
-  if (!token || !task.accessTokenHash) return false;
-  const a = Buffer.from(sha256Hex(token));
-  const b = Buffer.from(task.accessTokenHash);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /**
  * The MCP task of service task `task` (tasks/get, tasks/list, tasks/cancel, task creation):
@@ -134,14 +113,15 @@ function proofLinks(taskId: string, files: ProofFileSummary[]): z.infer<typeof p
 export async function taskToolResult(
   task: Task,
   view: Record<string, unknown>,
-  caller: Caller | null,
+  access: TaskAccess,
   options: { flagFailure?: boolean } = {},
 ): Promise<CallToolResult> {
+  const owned = seesContent(access);
   const { proofFileSummaries } = await import("../tasks/caller-tasks.js");
-  const files = task.status === "completed" ? await proofFileSummaries(task.id) : [];
+  const files = owned && task.status === "completed" ? await proofFileSummaries(task.id) : [];
   const links = proofLinks(task.id, files);
   const { proof_files_data: _omitted, ...rest } = view;
-  if (task.status === "completed" && rest._polling) {
+  if (owned && task.status === "completed" && rest._polling) {
     rest._polling = {
       ...(rest._polling as Record<string, unknown>),
       recommended_action:
@@ -151,12 +131,12 @@ export async function taskToolResult(
   const data: Record<string, unknown> = {
     ...rest,
     mcp_status: PROTOCOL_STATUS[task.status],
-    ...(task.status === "completed" ? { proof_files: links } : {}),
-    owned_by_caller: isOwner(task, caller),
+    ...(owned && task.status === "completed" ? { proof_files: links } : {}),
+    owned_by_caller: owned,
   };
   const action = (view._polling as { recommended_action?: string } | undefined)?.recommended_action;
   const summary =
-    task.status === "completed"
+    owned && task.status === "completed"
       ? `${task.id}: completed with ${files.length} proof file(s), linked below as resources (resources/read).`
       : `${task.id}: ${task.status}. ${action ?? ""}`.trim();
   const resourceLinks: ResourceLink[] = links.map((l) => ({

@@ -11,9 +11,10 @@ import { ApiError } from "../http/errors.js";
 import { parseOrThrow } from "../http/validation.js";
 import { hasScope } from "../keys/credentials.js";
 import { MAX_TASK_PAGE, taskSubmissionSchema } from "../tasks/state/schemas.js";
+import { rejectForeignToken } from "../tasks/state/task-access.js";
 import { taskCreatedSchema } from "../tasks/state/view-schemas.js";
 import { nextPollSeconds } from "../tasks/task-advice.js";
-import { followsTask, mcpTaskStatusSchema, PROTOCOL_STATUS, taskToolResult } from "./task-results.js";
+import { mcpTaskStatusSchema, PROTOCOL_STATUS, taskToolResult } from "./task-results.js";
 import {
   accessTokenArgument,
   apiKeyArgument,
@@ -108,8 +109,9 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
       "Read a task's status, payment instructions (exact USDC amount, networks, wallet, expiry) once approved, " +
       "counter-offer, operator notes and proof files once completed (as resource links: read them with " +
       "resources/read; each carries its SHA-256), history and polling advice (_polling.next_poll_seconds). " +
-      "Needs an API key, or the task's access_token for a task submitted without a key. Sandbox tasks advance one " +
-      "step per call.",
+      "Needs an API key, or the task's access_token for a task submitted without a key; a key that is not the task's " +
+      "owner's (the submitting key or one linked to the same client account) or an admin's sees only the public part " +
+      "(status, times, deadlines, history). Sandbox tasks advance one step per call.",
     input: {
       task_id: taskIdArgument,
       access_token: accessTokenArgument,
@@ -121,21 +123,18 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
       const taskId = String(args.task_id);
       const accessToken = args.access_token as string | undefined;
       const { readTaskStatus } = await import("../tasks/read-task-status.js");
-      if (accessToken) {
-        const caller = await resolveCaller(ctx, args.api_key as string | undefined);
-        const { task, view } = await readTaskStatus(taskId, caller, {
-          proofContent: false,
-          authorize: (t) => {
-            if (!followsTask(t, { caller, accessToken })) {
-              throw new ApiError("FORBIDDEN", "This access_token does not belong to this task");
-            }
-          },
-        });
-        return taskToolResult(task, view, caller);
-      }
-      const caller = await requireCaller(ctx, args.api_key as string | undefined, "audit_only");
-      const { task, view } = await readTaskStatus(taskId, caller, { proofContent: false });
-      return taskToolResult(task, view, caller);
+      // A key is needed unless the task's access_token is given (spec: the tool requires a key);
+      // what the caller then sees follows the one task-access rule: a key that is not the
+      // task's owner's reads only the public part.
+      const caller = accessToken
+        ? await resolveCaller(ctx, args.api_key as string | undefined)
+        : await requireCaller(ctx, args.api_key as string | undefined, "audit_only");
+      const { task, view, access } = await readTaskStatus(
+        taskId,
+        { caller, accessToken },
+        { proofContent: false, authorize: (t) => rejectForeignToken(t, accessToken) },
+      );
+      return taskToolResult(task, view, access);
     },
   },
   cancel_task: {
@@ -169,14 +168,14 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
         );
       }
       const { cancelTask } = await import("../tasks/cancel-task.js");
-      const { task } = await cancelTask(
+      const { task, access } = await cancelTask(
         String(args.task_id),
         { caller, accessToken },
         args.reason as string | undefined,
       );
       const { taskStatusView } = await import("../tasks/task-view.js");
-      const view = await taskStatusView(task, caller, undefined, { proofContent: false });
-      return taskToolResult(task, view, caller);
+      const view = await taskStatusView(task, access, undefined, { proofContent: false });
+      return taskToolResult(task, view, access);
     },
   },
   list_my_tasks: {

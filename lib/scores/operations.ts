@@ -26,7 +26,7 @@ export const getScoreOperation = defineOperation({
   path: "/api/task-score",
   summary: "One task's score, or the service's aggregate reputation",
   description:
-    "With `task_id`: that task's score (404 when none; `feedback` only for the owning key or an admin). Without: " +
+    "With `task_id`: that task's score (404 when none; `feedback` only for the task's owner or an admin). Without: " +
     "count, average_rating, distribution (1-5), by_service and by_outcome over real (non-sandbox) tasks; " +
     "`service_type` narrows it.",
   tags: ["Tasks"],

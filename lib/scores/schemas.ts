@@ -1,6 +1,7 @@
 /** Zod schemas of /api/task-score (spec "Task score"). */
 import { z } from "zod";
 import { SERVICE_TYPES } from "../db/schema/enums.js";
+import { plainText } from "../validation.js";
 
 /** Outcomes a requester may report. */
 export const SCORE_OUTCOMES = ["completed", "partially_completed", "not_completed"] as const;
@@ -28,12 +29,9 @@ export const submitScoreBodySchema = z
       .enum(SCORE_OUTCOMES)
       .optional()
       .meta({ description: "Default: `completed` for a completed task, `not_completed` for a failed one." }),
-    feedback: z
-      .string()
-      .trim()
-      .max(2000)
+    feedback: plainText(z.string().trim().max(2000))
       .optional()
-      .meta({ description: "Free text, up to 2000 characters." }),
+      .meta({ description: "Free text, up to 2000 characters (no control characters but tab and newline)." }),
   })
   .meta({ id: "TaskScoreRequest" });
 export type SubmitScoreBody = z.output<typeof submitScoreBodySchema>;
@@ -52,7 +50,11 @@ export const scoreSchema = z
     service_type: z.string(),
     rating: z.number().int(),
     outcome: z.string().nullable(),
-    feedback: z.string().nullable().optional().meta({ description: "Only for the owning key or an admin." }),
+    feedback: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "Only for the task's owner (its key, a key of the same account) or an admin." }),
     created_at: dateTime,
   })
   .meta({ id: "TaskScore" });

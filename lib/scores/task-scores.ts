@@ -1,7 +1,8 @@
 /**
  * Task ratings (POST/GET /api/task-score; MCP `score_task`, `get_reputation`).
  *
- * - Scoring: the key that submitted the task (scope task_create), once per task (409),
+ * - Scoring: the task's requester (the key that submitted it or a key of the same account; the
+ *   task-access rule of lib/tasks/state/task-access.ts, admins excepted; scope task_create), once per task (409),
  *   rating 1-5, after the task ended in `completed` or `failed` (409 before; other
  *   terminal statuses were never executed). Unknown task → 404.
  * - Reading one score: anyone with the task id; `feedback` only for the owner or an admin.
@@ -15,7 +16,7 @@ import { taskScores, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import type { Caller } from "../keys/authenticate.js";
 import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
-import { isOwner } from "../tasks/task-advice.js";
+import { seesContent, taskAccess } from "../tasks/state/task-access.js";
 import type { ScoreQuery, SubmitScoreBody } from "./schemas.js";
 
 /** A score as returned. */
@@ -50,10 +51,18 @@ export async function submitScore(
   now = new Date(),
 ): Promise<ScoreView> {
   const task = await getTaskOrThrow(body.task_id);
-  if (task.apiKeyId !== caller.keyId) {
-    throw new DomainError("FORBIDDEN", "Only the key that submitted the task can score it", {
-      field: "task_id",
-    });
+  // An admin key rates only the tasks it submitted itself: reputation is the requesters' word.
+  const requester =
+    task.apiKeyId === caller.keyId ||
+    (await taskAccess(task, { caller: { ...caller, isAdmin: false } })) === "owner";
+  if (!requester) {
+    throw new DomainError(
+      "FORBIDDEN",
+      "Only the task's requester (its key, or a key of the same account) can score it",
+      {
+        field: "task_id",
+      },
+    );
   }
   if (!SCORABLE.includes(task.status)) {
     throw new DomainError(
@@ -106,7 +115,7 @@ export async function getScore(caller: Caller | null, query: ScoreQuery): Promis
     const task = await getTaskOrThrow(query.task_id);
     const [row] = await db.select().from(taskScores).where(eq(taskScores.taskId, task.id));
     if (!row) throw new DomainError("NOT_FOUND", `Task ${task.id} has no score`, { field: "task_id" });
-    return view(row, task.serviceType, isOwner(task, caller));
+    return view(row, task.serviceType, seesContent(await taskAccess(task, { caller })));
   }
   const where = and(
     eq(tasks.sandbox, false),

@@ -22,14 +22,13 @@
  * reconnect by themselves with `Last-Event-ID` and miss nothing. The effective value is
  * echoed in the `X-Stream-Timeout` response header.
  */
-import { timingSafeEqual } from "node:crypto";
 import type { Config } from "../config.js";
 import { TERMINAL_TASK_STATUSES } from "../db/schema/enums.js";
-import type { Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
-import { sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
+import { presentedAccessToken } from "../keys/credentials.js";
 import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
+import { type TaskOwnership, taskAccess } from "../tasks/state/task-access.js";
 import { serializeBody } from "../webhooks/payloads.js";
 import { eventHub, readTaskEvents, type StreamEventRow } from "./event-hub.js";
 import type { StreamQuery } from "./schemas.js";
@@ -53,22 +52,20 @@ export function streamEventName(type: string): string {
 const isTerminal = (row: StreamEventRow) =>
   row.taskStatus !== null && (TERMINAL_TASK_STATUSES as readonly string[]).includes(row.taskStatus);
 
-function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /**
- * Whether `caller` / `accessToken` may follow `task`.
- * @throws DomainError FORBIDDEN
+ * Whether `caller` / `accessToken` may follow `task`: its owner or an admin (the one task-access
+ * rule, lib/tasks/state/task-access.ts).
+ * @throws DomainError FORBIDDEN (the spec's status for a stream without an ownership credential)
  */
-export function authorizeStream(task: Task, caller: Caller | null, accessToken: string | undefined): void {
-  if (caller && (caller.isAdmin || (task.apiKeyId !== null && caller.keyId === task.apiKeyId))) return;
-  if (accessToken && task.accessTokenHash && sameHash(sha256Hex(accessToken), task.accessTokenHash)) return;
+async function authorizeStream(
+  task: TaskOwnership,
+  caller: Caller | null,
+  accessToken: string | undefined,
+): Promise<void> {
+  if ((await taskAccess(task, { caller, accessToken })) !== "public") return;
   throw new DomainError(
     "FORBIDDEN",
-    "The event stream requires the key that submitted the task, or its access_token (anonymous submissions)",
+    "The event stream requires the task's owner (the key that submitted it, a key of the same account, or its access_token) or an admin key",
   );
 }
 
@@ -177,7 +174,7 @@ export async function openTaskStream({
   const lastEventId = parseLastEventId(request, query);
   const requested = parseTimeout(request);
   const task = await getTaskOrThrow(query.task_id);
-  authorizeStream(task, caller, query.access_token);
+  await authorizeStream(task, caller, query.access_token ?? presentedAccessToken(request));
   const timeoutSeconds = Math.min(requested, connectionLimitSeconds(config));
   const backlog = await readTaskEvents(task.id, lastEventId ?? 0);
   const taskTerminal = (TERMINAL_TASK_STATUSES as readonly string[]).includes(task.status);

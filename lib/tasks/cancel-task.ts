@@ -11,38 +11,39 @@
 import { refundTaskToAccount } from "../billing/charge-task.js";
 import { findUsdcReceipt } from "../billing/credit-notes.js";
 import { DomainError } from "../errors.js";
-import { sha256Hex } from "../ids.js";
 import { type Caller, hasScope } from "../keys/credentials.js";
 import { applyTransition, getTaskOrThrow, type TransitionResult } from "./state/apply-transition.js";
+import { type TaskAccess, taskAccess, tokenMatches } from "./state/task-access.js";
 
 /**
+ * Cancels task `taskId` for `credential`: its owner (lib/tasks/state/task-access.ts; a key needs
+ * the `task_cancel` scope, the access token does not) or an admin.
+ * @returns the transition and the credential's access (for the status view answered)
  * @throws DomainError NOT_FOUND, FORBIDDEN (no ownership credential or scope), CONFLICT (terminal)
  */
 export async function cancelTask(
   taskId: string,
-  credential: { caller: Caller | null; accessToken?: string },
+  credential: { caller: Caller | null; accessToken?: string | undefined },
   reason: string | undefined,
   now = new Date(),
-): Promise<TransitionResult> {
+): Promise<TransitionResult & { access: TaskAccess }> {
   const task = await getTaskOrThrow(taskId);
   const { caller, accessToken } = credential;
-  const owner =
-    caller && (caller.isAdmin || (task.apiKeyId !== null && task.apiKeyId === caller.keyId)) ? caller : null;
-  const ownsByKey = owner !== null;
+  const access = await taskAccess(task, credential);
+  if (access === "public") {
+    throw new DomainError(
+      "FORBIDDEN",
+      "Only the task's owner (the key that submitted it, a key of the same account, or its access_token) or an admin can cancel it",
+    );
+  }
   const ownsByToken =
     accessToken !== undefined &&
     task.accessTokenHash !== null &&
-    sha256Hex(accessToken) === task.accessTokenHash;
-  if (!ownsByKey && !ownsByToken) {
-    throw new DomainError(
-      "FORBIDDEN",
-      "Only the key that submitted the task, or its access_token, can cancel it",
-    );
-  }
-  if (owner && !ownsByToken && !hasScope(owner, "task_cancel")) {
+    tokenMatches(accessToken, task.accessTokenHash);
+  if (caller && !ownsByToken && !hasScope(caller, "task_cancel")) {
     throw new DomainError("FORBIDDEN", "Cancelling requires the task_cancel scope");
   }
-  return applyTransition(taskId, "cancel", {
+  const result = await applyTransition(taskId, "cancel", {
     changes: async (locked, tx) => {
       const paid = locked.paidAt !== null;
       const dispatched = locked.dispatchedAt !== null;
@@ -65,11 +66,15 @@ export async function cancelTask(
       reason: t.cancelReason,
       refund_status: t.refundStatus,
       refund_amount_cad: t.refundAmountCad,
-      cancelled_by: owner
-        ? owner.isAdmin && task.apiKeyId !== owner.keyId
-          ? "admin"
-          : "owner"
-        : "access_token",
+      cancelled_by:
+        access === "admin"
+          ? task.apiKeyId === caller?.keyId
+            ? "owner"
+            : "admin"
+          : ownsByToken
+            ? "access_token"
+            : "owner",
     }),
   });
+  return { ...result, access };
 }

@@ -78,13 +78,23 @@ export const getTaskStatusOperation = defineOperation({
   path: "/api/submit-task",
   summary: "Task status, payment details, proof files and polling advice",
   description:
-    "Anyone with the task id may read it; requester_contact only for the owning key or an admin. " +
-    "Non-terminal responses carry Retry-After (seconds). Sandbox tasks advance one step per poll.",
+    "Anyone with the task id reads its public part (ids, service, status, urgency, times, deadlines, history, " +
+    "_polling); the rest needs the task's owner (the submitting key, a key linked to the same client account, or " +
+    "the access_token as `X-Task-Access-Token` or `Authorization: Bearer tok_…`) or an admin key. An access " +
+    "token that is not the task's → 403 FORBIDDEN. Non-terminal responses carry Retry-After (seconds). Sandbox " +
+    "tasks advance one step per poll.",
   tags: ["Tasks"],
   auth: "optional",
   query: taskQuerySchema,
   response: taskStatusSchema,
-  errors: ["MISSING_FIELD", "NOT_FOUND"],
+  documentedHeaders: [
+    {
+      name: "X-Task-Access-Token",
+      required: false,
+      description: "The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`).",
+    },
+  ],
+  errors: ["MISSING_FIELD", "NOT_FOUND", "FORBIDDEN"],
 });
 
 export const cancelTaskOperation = defineOperation({
@@ -92,7 +102,10 @@ export const cancelTaskOperation = defineOperation({
   method: "DELETE",
   path: "/api/submit-task",
   summary: "Cancel a task (free before payment; refund request after)",
-  description: "The submitting key with scope task_cancel, an admin, or `access_token` for anonymous tasks.",
+  description:
+    "The task's owner (the submitting key or a key linked to the same client account, with scope task_cancel; or " +
+    "the `access_token` of a keyless task, as the query parameter, `X-Task-Access-Token` or `Authorization: Bearer " +
+    "tok_…`) or an admin key; anyone else → 403.",
   tags: ["Tasks"],
   auth: "optional",
   scope: "task_cancel",

@@ -8,8 +8,8 @@ import { type Db, getDb } from "../db/client.js";
 import type { EventType, TaskStatus } from "../db/schema/enums.js";
 import { type Task, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
-import type { Caller } from "../keys/authenticate.js";
 import { advanceSandboxTask } from "./sandbox.js";
+import { type TaskAccess, type TaskCredential, taskAccess } from "./state/task-access.js";
 import { type TaskHistoryEntry, type TaskViewOptions, taskStatusView } from "./task-view.js";
 
 /** A history entry as the query's json aggregate carries it: [task_status, type, created_at]. */
@@ -56,23 +56,29 @@ export async function readTaskWithHistory(
 
 /** Options of {@link readTaskStatus}: the view's, and a check of the reader. */
 export interface ReadTaskStatusOptions extends TaskViewOptions {
-  /** Called with the task as read, before a sandbox task advances; throws to refuse the read. */
-  authorize?: (task: Task) => void;
+  /**
+   * Called with the task as read and the credential's access, before a sandbox task advances;
+   * throws to refuse the read (e.g. paths that show nothing to the public).
+   */
+  authorize?: (task: Task, access: TaskAccess) => void;
 }
 
 /**
- * Reads task `taskId`, advances it one step when it is a sandbox task (its history is then
- * read again), and builds its status view for `viewer` (`options` as for taskStatusView).
+ * Reads task `taskId`, decides what `credential` may see of it (lib/tasks/state/task-access.ts),
+ * advances it one step when it is a sandbox task (its history is then read again), and builds its
+ * status view for that access (`options` as for taskStatusView). A sandbox task advances on a
+ * public read too: its steps are simulated and the same for every reader.
  * @throws DomainError NOT_FOUND for an unknown task; whatever `options.authorize` throws
  */
 export async function readTaskStatus(
   taskId: string,
-  viewer: Caller | null,
+  credential: TaskCredential,
   options: ReadTaskStatusOptions = {},
-): Promise<{ task: Task; view: Record<string, unknown> }> {
+): Promise<{ task: Task; view: Record<string, unknown>; access: TaskAccess }> {
   const read = await readTaskWithHistory(taskId);
-  options.authorize?.(read.task);
+  const access = await taskAccess(read.task, credential);
+  options.authorize?.(read.task, access);
   const task = await advanceSandboxTask(read.task);
-  const view = await taskStatusView(task, viewer, task === read.task ? read.history : undefined, options);
-  return { task, view };
+  const view = await taskStatusView(task, access, task === read.task ? read.history : undefined, options);
+  return { task, view, access };
 }

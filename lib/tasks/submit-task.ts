@@ -27,6 +27,7 @@ import { type ResolvedLocation, resolveLocation } from "../geo/resolve-location.
 import { locationNotFound } from "../geo/suggest-places.js";
 import { newTaskId, prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
+import { ACCESS_TOKEN_PREFIX } from "../keys/credentials.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
 import { enforcePolicy } from "../policy/enforce.js";
 import { computeEstimate, type EstimateBreakdown } from "../pricing/compute-estimate.js";
@@ -59,9 +60,6 @@ export interface TaskCreated {
   policy: { version: string; outcome: "allow" | "review"; reason_codes: string[] };
   _links: { self: string; stream: string; cancel: string };
 }
-
-/** Prefix of anonymous access tokens. */
-export const ACCESS_TOKEN_PREFIX = "tok_";
 
 /**
  * The place of `address`, which must lie inside the service zone.

@@ -1,12 +1,11 @@
 /**
  * What the API tells a caller about a task from its row alone, with no further read: when to
  * poll again (`_polling.next_poll_seconds`, the `Retry-After` of a status read), the recommended
- * next action, and whether the caller owns the task. Shared by the HTTP status view
+ * next action (the owner's, and the public one). Shared by the HTTP status view
  * (lib/tasks/task-view.ts) and MCP, which loads it without the database layer.
  */
 import type { TaskStatus } from "../db/schema/enums.js";
 import type { Task } from "../db/schema/index.js";
-import type { Caller } from "../keys/credentials.js";
 import { formatUsdc } from "../money.js";
 import { isTerminal } from "./state/transitions.js";
 
@@ -80,7 +79,22 @@ export function recommendedAction(task: Task): string {
   }
 }
 
-/** Whether `caller` owns `task` (or is an admin). */
-export function isOwner(task: Task, caller: Caller | null): boolean {
-  return Boolean(caller && (caller.isAdmin || (task.apiKeyId !== null && task.apiKeyId === caller.keyId)));
+/**
+ * The `_polling.recommended_action` of the public status (a caller without the owner's credential,
+ * lib/tasks/state/task-access.ts): what the status means, with no amount, reason or note of the task.
+ */
+export function publicAction(task: Pick<Task, "status">): string {
+  switch (task.status) {
+    case "received":
+      return "Waiting for human review.";
+    case "accepted_pending_payment":
+    case "counter_offered":
+      return "Waiting for the requester's payment; its details are shown to the requester only.";
+    case "paid":
+    case "dispatched":
+    case "on_site":
+      return "In progress.";
+    default:
+      return `Ended (${task.status}); the requester's credential shows the details.`;
+  }
 }

@@ -1,6 +1,8 @@
 /**
- * The status response of GET /api/submit-task (docs/api-conventions.md "Status response"): the
- * task record, payment details from `accepted_pending_payment` on, the counter-offer,
+ * The status response of GET /api/submit-task (docs/api-conventions.md "Status response"). For a
+ * caller without the owner's credential (lib/tasks/state/task-access.ts) only the public part:
+ * ids, service, status, sandbox, urgency, times, deadlines, the history's statuses and times,
+ * `_polling` and `_links`. For the owner or an admin also the task record, payment details from `accepted_pending_payment` on, the counter-offer,
  * proof files when completed (with their size, SHA-256 and capture metadata in `proof_files`),
  * the signed receipt once completed or failed, the policy screen's outcome, the history,
  * `_polling` and links.
@@ -10,14 +12,14 @@ import { getConfig, publicBaseUrl } from "../config.js";
 import { getDb } from "../db/client.js";
 import { type EventType, TASK_STATUSES, type TaskStatus } from "../db/schema/enums.js";
 import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
-import type { Caller } from "../keys/authenticate.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taxesForAmount } from "../taxes.js";
+import { seesContent, type TaskAccess } from "./state/task-access.js";
 import { taskLinks } from "./state/task-links.js";
 import { isTerminal } from "./state/transitions.js";
-import { isOwner, nextPollSeconds, recommendedAction } from "./task-advice.js";
+import { nextPollSeconds, publicAction, recommendedAction } from "./task-advice.js";
 
 /**
  * Statuses whose view shows the payment block: every status from approval on, but those that
@@ -127,17 +129,44 @@ function taxesView(task: Task): ReturnType<typeof taxesForAmount> | null {
 }
 
 /**
- * Builds the status response of `task` for `viewer`. `history` is the task's
- * {@link taskHistory} when the caller read it already (with the task, in one query);
- * omitted, it is read here.
+ * The public part of `task`'s status: what anyone holding the task id may read (see the module
+ * comment). `history` in `seq` order.
+ */
+function publicStatusView(task: Task, history: TaskHistoryEntry[]): Record<string, unknown> {
+  return {
+    task_id: task.id,
+    service_type: task.serviceType,
+    status: task.status,
+    sandbox: task.sandbox,
+    urgency: task.urgency,
+    created_at: task.createdAt.toISOString(),
+    updated_at: task.updatedAt.toISOString(),
+    review_deadline: task.reviewDeadline.toISOString(),
+    execution_deadline: task.executionDeadline.toISOString(),
+    history: history.map((h) => ({ status: h.status, at: h.at.toISOString() })),
+    _polling: {
+      next_poll_seconds: nextPollSeconds(task),
+      is_terminal: isTerminal(task.status),
+      recommended_action: publicAction(task),
+    },
+    _links: taskLinks(task.id),
+  };
+}
+
+/**
+ * Builds the status response of `task` for a caller with `access` (taskAccess of
+ * lib/tasks/state/task-access.ts): the public part only for `public`, everything for the owner or
+ * an admin. `history` is the task's {@link taskHistory} when the caller read it already (with the
+ * task, in one query); omitted, it is read here.
  */
 export async function taskStatusView(
   task: Task,
-  viewer: Caller | null,
+  access: TaskAccess,
   history?: TaskHistoryEntry[],
   options: TaskViewOptions = {},
 ): Promise<Record<string, unknown>> {
   history ??= await taskHistory(task.id);
+  if (!seesContent(access)) return publicStatusView(task, history);
   const view: Record<string, unknown> = {
     task_id: task.id,
     service_type: task.serviceType,
@@ -145,7 +174,7 @@ export async function taskStatusView(
     sandbox: task.sandbox,
     location_address: task.locationAddress,
     task_description: task.taskDescription,
-    ...(isOwner(task, viewer) ? { requester_contact: task.requesterContact } : {}),
+    requester_contact: task.requesterContact,
     urgency: task.urgency,
     budget_limit: task.budgetLimit,
     max_cost_cad: task.maxCostCad,
@@ -162,7 +191,7 @@ export async function taskStatusView(
     execution_deadline: task.executionDeadline.toISOString(),
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
-    policy: policyView(task, isOwner(task, viewer)),
+    policy: policyView(task),
   };
   const taxed = taxesView(task);
   if (taxed) {
@@ -209,17 +238,17 @@ export async function taskStatusView(
 }
 
 /**
- * The policy screen of `task` for the status (null for tasks screened before it existed): version,
- * outcome, reason codes, whether an operator overrode it; for the owner or an admin (`full`) also
- * the matched rules and the override.
+ * The policy screen of `task` for the owner's status (null for tasks screened before it existed):
+ * version, outcome, reason codes, whether an operator overrode it, the matched rules and the override.
  */
-export function policyView(task: Pick<Task, "policy">, full: boolean): Record<string, unknown> | null {
+function policyView(task: Pick<Task, "policy">): Record<string, unknown> | null {
   if (!task.policy) return null;
   return {
     version: task.policy.version,
     outcome: task.policy.outcome,
     reason_codes: task.policy.reason_codes,
     overridden: Boolean(task.policy.override),
-    ...(full ? { matches: task.policy.matches, override: task.policy.override ?? null } : {}),
+    matches: task.policy.matches,
+    override: task.policy.override ?? null,
   };
 }

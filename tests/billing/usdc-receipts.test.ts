@@ -177,7 +177,7 @@ describe("USDC receipts", () => {
     expect(
       (await recordPayment(admin, { task_id: taskId, tx_hash: TX, network: "ethereum" })).res.status,
     ).toBe(200);
-    const receiptId = (await getStatus(taskId)).body.payment.receipt_invoice_id as string;
+    const receiptId = (await getStatus(taskId, keyHeaders(admin))).body.payment.receipt_invoice_id as string;
     const read = await readAccount(keyHeaders(admin), `?invoice_id=${receiptId}`);
     expect(read.res.status).toBe(200);
     expect(read.body.invoice).toMatchObject({

@@ -70,7 +70,7 @@ describe("task lifecycle over HTTP", () => {
       operator_notes: "ok",
     });
     expect(done.status).toBe(200);
-    const final = await api("GET", `/api/submit-task${q}`);
+    const final = await api("GET", `/api/submit-task${q}`, agent);
     expect(final.body).toMatchObject({
       status: "completed",
       operator_notes: "ok",

@@ -114,7 +114,7 @@ describe("payment networks", () => {
       ["base", 31338],
     ]);
     const { id } = await approvedTask();
-    const { body } = await getStatus(id);
+    const { body } = await getStatus(id, keyHeaders(admin));
     expect(body.payment.networks).toHaveLength(2);
     expect(body.payment.networks[0]).toMatchObject({
       network: "ethereum",
@@ -157,7 +157,7 @@ describe("payment checker", () => {
       logIndex: receipt.logs[0]!.logIndex,
     });
     expect(transfer!.blockTime).toBeInstanceOf(Date);
-    const { body } = await getStatus(id);
+    const { body } = await getStatus(id, keyHeaders(admin));
     expect(body.status).toBe("paid");
     expect(body.payment).toMatchObject({ network: "ethereum", tx_hash: tx, payment_usdc: formatUsdc(micro) });
     // The payment's receipt was issued in the checker's batch transaction (docs/taxes.md "USDC receipts").

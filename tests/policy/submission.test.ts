@@ -118,7 +118,7 @@ describe("review outcome and override", () => {
       ],
       override: null,
     });
-    expect((await getStatus(body.task_id)).body.policy.matches).toBeUndefined(); // not to others
+    expect((await getStatus(body.task_id)).body.policy).toBeUndefined(); // not to others (the public status)
     const db = await getDb();
     const [row] = await db.select().from(tasks).where(eq(tasks.id, body.task_id));
     expect(row!.policy!.matches).toEqual([
@@ -151,7 +151,10 @@ describe("review outcome and override", () => {
 
   it("records no override for an allowed task", async () => {
     const { body } = await submitTask(validTask, keyHeaders(agent));
-    expect((await getStatus(body.task_id)).body.policy).toMatchObject({ outcome: "allow", reason_codes: [] });
+    expect((await getStatus(body.task_id, keyHeaders(agent))).body.policy).toMatchObject({
+      outcome: "allow",
+      reason_codes: [],
+    });
     await reviewTask(admin, { task_id: body.task_id, action: "approve" });
     const db = await getDb();
     const [row] = await db.select().from(tasks).where(eq(tasks.id, body.task_id));

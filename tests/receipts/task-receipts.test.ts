@@ -202,7 +202,7 @@ describe("a completed task", () => {
       action: "complete",
       proof_files: [pngProof()],
     });
-    const { body } = await api("GET", `/api/submit-task?task_id=${id}`);
+    const { body } = await api("GET", `/api/submit-task?task_id=${id}`, agent);
     const run = promisify(execFile);
     const tsx = path.join(ROOT, "node_modules", ".bin", "tsx");
     const script = path.join(ROOT, "examples", "verify-receipt.ts");
@@ -247,7 +247,7 @@ describe("capture metadata", () => {
       proof_files: [jpeg("far-gps.jpg"), jpeg("no-exif.jpg")],
     });
     expect(done.status).toBe(200);
-    const { body } = await api("GET", `/api/submit-task?task_id=${id}`);
+    const { body } = await api("GET", `/api/submit-task?task_id=${id}`, agent);
     expect(body.status).toBe("completed");
     // far-gps.jpg: Quebec City on 2026-11-20, long before this task was dispatched
     expect(body.proof_files[0].capture).toMatchObject({
@@ -273,7 +273,7 @@ describe("failed and sandbox tasks", () => {
       reason: "Store closed",
     });
     expect(failed.status).toBe(200);
-    const status = await api("GET", `/api/submit-task?task_id=${id}`);
+    const status = await api("GET", `/api/submit-task?task_id=${id}`, agent);
     const claims = await verify(status.body.receipt);
     expect(claims).toMatchObject({ task_id: id, status: "failed", completed_at: null, proof: [] });
     expect(status.body.proof_files).toBeUndefined();
@@ -287,7 +287,11 @@ describe("failed and sandbox tasks", () => {
     });
     let status: any;
     for (let i = 0; i < 6; i++)
-      status = (await api("GET", `/api/submit-task?task_id=${created.body.task_id}`)).body;
+      status = (
+        await api("GET", `/api/submit-task?task_id=${created.body.task_id}`, undefined, undefined, {
+          "x-task-access-token": created.body.access_token,
+        })
+      ).body;
     expect(status.status).toBe("completed");
     expect(await verify(status.receipt)).toMatchObject({ sandbox: true, status: "completed" });
   });

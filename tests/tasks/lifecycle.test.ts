@@ -80,6 +80,15 @@ describe("submission", () => {
     expect(anonymousView.body.requester_contact).toBeUndefined();
     const adminView = await getStatus(body.task_id, keyHeaders(admin));
     expect(adminView.body.requester_contact).toBe("agent@example.com");
+    const ownerView = await getStatus(body.task_id, { "x-task-access-token": body.access_token });
+    expect(ownerView.body.requester_contact).toBe("agent@example.com");
+  });
+
+  it("keeps tabs and line breaks in free text", async () => {
+    const text = "Photograph the storefront.\n\tThen the posted hours.\r\nThanks.";
+    const { res, body } = await submitTask({ ...validTask, task_description: text }, keyHeaders(agent));
+    expect(res.status).toBe(201);
+    expect((await getStatus(body.task_id, keyHeaders(agent))).body.task_description).toBe(text);
   });
 
   it("rejects at once when the estimate exceeds max_cost_cad", async () => {
@@ -104,6 +113,21 @@ describe("submission", () => {
     [{ ...validTask, budget_limit: "100" }, 400, "INVALID_FORMAT", "budget_limit"],
     [{ ...validTask, budjet_limit: 100 }, 422, "VALIDATION_ERROR", "budjet_limit"],
     [{ ...validTask, task_description: undefined }, 400, "MISSING_FIELD", "task_description"],
+    // Hidden controls (issue 25 item 9): a bidi override, an isolate, an ANSI escape, a backspace.
+    [
+      { ...validTask, task_description: "Photo of \u202Egnp.exe" },
+      422,
+      "VALIDATION_ERROR",
+      "task_description",
+    ],
+    [
+      { ...validTask, special_instructions: "Gate \u2066code\u2069" },
+      422,
+      "VALIDATION_ERROR",
+      "special_instructions",
+    ],
+    [{ ...validTask, preferred_output: "\u001b[2Jcleared" }, 422, "VALIDATION_ERROR", "preferred_output"],
+    [{ ...validTask, location_address: "Montreal\u0008" }, 422, "VALIDATION_ERROR", "location_address"],
     [
       { ...validTask, location_address: "12 King St, Sherbrooke, QC" },
       422,
@@ -179,7 +203,7 @@ describe("review, payment and execution", () => {
     });
     expect(done.body.status).toBe("completed");
 
-    const final = await getStatus(id);
+    const final = await getStatus(id, keyHeaders(agent));
     expect(final.body.proof_files_data).toEqual([proof]);
     expect(final.body.operator_notes).toBe("Storefront photographed; hours posted 9-17.");
     expect(final.body._polling).toMatchObject({ is_terminal: true, next_poll_seconds: 0 });
@@ -203,7 +227,7 @@ describe("review, payment and execution", () => {
     await reviewTask(admin, { task_id: created.task_id, action: "reject", reason: "Outside our scope" });
     const again = await reviewTask(admin, { task_id: created.task_id, action: "approve" });
     expect(expectEnvelope(again.body, again.res, 409, "CONFLICT").current_status).toBe("rejected");
-    const rejected = await getStatus(created.task_id);
+    const rejected = await getStatus(created.task_id, { "x-task-access-token": created.access_token });
     expect(rejected.body).toMatchObject({ status: "rejected", review_reason: "Outside our scope" });
   });
 
@@ -363,7 +387,7 @@ describe("sandbox", () => {
     expect(created.task_id).toMatch(/^SANDBOX-/);
     const seen: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const s = await getStatus(created.task_id);
+      const s = await getStatus(created.task_id, { authorization: `Bearer ${created.access_token}` });
       seen.push(s.body.status);
       if (s.body._polling.is_terminal) {
         expect(s.body.proof_files_data).toHaveLength(1);

@@ -1,7 +1,7 @@
 /** Request schemas of the admin task operations (docs/api-conventions.md "Admin operations"). */
 import { z } from "zod";
 import { TASK_STATUSES } from "../../db/schema/enums.js";
-import { queryNumber } from "../../validation.js";
+import { plainText, queryNumber } from "../../validation.js";
 import { proofFilesInputSchema } from "./proof-files.js";
 import { SERVICE_TYPES } from "./schemas.js";
 
@@ -27,7 +27,7 @@ export const reviewTaskBodySchema = z
       .max(1000)
       .optional()
       .meta({ description: "Shown to the requester (reject, counter_offer)." }),
-    operator_notes: z.string().trim().max(2000).optional(),
+    operator_notes: plainText(z.string().trim().max(2000)).optional(),
   })
   .meta({ id: "TaskReviewRequest" });
 export type ReviewTaskBody = z.output<typeof reviewTaskBodySchema>;
@@ -36,11 +36,11 @@ export const completeTaskBodySchema = z
   .strictObject({
     task_id: taskId,
     action: z.enum(["dispatch", "on_site", "complete", "fail"]),
-    operator_notes: z.string().trim().max(5000).optional(),
+    operator_notes: plainText(z.string().trim().max(5000)).optional(),
     proof_files: proofFilesInputSchema
       .optional()
       .meta({ description: "complete: proof files, base64 content." }),
-    reason: z.string().trim().max(1000).optional().meta({ description: "fail: why." }),
+    reason: plainText(z.string().trim().max(1000)).optional().meta({ description: "fail: why." }),
   })
   .meta({ id: "TaskCompleteRequest" });
 export type CompleteTaskBody = z.output<typeof completeTaskBodySchema>;
@@ -97,7 +97,9 @@ export const cancelTaskQuerySchema = z.object({
     .optional()
     .meta({ description: "Anonymous submissions: the access_token." }),
 });
-export const cancelTaskBodySchema = z.strictObject({ reason: z.string().trim().max(1000).optional() });
+export const cancelTaskBodySchema = z.strictObject({
+  reason: plainText(z.string().trim().max(1000)).optional(),
+});
 
 export const TASK_LIST_MAX_LIMIT = 200;
 export const taskListQuerySchema = z.object({

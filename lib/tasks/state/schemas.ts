@@ -22,6 +22,7 @@
  *   `preferred_output` is one of photos, PDF, JSON and defaults to `photos`.
  */
 import { z } from "zod";
+import { plainText } from "../../validation.js";
 
 /** Allowed `service_type` values (spec "Service catalog entry"). */
 export const SERVICE_TYPES = ["SVC-01", "SVC-02", "SVC-03", "SVC-04", "SVC-05"] as const;
@@ -104,11 +105,14 @@ export function isFieldTooLongIssue(issue: z.core.$ZodIssue): boolean {
   );
 }
 
-/** A trimmed string of at most `max` code points; `required` also forbids empty. */
+/**
+ * A trimmed string of at most `max` code points, without hidden control characters
+ * (lib/validation.ts `plainText`); `required` also forbids empty.
+ */
 function text(field: string, max: number, required: boolean) {
   let s = z.string().trim();
   if (required) s = s.min(1, { error: `${field} must not be empty` });
-  return s
+  return plainText(s)
     .check((ctx) => {
       // Fast path: code points <= UTF-16 code units.
       if (ctx.value.length <= max) return;

@@ -85,24 +85,32 @@ export const policyOutcomeSchema = z
   })
   .meta({ id: "PolicyOutcome" });
 
+/** The words every owner-only member of the status carries. */
+const OWNER_ONLY = 'Owner or admin only (README "Who can read what"): absent from the public status.';
+
+/** A member of the status that only the task's owner or an admin sees (lib/tasks/state/task-access.ts). */
+function ownerOnly<T extends z.ZodType>(schema: T) {
+  return schema.optional().meta({ description: OWNER_ONLY });
+}
+
 export const taskStatusSchema = z
   .object({
     task_id: z.string(),
     service_type: z.string(),
     status: z.enum(TASK_STATUSES),
     sandbox: z.boolean(),
-    location_address: z.string(),
-    task_description: z.string(),
-    requester_contact: z.string().optional().meta({ description: "Only for the owning key or an admin." }),
+    location_address: ownerOnly(z.string()),
+    task_description: ownerOnly(z.string()),
+    requester_contact: ownerOnly(z.string()),
     urgency: z.enum(["standard", "urgent"]),
-    budget_limit: z.number().nullable(),
-    max_cost_cad: z.number().nullable(),
-    special_instructions: z.string().nullable(),
-    preferred_output: z.string().nullable(),
-    callback_url: z.string().nullable(),
-    lang: z.enum(["fr", "en"]),
-    estimate_cad: z.number().nullable(),
-    estimate: z.record(z.string(), z.number()).nullable(),
+    budget_limit: ownerOnly(z.number().nullable()),
+    max_cost_cad: ownerOnly(z.number().nullable()),
+    special_instructions: ownerOnly(z.string().nullable()),
+    preferred_output: ownerOnly(z.string().nullable()),
+    callback_url: ownerOnly(z.string().nullable()),
+    lang: ownerOnly(z.enum(["fr", "en"])),
+    estimate_cad: ownerOnly(z.number().nullable()),
+    estimate: ownerOnly(z.record(z.string(), z.number()).nullable()),
     taxes: z.object({ gst_cad: z.number(), qst_cad: z.number() }).optional().meta({
       description:
         "Only when the operator is registered for GST/QST: GST 5 % and QST 9.975 % of the task's amount (counter-offer, approved price or estimate), CAD.",
@@ -110,12 +118,12 @@ export const taskStatusSchema = z
     total_with_taxes_cad: z.number().optional().meta({
       description: "Only when registered: the amount to pay, taxes included (the USDC amount is for it).",
     }),
-    location: z.record(z.string(), z.unknown()).nullable(),
+    location: ownerOnly(z.record(z.string(), z.unknown()).nullable()),
     created_at: dateTime,
     updated_at: dateTime,
     review_deadline: dateTime,
     execution_deadline: dateTime,
-    review_reason: z.string().nullable(),
+    review_reason: ownerOnly(z.string().nullable()),
     payment: paymentDetailsSchema.optional(),
     payment_usdc: z.string().nullable().optional(),
     counter_offer_amount: z.number().optional(),
@@ -128,11 +136,11 @@ export const taskStatusSchema = z
       description:
         "Completed or failed tasks: the signed completion receipt, a compact JWS (EdDSA / Ed25519); verify it with the keys at /.well-known/jwks.json.",
     }),
-    policy: policyOutcomeSchema.nullable(),
+    policy: ownerOnly(policyOutcomeSchema.nullable()),
     operator_notes: z.string().nullable().optional(),
     completed_at: dateTime.nullable().optional(),
     failure_reason: z.string().nullable().optional(),
-    refund_status: z.enum(["none", "pending", "refunded", "denied"]),
+    refund_status: ownerOnly(z.enum(["none", "pending", "refunded", "denied"])),
     refund: z
       .object({
         status: z.enum(["pending", "refunded", "denied"]),
@@ -143,7 +151,13 @@ export const taskStatusSchema = z
       })
       .optional()
       .meta({ description: "Present once a refund was requested (cancelled after payment)." }),
-    history: z.array(z.object({ status: z.enum(TASK_STATUSES), event: z.string(), at: dateTime })),
+    history: z.array(
+      z.object({
+        status: z.enum(TASK_STATUSES),
+        event: z.string().optional().meta({ description: "The event's type (owner or admin only)." }),
+        at: dateTime,
+      }),
+    ),
     _polling: z.object({
       next_poll_seconds: z.number().int(),
       is_terminal: z.boolean(),
@@ -151,7 +165,11 @@ export const taskStatusSchema = z
     }),
     _links: z.record(z.string(), z.string()),
   })
-  .meta({ id: "TaskStatus" });
+  .meta({
+    id: "TaskStatus",
+    description:
+      "Anyone with the task id reads the public part (task_id, service_type, status, sandbox, urgency, times, deadlines, history, _polling, _links); everything else needs the task's owner (the submitting key, a key of the same account, or the access_token) or an admin key.",
+  });
 
 export const taskCreatedSchema = z
   .object({

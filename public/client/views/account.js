@@ -182,10 +182,13 @@ export async function dashboardView(params) {
   );
 }
 
-/** #/task/<id>: one task with its status history and proof files (open to anyone with the id). */
+/**
+ * #/task/<id>: one task with its status history and proof files. The signed-in client's token is
+ * sent: the task's content is its owner's (README "Who can read what"); without it only the public
+ * part shows.
+ */
 export async function taskView(id) {
-  // Reading a task needs only its id (GET /api/submit-task is open); no credential is sent.
-  const task = await request("GET", `/api/submit-task?task_id=${encodeURIComponent(id)}`);
+  const task = await request("GET", `/api/submit-task?task_id=${encodeURIComponent(id)}`, { auth: true });
   const proof = task.proof_files_data ?? [];
   return h(
     "section",
@@ -206,7 +209,7 @@ export async function taskView(id) {
         [t("task.description"), h("span", { class: "prewrap" }, task.task_description)],
         [t("task.address"), task.location_address],
         [t("task.urgency"), t(`urgency.${task.urgency}`)],
-        [t("task.estimate_total"), task.estimate_cad === null ? null : formatCad(task.estimate_cad)],
+        [t("task.estimate_total"), task.estimate_cad == null ? null : formatCad(task.estimate_cad)],
         [t("col.price"), task.payment ? formatCad(task.payment.amount_cad) : null],
         [t("col.payment"), paymentLabel(task.payment?.method, task.sandbox)],
         [t("task.created"), formatDateTime(task.created_at)],
