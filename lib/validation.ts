@@ -227,6 +227,7 @@ export const queryNumber = () =>
  * a text read differently from what is stored, "Trojan Source", CVE-2021-42574). U+0000 has its
  * own rule (400 INVALID_FORMAT, {@link rejectNulBytes}).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 const HIDDEN_CONTROLS = /[\u0001-\u0008\u000B\u000C\u000E-\u001F\u007F\u202A-\u202E\u2066-\u2069]/u;
 
 /**
