@@ -4,7 +4,7 @@
  * CONFIGURATION_ERROR; storage failures → 503 STORAGE_ERROR; the rest → 500 INTERNAL (logged).
  * Also the refusal to serve under an incomplete production profile.
  */
-import { type Config, ConfigError, getConfig, productionProblems, productionProfile } from "../config.js";
+import { type Config, ConfigError, getConfig, productionProblems } from "../config.js";
 import { DomainError } from "../errors.js";
 import { describeError } from "../log-error.js";
 import { ApiError, fromDomainError } from "./errors.js";
@@ -17,12 +17,10 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   if (error instanceof ApiError) return errorResponse(error, requestId);
   if (error instanceof DomainError) return errorResponse(fromDomainError(error), requestId);
   if (error instanceof ConfigError) {
-    // A bad or missing setting: the message names variables, never their values.
+    // A bad or missing setting: the log names the variables (never their values); the caller gets
+    // the code and the request id only (issue 25 item 9).
     console.error(`[${requestId}] configuration error: ${error.message}`);
-    return errorResponse(
-      new ApiError("CONFIGURATION_ERROR", error.message, { headers: { "retry-after": "60" } }),
-      requestId,
-    );
+    return errorResponse(configurationError(requestId), requestId);
   }
   if (isStorageFailure(error)) {
     console.error(`[${requestId}] storage failure: ${describeError(error)}`);
@@ -40,28 +38,36 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   );
 }
 
+/**
+ * The CONFIGURATION_ERROR a caller gets (503, `Retry-After: 60`): the code and the request id,
+ * nothing of which setting is at fault or where the database is (that is in the log).
+ */
+function configurationError(requestId: string): ApiError {
+  return new ApiError(
+    "CONFIGURATION_ERROR",
+    `The service is not configured to serve requests; the operator has been told. Request id ${requestId}.`,
+    { headers: { "retry-after": "60" } },
+  );
+}
+
 /** The configuration whose refusal was last logged (one log line per instance and configuration). */
 let refusalLogged: Config | undefined;
 
 /**
  * Refuses to serve when the production profile applies (on Vercel, NODE_ENV=production, or a
  * non-loopback DATABASE_URL; `productionProfile` in lib/config.ts) and a variable it requires is
- * missing, or a setting it forbids is on. Logged once per instance; every request then gets 503.
- * @throws ApiError CONFIGURATION_ERROR (503, `Retry-After: 60`) whose message and `missing` /
- *   `refused` members name every variable; ConfigError when a variable has a bad value
+ * missing, or a setting it forbids is on. The log names every variable (once per instance and
+ * configuration); every request then gets 503 with the code and its request id only.
+ * @throws ApiError CONFIGURATION_ERROR (503, `Retry-After: 60`); ConfigError when a variable has a bad value
  */
-export function assertServable(config: Config = getConfig()): void {
+export function assertServable(config: Config = getConfig(), requestId = newRequestId()): void {
   const problem = productionProblems(config);
   if (!problem) return;
   if (refusalLogged !== config) {
     refusalLogged = config;
     console.error(`[config] ${problem}`);
   }
-  const profile = productionProfile(config);
-  throw new ApiError("CONFIGURATION_ERROR", problem, {
-    headers: { "retry-after": "60" },
-    extra: { missing: profile.missing, refused: profile.refused },
-  });
+  throw configurationError(requestId);
 }
 
 /**
@@ -69,10 +75,11 @@ export function assertServable(config: Config = getConfig()): void {
  * else undefined. For handlers outside `endpoint()` (405, OPTIONS, the 404 route).
  */
 export function configurationRefusal(): Response | undefined {
+  const requestId = newRequestId();
   try {
-    assertServable(getConfig());
+    assertServable(getConfig(), requestId);
     return undefined;
   } catch (error) {
-    return toErrorResponse(error, newRequestId());
+    return toErrorResponse(error, requestId);
   }
 }

@@ -96,7 +96,7 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
     let response: Response;
     try {
       config = getConfig();
-      assertServable(config);
+      assertServable(config, requestId);
       cors = corsHeaders(request, config);
       ip = clientIp(request, config);
       const url = new URL(request.url);
