@@ -68,10 +68,29 @@ describe("config", () => {
     [
       { NODE_ENV: "production" },
       true,
-      ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY", "RECEIPT_SIGNING_KEY"],
+      [
+        "JWT_SECRET",
+        "WEBHOOK_SECRET_KEY",
+        "CRON_SECRET",
+        "TURNSTILE_SECRET_KEY",
+        "RECEIPT_SIGNING_KEY",
+        "RESEND_API_KEY",
+      ],
     ],
     [
       { DATABASE_URL: "postgres://u:p@db.example.com/db" },
+      true,
+      [
+        "JWT_SECRET",
+        "WEBHOOK_SECRET_KEY",
+        "CRON_SECRET",
+        "TURNSTILE_SECRET_KEY",
+        "RECEIPT_SIGNING_KEY",
+        "RESEND_API_KEY",
+      ],
+    ],
+    [
+      { DATABASE_URL: "postgres://u:p@db.example.com/db", MAIL_DISABLED: "true" },
       true,
       ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY", "RECEIPT_SIGNING_KEY"],
     ],
@@ -86,6 +105,7 @@ describe("config", () => {
         "RECEIPT_SIGNING_KEY",
         "UPSTASH_REDIS_REST_URL",
         "UPSTASH_REDIS_REST_TOKEN",
+        "RESEND_API_KEY",
       ],
     ],
   ])("production profile of %j: active %s, missing %j", (env, active, missing) => {
@@ -103,6 +123,7 @@ describe("config", () => {
       TURNSTILE_SECRET_KEY: "ts",
       RECEIPT_SIGNING_KEY:
         '{"crv":"Ed25519","d":"ZZL_xZ2ib6Yfxx0suKVHd_dbk1lfxR064j7V_zVp7WY","x":"ZrkjtQv68voP88G3RFdNTIicgPZDaeS3gtYEgbXz6ZY","kty":"OKP"}',
+      RESEND_API_KEY: "re_test",
       ALLOW_PRIVATE_CALLBACKS: "true",
     });
     expect(productionProfile(config).refused).toEqual(["ALLOW_PRIVATE_CALLBACKS"]);

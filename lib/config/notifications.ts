@@ -3,7 +3,7 @@
  * One entry a variable, with its default; part of the configuration schema (lib/config/load.ts).
  */
 import { z } from "zod";
-import { int, optionalString, optionalUrl } from "./values.js";
+import { bool, int, optionalString, optionalUrl } from "./values.js";
 
 /** Notifications variables of the configuration schema, built on first use (lib/config/load.ts). */
 export const notificationsSettings = () => ({
@@ -69,8 +69,16 @@ export const notificationsSettings = () => ({
    * `suppressed` and not sent. Bounds what an anonymous submitter can make us send to a stranger.
    */
   UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY: int(5, 0, 1000),
-  /** Resend API key; unset = the embedded outbox (messages stored in `emails` and logged, not sent). */
+  /**
+   * Resend API key; unset = the embedded outbox (messages stored in `emails` and logged, not sent).
+   * Required in the production profile unless MAIL_DISABLED=true.
+   */
   RESEND_API_KEY: optionalString(),
+  /**
+   * Runs the production profile without a mail provider on purpose: nothing is e-mailed (codes,
+   * resets, task mail stay in the `emails` table), and /api/status reports `degraded`.
+   */
+  MAIL_DISABLED: bool(false),
   /** Resend API base URL (tests point it at a loopback server). */
   RESEND_BASE_URL: optionalUrl(),
   /** Sender of client-facing e-mail (a domain verified with Resend in production). */

@@ -92,6 +92,8 @@ function evaluateProfile(config: Config): ProductionProfile {
     // On Vercel each instance would keep its own in-process counters: limits need Upstash.
     if (config.VERCEL && !config.UPSTASH_REDIS_REST_URL) missing.push("UPSTASH_REDIS_REST_URL");
     if (config.VERCEL && !config.UPSTASH_REDIS_REST_TOKEN) missing.push("UPSTASH_REDIS_REST_TOKEN");
+    // Mail carries sign-up and reset codes: without a provider they would go to the log.
+    if (!config.RESEND_API_KEY && !config.MAIL_DISABLED) missing.push("RESEND_API_KEY");
     if (config.ALLOW_PRIVATE_CALLBACKS) refused.push("ALLOW_PRIVATE_CALLBACKS");
   }
   return { active, reasons, missing, refused };
@@ -105,7 +107,10 @@ export function productionProblems(config: Config = getConfig()): string | undef
   const profile = productionProfile(config);
   if (profile.missing.length === 0 && profile.refused.length === 0) return undefined;
   const parts: string[] = [];
-  if (profile.missing.length) parts.push(`missing ${profile.missing.join(", ")}`);
+  if (profile.missing.length) {
+    const named = profile.missing.map((v) => (v === "RESEND_API_KEY" ? `${v} (or MAIL_DISABLED=true)` : v));
+    parts.push(`missing ${named.join(", ")}`);
+  }
   if (profile.refused.length) parts.push(`${profile.refused.map((v) => `${v}=true`).join(", ")} is refused`);
   return `Refusing to serve: the production profile applies (${profile.reasons.join("; ")}) and ${parts.join("; ")}. Set them (see README, "Production profile").`;
 }

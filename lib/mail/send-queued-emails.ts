@@ -6,8 +6,11 @@
  *   after a crash never sends twice; proof files are attached (read from `proof_files`).
  * - Without it: the embedded outbox. The row (subject, text, attachment list) is the
  *   message; it is marked sent with provider `outbox` and one line is logged, so a
- *   developer reads mail in the `emails` table or the log. Outside production the log line of
- *   a message carrying a one-time code also holds its text (the row loses the code, below).
+ *   developer reads mail in the `emails` table or the log. In a development run (loopback or
+ *   embedded database, not Vercel, NODE_ENV not production: `productionProfile` inactive) the log
+ *   line of a message carrying a one-time code also holds its text (the row loses the code,
+ *   below); in the production profile (which requires RESEND_API_KEY unless MAIL_DISABLED=true)
+ *   never.
  * - Once a message is sent, the one-time codes in it (`vfy_…`, `rst_…`) are blanked in the row
  *   (`redactOneTimeCodes`): the database keeps only their SHA-256 (`auth_tokens`).
  *
@@ -18,7 +21,7 @@
  */
 import { and, asc, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Resend } from "resend";
-import { type Config, getConfig } from "../config.js";
+import { type Config, getConfig, productionProfile } from "../config.js";
 import { type Db, getDb } from "../db/client.js";
 import { deliveries, type Email, emails, proofFiles } from "../db/schema/index.js";
 
@@ -99,17 +102,16 @@ async function attachmentsOf(
 async function sendOne(email: Email, config: Config): Promise<SendResult> {
   if (!config.RESEND_API_KEY) {
     const files = (email.attachments ?? []).map((a) => a.filename).join(", ");
-    // The row loses its one-time code once sent: outside production the log is the mailbox.
+    // The row loses its one-time code once sent: in a development run the log is the mailbox.
+    const development = !productionProfile(config).active;
     const codeText =
-      config.NODE_ENV !== "production" && redactOneTimeCodes(email.textBody) !== email.textBody
-        ? `\n${email.textBody}`
-        : "";
+      development && redactOneTimeCodes(email.textBody) !== email.textBody ? `\n${email.textBody}` : "";
     console.log(
       `[mail] outbox ${email.id} to=${email.toAddress} subject=${JSON.stringify(email.subject)}` +
         (files ? ` attachments=${files}` : "") +
         codeText,
     );
-    if (config.NODE_ENV !== "production") {
+    if (development) {
       for (const listener of outboxListeners) {
         try {
           listener(email);

@@ -7,9 +7,11 @@
  * CHECKER_STALE_MINUTES ago), `degraded` (last run failed, recently), `stale` (last run
  * older than that), `unavailable` (storage unreachable).
  * Overall: `partial_outage` when storage is down; `degraded` when the checker is
- * degraded or stale; otherwise `operational`.
+ * degraded or stale, or when the production profile runs without e-mail (MAIL_DISABLED=true);
+ * otherwise `operational`.
  */
 import type { z } from "zod";
+import { getConfig, productionProfile } from "../config.js";
 import { getDb } from "../db/client.js";
 import { configuredNetworkNames } from "../payments/networks.js";
 import type { platformStatusSchema } from "./descriptors/schemas.js";
@@ -119,17 +121,26 @@ export async function getPlatformStatus(now: Date = new Date()): Promise<Platfor
     storage = "down";
     issues.push(`Storage unreachable: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const config = getConfig();
+  const mailOff = config.MAIL_DISABLED && !config.RESEND_API_KEY && productionProfile(config).active;
+  if (mailOff) {
+    issues.push(
+      "E-mail is disabled (MAIL_DISABLED=true): verification codes, password resets and task e-mails are not sent",
+    );
+  }
   const overall: PlatformStatus["status"] =
     storage === "down"
       ? "partial_outage"
-      : checker.status === "degraded" || checker.status === "stale"
+      : checker.status === "degraded" || checker.status === "stale" || mailOff
         ? "degraded"
         : "operational";
   const suggested_action =
     overall === "operational"
       ? "All systems operational; submit tasks normally."
       : overall === "degraded"
-        ? "Submissions work; on-chain payments may be confirmed late. Poll task status and honour Retry-After."
+        ? mailOff && checker.status !== "degraded" && checker.status !== "stale"
+          ? "Submissions and payments work; no e-mail is sent: poll task status and use webhooks for updates."
+          : "Submissions work; on-chain payments may be confirmed late. Poll task status and honour Retry-After."
         : "Storage is unavailable; retry in a minute. Submissions and status reads will fail with 503 STORAGE_ERROR.";
   return {
     status: overall,

@@ -4,7 +4,7 @@
  * API (POST /emails → {"id"}), asserting what the SDK sent.
  */
 import { eq, inArray, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { emails, tasks } from "../../lib/db/schema/index.js";
@@ -152,6 +152,48 @@ describe("requester e-mail (embedded outbox)", () => {
       em_same_ms: "sent",
       em_next_ms: "queued",
     });
+  });
+
+  it.each([
+    ["a development run", {}, true],
+    ["on Vercel with NODE_ENV unset", { VERCEL: "1", MAIL_DISABLED: "true" }, false],
+    ["under NODE_ENV=production", { NODE_ENV: "production", MAIL_DISABLED: "true" }, false],
+    [
+      "with a remote database",
+      { DATABASE_URL: "postgres://u:p@db.example.com/db", MAIL_DISABLED: "true" },
+      false,
+    ],
+  ] as const)("prints a one-time code in the log only in a development run: %s", async (_, env, printed) => {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    resetConfig();
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
+      lines.push(args.join(" "));
+    });
+    try {
+      const db = await getDb();
+      const id = `em_code_${lines.length}_${Math.random().toString(36).slice(2, 8)}`;
+      const code = `vfy_${"C".repeat(40)}`;
+      await db.insert(emails).values({
+        id,
+        toAddress: "code@example.com",
+        subject: "Verify your e-mail",
+        textBody: `Your code: ${code}`,
+        lang: "en",
+      });
+      await sendQueuedEmails();
+      const log = lines.join("\n");
+      expect(log).toContain(id);
+      expect(log.includes(code)).toBe(printed);
+      const [row] = await db.select().from(emails).where(eq(emails.id, id));
+      expect(row!.textBody).not.toContain(code); // blanked once sent, in every profile
+    } finally {
+      spy.mockRestore();
+      for (const k of Object.keys(env)) delete process.env[k];
+      Object.assign(process.env, saved);
+      resetConfig();
+    }
   });
 
   it("sends nothing for sandbox tasks", async () => {

@@ -282,6 +282,7 @@ const limitAttacks: Attack[] = [
 const REMOTE_DB = "postgres://app:db-password@db.example.com:5432/app";
 const FULL_PRODUCTION = {
   DATABASE_URL: REMOTE_DB,
+  RESEND_API_KEY: "re_test_key",
   JWT_SECRET: "j".repeat(40),
   WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
   CRON_SECRET: "cron-secret-for-tests",
@@ -318,6 +319,7 @@ const profileAttacks: Attack[] = [
       "RECEIPT_SIGNING_KEY",
       "UPSTASH_REDIS_REST_URL",
       "UPSTASH_REDIS_REST_TOKEN",
+      "RESEND_API_KEY",
     ],
     run: async () => {
       const all = [

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as checkPayments } from "../../api/cron/check-payments.js";
 import { GET } from "../../api/status.js";
+import { resetConfig } from "../../lib/config.js";
 import { getDb, openPg, setDatabase } from "../../lib/db/client.js";
 import { jobRuns, tasks } from "../../lib/db/schema/index.js";
 import { getPlatformStatus } from "../../lib/system/status.js";
@@ -41,6 +42,25 @@ describe("GET /api/status", () => {
     expect(body.blockchain).toEqual({ networks: [], payment_currency: "USDC" });
     expect(body.issues).toBeNull();
     expect(Number.isInteger(body.latency_ms)).toBe(true);
+  });
+
+  it("reports degraded when the production profile runs without e-mail (MAIL_DISABLED=true)", async () => {
+    // getPlatformStatus directly: the HTTP wrapper would refuse to serve this incomplete profile.
+    const saved = { ...process.env };
+    process.env.NODE_ENV = "production";
+    process.env.MAIL_DISABLED = "true";
+    resetConfig();
+    try {
+      const status = await getPlatformStatus();
+      expect(status.status).toBe("degraded");
+      expect(status.issues).toEqual([expect.stringMatching(/E-mail is disabled \(MAIL_DISABLED=true\)/)]);
+      expect(status.suggested_action).toMatch(/no e-mail is sent/);
+    } finally {
+      process.env = saved;
+      resetConfig();
+    }
+    // A development run without a mail provider is not degraded: the outbox is its mailbox.
+    expect((await getPlatformStatus()).status).toBe("operational");
   });
 
   it("counts the queue from real tasks, excluding sandbox", async () => {
