@@ -40,8 +40,22 @@ function sandboxMode(request: Request): boolean {
 }
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  POST: endpoint(submitTaskOperation, async ({ body, caller, request, agent }) => {
+  POST: endpoint(submitTaskOperation, async ({ body, caller, request, agent, ip }) => {
     const sandbox = sandboxMode(request);
+    if (!caller && !sandbox) {
+      // Each real keyless submission reaches a person's review queue: a daily budget per IP (/64).
+      const [{ enforceLimits }, { rateLimitSubject }] = await Promise.all([
+        import("../lib/ratelimit/enforce.js"),
+        import("../lib/ratelimit/limiter.js"),
+      ]);
+      await enforceLimits([
+        {
+          policy: "anon_submission",
+          identifier: rateLimitSubject(ip),
+          what: "real task submissions without an API key per IP per day (send an API key, or X-Service-Mode: sandbox)",
+        },
+      ]);
+    }
     const { submitTask } = await import("../lib/tasks/submit-task.js");
     return submitTask({ body, caller, agent, sandbox });
   }),

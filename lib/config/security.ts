@@ -22,6 +22,11 @@ export const securitySettings = () => ({
   RATE_LIMIT_KEY_PER_MIN: int(60, 1),
   /** Requests per minute per IP without a key (spec Limits). */
   RATE_LIMIT_ANON_PER_MIN: int(20, 1),
+  /**
+   * Real (non-sandbox) task submissions without an API key per IP (an IPv6 client per /64) per day,
+   * over HTTP; MCP puts keyless submissions in sandbox. Each reaches a person's review queue.
+   */
+  ANON_SUBMISSIONS_PER_IP_PER_DAY: int(10, 1),
   /** API keys created per IP per hour (spec Limits). */
   KEY_CREATIONS_PER_IP_PER_HOUR: int(3, 1),
   /** Login attempts per IP per hour (spec Limits). */

@@ -29,6 +29,7 @@ export type RateLimitPolicy =
   | "key"
   | "anon"
   | "key_creation"
+  | "anon_submission"
   | "login"
   | "login_email"
   | "reset_ip"
@@ -63,6 +64,8 @@ export function policyLimits(
       return { tokens: config.RATE_LIMIT_ANON_PER_MIN, windowSeconds: 60 };
     case "key_creation":
       return { tokens: config.KEY_CREATIONS_PER_IP_PER_HOUR, windowSeconds: 3600 };
+    case "anon_submission":
+      return { tokens: config.ANON_SUBMISSIONS_PER_IP_PER_DAY, windowSeconds: 86_400 };
     case "login":
       return { tokens: config.LOGIN_ATTEMPTS_PER_IP_PER_HOUR, windowSeconds: 3600 };
     case "login_email":

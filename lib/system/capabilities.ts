@@ -101,7 +101,13 @@ function authentication(config: Config, operations: readonly EndpointEntry[]) {
     obtain: "POST /api/api-keys",
     scopes: SCOPES,
     default_scopes: ["audit_only", "task_create"],
-    task_submission: "optional (recommended); anonymous submissions receive an access_token",
+    task_submission: `optional (recommended); anonymous submissions receive an access_token; real ones (not sandbox) are limited to ${config.ANON_SUBMISSIONS_PER_IP_PER_DAY} per IP per day`,
+    task_access: {
+      public: "task_id, service_type, status, sandbox, urgency, times, deadlines, history, _polling",
+      owner:
+        "everything: the submitting key, a key linked to the same client account, the account's client session, or the access_token (X-Task-Access-Token, Authorization: Bearer tok_…, or the access_token parameter of the stream and cancellation)",
+      admin: "everything",
+    },
     failed_authentication:
       "a request whose key fails (401) counts against the IP's limit of requests without a key; IPv6 clients are limited per /64",
     endpoint_scopes: operations.map((op) => ({

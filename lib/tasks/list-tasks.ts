@@ -16,6 +16,8 @@ export interface TaskListItem {
   status: string;
   service_type: string;
   sandbox: boolean;
+  /** Submitted without an API key (its requester holds only the access token). */
+  anonymous: boolean;
   urgency: string;
   location_address: string;
   task_description: string;
@@ -41,6 +43,7 @@ function taskListItem(t: Task): TaskListItem {
     status: t.status,
     service_type: t.serviceType,
     sandbox: t.sandbox,
+    anonymous: t.apiKeyId === null,
     urgency: t.urgency,
     location_address: t.locationAddress,
     task_description: t.taskDescription,

@@ -65,6 +65,7 @@ export function taskCard(task, { showSla = false } = {}) {
         task.needs_counter_offer ? badge(t("card.over_budget"), "warn") : null,
         task.refund_status === "pending" ? badge(t("card.refund_pending"), "warn") : null,
         task.sandbox ? badge(t("sandbox.badge"), "sandbox") : null,
+        task.anonymous ? badge(t("card.anonymous"), "warn") : null,
         policyBadge(task),
       ),
       showSla ? h("p", {}, slaCountdown(t("sla.review"), task.review_deadline)) : null,

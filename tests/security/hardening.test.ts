@@ -198,6 +198,34 @@ const nulAttacks: Attack[] = [
 
 const limitAttacks: Attack[] = [
   {
+    name: "item 8 (issue 25): real submissions without a key are limited per IPv6 /64 per day",
+    env: { ANON_SUBMISSIONS_PER_IP_PER_DAY: "2" },
+    setup: async () => {
+      const submit = (ip: string, headers: Record<string, string> = {}) =>
+        call(submitPost, "/api/submit-task", {
+          method: "POST",
+          headers: fromIp(ip, headers),
+          json: validTask,
+        });
+      for (const ip of ["2001:db8:7:1::1", "2001:db8:7:1::2"])
+        expect((await submit(ip)).res.status).toBe(201);
+      // Sandbox and keyed submissions are not counted; another /64 has its own budget.
+      expect((await submit("2001:db8:7:1::3", { "x-service-mode": "sandbox" })).res.status).toBe(201);
+      expect((await submit("2001:db8:7:1::4", keyHeaders(key))).res.status).toBe(201);
+      expect((await submit("2001:db8:7:2::1")).res.status).toBe(201);
+    },
+    run: async () => {
+      const refused = await call(submitPost, "/api/submit-task", {
+        method: "POST",
+        headers: fromIp("2001:db8:7:1::ffff"),
+        json: validTask,
+      });
+      const error = expectEnvelope(refused.body, refused.res, 429, "RATE_LIMITED");
+      expect(error.message).toMatch(/2 real task submissions without an API key per IP per day/);
+      expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
+    },
+  },
+  {
     name: "item 8: unknown API keys count against the IP's anonymous budget",
     env: { RATE_LIMIT_ANON_PER_MIN: "3" },
     run: async () => {

@@ -5,6 +5,7 @@ process.env.DATA_DIR ??= "memory://";
 process.env.RATE_LIMIT_ANON_PER_MIN ??= "1000000";
 process.env.RATE_LIMIT_KEY_PER_MIN ??= "1000000";
 process.env.KEY_CREATIONS_PER_IP_PER_HOUR ??= "1000000";
+process.env.ANON_SUBMISSIONS_PER_IP_PER_DAY ??= "1000000";
 process.env.LOGIN_ATTEMPTS_PER_IP_PER_HOUR ??= "1000000";
 process.env.LOGIN_ATTEMPTS_PER_EMAIL_PER_HOUR ??= "1000000";
 process.env.EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR ??= "1000000";

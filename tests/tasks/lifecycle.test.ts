@@ -82,6 +82,9 @@ describe("submission", () => {
     expect(adminView.body.requester_contact).toBe("agent@example.com");
     const ownerView = await getStatus(body.task_id, { "x-task-access-token": body.access_token });
     expect(ownerView.body.requester_contact).toBe("agent@example.com");
+    // The operator's queue marks it as submitted without a key (issue 25 item 8).
+    const listed = await call(taskList, `/api/task-list?q=${body.task_id}`, { headers: keyHeaders(admin) });
+    expect(listed.body.tasks).toEqual([expect.objectContaining({ task_id: body.task_id, anonymous: true })]);
   });
 
   it("keeps tabs and line breaks in free text", async () => {
