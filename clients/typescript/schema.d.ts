@@ -2109,7 +2109,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -2355,7 +2355,7 @@ export interface operations {
                 access_token?: string;
             };
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -2844,7 +2844,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -3021,7 +3021,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -3346,7 +3346,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -3521,7 +3521,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -3883,7 +3883,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -4249,7 +4249,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -4608,7 +4608,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -4980,7 +4980,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -5635,7 +5635,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -5824,7 +5824,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -6013,7 +6013,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -6202,7 +6202,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -6727,7 +6727,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -6926,7 +6926,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -7252,7 +7252,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
