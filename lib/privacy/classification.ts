@@ -114,7 +114,8 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
   emails: table({
     purpose: "e-mails sent to clients and requesters",
     export: "emails",
-    erasure: "deleted",
+    erasure:
+      "the account's and its tasks' deleted; other tenants' task e-mails to its address: the recipient replaced once the task is terminal",
     personal: "to_address subject text_body html_body attachments",
     none: "id template lang task_id account_id dedupe_key status attempts provider provider_message_id error next_attempt_at locked_until created_at sent_at",
   }),

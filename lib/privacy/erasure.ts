@@ -14,8 +14,9 @@
  * account owns), revokes the keys linked to the account, keeps
  * the accounting records (invoices, ledger, chain transfers) and writes a `privacy_audit` row,
  * all in one transaction. Tasks of others that merely name the account's e-mail keep everything
- * but their requester contact, which is replaced once the task is terminal: at once for those
- * already terminal, by the job (`redactNamedTasks`) for the others (issue 25).
+ * but their requester contact (and the recipient of the e-mails sent to it), which is replaced once
+ * the task is terminal: at once for those already terminal, by the job (`redactNamedTasks`) for the
+ * others (issue 25).
  */
 import { and, asc, eq, inArray, lte, max, ne, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
@@ -29,6 +30,7 @@ import {
   type ClientAccount,
   clientAccounts,
   type ErasureRequest,
+  emails,
   erasureRequests,
   invoices,
   ledgerEntries,
@@ -187,8 +189,9 @@ export async function withdrawErasure(account: ClientAccount, now = new Date()):
 
 /**
  * Replaces the requester contact of the terminal tasks among `taskIds` (tasks of others that
- * named the e-mail of de-identified account `accountId`) with `erasedAddress(accountId)`, and
- * nothing else of them: their submitter's data, keys, webhooks and deliveries stay (issue 25).
+ * named the e-mail of de-identified account `accountId`) with `erasedAddress(accountId)`, and the
+ * recipient of the e-mails those tasks sent to it, and nothing else of them: their submitter's
+ * data, keys, webhooks and deliveries stay (issue 25).
  * @returns the ids replaced now (a task not yet terminal, gone, or already replaced is skipped)
  */
 async function redactRequesterOfTerminal(
@@ -199,16 +202,29 @@ async function redactRequesterOfTerminal(
 ): Promise<string[]> {
   if (taskIds.length === 0) return [];
   const erased = erasedAddress(accountId);
+  const due = and(
+    inArray(tasks.id, taskIds),
+    inArray(tasks.status, [...TERMINAL_STATUSES]),
+    ne(tasks.requesterContact, erased),
+  );
+  // The e-mails first, while the tasks still name the address they were sent to.
+  await tx
+    .update(emails)
+    .set({ toAddress: erased })
+    .where(
+      inArray(
+        emails.id,
+        tx
+          .select({ id: emails.id })
+          .from(emails)
+          .innerJoin(tasks, and(eq(emails.taskId, tasks.id), eq(emails.toAddress, tasks.requesterContact)))
+          .where(due),
+      ),
+    );
   const rows = await tx
     .update(tasks)
     .set({ requesterContact: erased, updatedAt: now })
-    .where(
-      and(
-        inArray(tasks.id, taskIds),
-        inArray(tasks.status, [...TERMINAL_STATUSES]),
-        ne(tasks.requesterContact, erased),
-      ),
-    )
+    .where(due)
     .returning({ id: tasks.id });
   return rows.map((r) => r.id);
 }

@@ -4,12 +4,14 @@
  * key that merely opened the account: its contact is typed by whoever created it), the tasks
  * those keys submitted or charged to the account, their events, proof files, ratings and
  * transfers, the webhooks of those keys and their deliveries, the account's invoices, ledger and
- * pre-authorizations, its sessions and e-mails, and the activity of its keys. Export and
+ * pre-authorizations, its sessions, the e-mails of the account and of its tasks, and the activity of
+ * its keys. Export and
  * de-identification both start from this set, so they cover the same rows.
  *
  * Tasks of others whose typed `requester_contact` is the account's e-mail are not the subject's:
- * they are listed apart (`namedTaskIds`), never exported, and de-identification replaces only
- * their requester contact, once they are terminal (lib/privacy/erasure.ts). Another tenant's
+ * they are listed apart (`namedTaskIds`), never exported (nor the e-mails about them), and
+ * de-identification replaces only their requester contact and the address of the e-mails sent to
+ * it, once they are terminal (lib/privacy/erasure.ts). Another tenant's
  * keys, webhooks and deliveries are never in the set.
  */
 import { and, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
@@ -94,10 +96,13 @@ function subjectRows(
     invoices: eq(t.invoices.accountId, account.id),
     ledger_entries: eq(t.ledgerEntries.accountId, account.id),
     preauthorizations: eq(t.preauthorizations.accountId, account.id),
+    // The account's messages, its tasks' messages, and the messages to its address that concern no
+    // task of another (those are the other's records: only their address is the subject's, see
+    // lib/privacy/erasure.ts).
     emails: or(
-      eq(t.emails.toAddress, account.email),
       eq(t.emails.accountId, account.id),
       inArray(t.emails.taskId, taskIds),
+      and(eq(t.emails.toAddress, account.email), isNull(t.emails.taskId)),
     ),
     // Only the rows of the subject's keys: an `org_id` is typed by the caller (X-Agent-Identity).
     activity: inArray(t.activityLog.apiKeyId, keyIds),

@@ -6,11 +6,21 @@
  * B's rows; A's erasure leaves B's keys, webhooks, deliveries and live tasks intact, and replaces
  * only the requester contact of B's tasks, once each is terminal.
  */
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as privacyPost } from "../../api/privacy.js";
 import { getDb } from "../../lib/db/client.js";
-import { apiKeys, deliveries, privacyAudit, taskEvents, tasks, webhooks } from "../../lib/db/schema/index.js";
+import {
+  apiKeys,
+  deliveries,
+  emails,
+  privacyAudit,
+  taskEvents,
+  tasks,
+  webhooks,
+} from "../../lib/db/schema/index.js";
+import { dispatchEvents } from "../../lib/events/dispatch-events.js";
+import { outboxIdle } from "../../lib/events/kick-outbox.js";
 import { sha256Hex } from "../../lib/ids.js";
 import { privacyRetention } from "../../lib/jobs/privacy-retention.js";
 import { erasedAddress, processDueErasures } from "../../lib/privacy/erasure.js";
@@ -55,6 +65,15 @@ async function keyIdOf(key: string): Promise<string> {
     .where(eq(apiKeys.keyHash, sha256Hex(key)));
   if (!row) throw new Error("key not found");
   return row.id;
+}
+
+/** The e-mails of task `taskId` to `to`. */
+async function mailsAbout(taskId: string, to: string) {
+  const db = await getDb();
+  return db
+    .select({ id: emails.id })
+    .from(emails)
+    .where(and(eq(emails.taskId, taskId), eq(emails.toAddress, to)));
 }
 
 async function insertHookAndDelivery(keyId: string, id: string, url: string, taskId: string) {
@@ -104,6 +123,11 @@ beforeAll(async () => {
   bLiveTaskId = bLive.body.task_id;
   bDoneTaskId = bDone.body.task_id;
   expect((await cancelTask(bDoneTaskId, keyHeaders(bKey))).res.status).toBe(200);
+  // The outbox writes the e-mails of B's tasks to their requester, A (verified: the full text).
+  await outboxIdle();
+  await dispatchEvents();
+  expect(await mailsAbout(bLiveTaskId, A_EMAIL)).not.toHaveLength(0);
+  expect(await mailsAbout(bDoneTaskId, A_EMAIL)).not.toHaveLength(0);
 
   await insertHookAndDelivery(await keyIdOf(bKey), "wh_tenant_b", B_HOOK, bLiveTaskId);
   await insertHookAndDelivery(await keyIdOf(aKey), "wh_tenant_a", A_HOOK, aTaskId);
@@ -161,6 +185,10 @@ describe("Law 25 with a foreign tenant naming the subject", () => {
     const done = await byId(bDoneTaskId);
     expect(done.requesterContact).toBe(erased);
     expect(done.taskDescription).toBe(B_DESCRIPTION);
+    // The e-mails B's tasks sent to A: kept, addressed to the erased address once the task is terminal.
+    expect(await mailsAbout(bDoneTaskId, A_EMAIL)).toHaveLength(0);
+    expect(await mailsAbout(bDoneTaskId, erased)).not.toHaveLength(0);
+    expect(await mailsAbout(bLiveTaskId, A_EMAIL)).not.toHaveLength(0);
 
     // B's webhook and delivery: intact.
     const [hook] = await db.select().from(webhooks).where(eq(webhooks.id, "wh_tenant_b"));
@@ -183,6 +211,8 @@ describe("Law 25 with a foreign tenant naming the subject", () => {
     const [task] = await db.select().from(tasks).where(eq(tasks.id, bLiveTaskId));
     expect(task!.requesterContact).toBe(erasedAddress(accountId));
     expect(task!.taskDescription).toBe(B_DESCRIPTION);
+    expect(await mailsAbout(bLiveTaskId, A_EMAIL)).toHaveLength(0);
+    expect(await mailsAbout(bLiveTaskId, erasedAddress(accountId))).not.toHaveLength(0);
     const audits = await db
       .select()
       .from(privacyAudit)
