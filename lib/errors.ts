@@ -78,6 +78,12 @@ export interface DomainErrorOptions {
   retryAfterSeconds?: number;
   /** The exhausted limit of a RATE_LIMITED error (lib/http: `RateLimit-*`). */
   rateLimit?: RateLimitFacts;
+  /**
+   * The failure depends on the state of something outside the request (a DNS answer, an
+   * upstream service), so the same request may succeed later: an `Idempotency-Key` never keeps
+   * it (lib/http/idempotency.ts), and a retry with the same key runs again.
+   */
+  transient?: boolean;
   cause?: unknown;
 }
 
@@ -90,6 +96,7 @@ export class DomainError extends Error {
   readonly details: DomainErrorDetail[];
   readonly retryAfterSeconds: number | undefined;
   readonly rateLimit: RateLimitFacts | undefined;
+  readonly transient: boolean;
 
   constructor(code: DomainErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -99,6 +106,7 @@ export class DomainError extends Error {
     this.details = options.details ?? [];
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.rateLimit = options.rateLimit;
+    this.transient = options.transient ?? false;
   }
 }
 

@@ -213,7 +213,7 @@ export interface paths {
         put?: never;
         /**
          * Open a prepaid CAD account (with a key, or web registration with a CAPTCHA)
-         * @description With an API key the account e-mail is the key's contact (another `email` → 403); the key is NOT linked to the account and no `password` is accepted (422): the address's owner verifies it, sets a password with reset-request, signs in and links keys (POST /api/account-keys). Without a key: `email`, `password`, `phone`, `address_line1`, `city`, `postal_code`, `tos_accepted: true` and `cf_turnstile_token` (Cloudflare Turnstile, verified server-side) are required. 201 with status `pending_deposit`; an e-mail verification code is e-mailed; sign-in, deposits and key linking need the verified e-mail; the account becomes active when the operator records a deposit. 409 when the e-mail's account is verified; an unverified account of that e-mail is discarded and replaced. Verification e-mails per address are rate limited (429).
+         * @description With an API key the account e-mail is the key's contact (another `email` → 403); the key is NOT linked to the account and no `password` is accepted (422): the address's owner verifies it, sets a password with reset-request, signs in and links keys (POST /api/account-keys). Without a key: `email`, `password`, `phone`, `address_line1`, `city`, `postal_code`, `tos_accepted: true` and `cf_turnstile_token` (Cloudflare Turnstile, verified server-side) are required. 201 with status `pending_deposit`; an e-mail verification code is e-mailed; sign-in, deposits and key linking need the verified e-mail; the account becomes active when the operator records a deposit. An unverified account of that e-mail is discarded and replaced. An e-mail whose account is verified gets the same 201 answer (an account id that is never stored) and an e-mailed notice instead of a code, so the answer never tells whether an address has an account. Verification e-mails per address are rate limited (429).
          */
         post: operations["createClientAccount"];
         delete?: never;
@@ -2131,7 +2131,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -2377,7 +2377,7 @@ export interface operations {
                 access_token?: string;
             };
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -2866,7 +2866,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -3043,7 +3043,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -3368,7 +3368,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -3543,7 +3543,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -3905,7 +3905,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -4271,7 +4271,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -4630,7 +4630,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -5002,7 +5002,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -5657,7 +5657,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -5846,7 +5846,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -6035,7 +6035,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -6224,7 +6224,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -6749,7 +6749,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -6948,7 +6948,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
@@ -7274,7 +7274,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx (whose writes are rolled back) or a 409, retry with the same key and body. */
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;

@@ -15,7 +15,8 @@
  * - `reset-confirm` {token, password}: sets the password; the code is spent, as are
  *   other outstanding reset codes and every open session; the e-mail counts as verified (the code
  *   reached it).
- * `verify-email` and `reset-request` are limited per IP and per e-mail
+ * `verify-email` and `reset-request` are limited per IP (an IPv6 client for its whole /64, as every
+ * per-IP limit: `rateLimitSubject`) and per e-mail
  * (EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR, EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR; 429 with Retry-After).
  * A `verify-email` attempt counts against its address when the code names one; the same per-address
  * counter also counts the verification e-mails registrations send (lib/accounts/register-account.ts).
@@ -33,6 +34,7 @@ import { authTokens, clientAccounts } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
+import { rateLimitSubject } from "../ratelimit/limiter.js";
 import { parseOrThrow } from "../validation.js";
 import { findAccountByEmail } from "./store/find-account.js";
 
@@ -143,7 +145,11 @@ async function verifyEmail(token: string, ip: string, now: Date): Promise<Client
     .innerJoin(clientAccounts, eq(clientAccounts.id, authTokens.accountId))
     .where(and(eq(authTokens.tokenHash, sha256Hex(token)), eq(authTokens.purpose, "verify_email")));
   await enforceLimits([
-    { policy: "verify_ip", identifier: ip, what: "e-mail verification attempts per IP per hour" },
+    {
+      policy: "verify_ip",
+      identifier: rateLimitSubject(ip),
+      what: "e-mail verification attempts per IP per hour",
+    },
     ...(target
       ? [
           {
@@ -172,7 +178,7 @@ const RESET_REQUESTED =
 
 async function resetRequest(email: string, ip: string, now: Date): Promise<ClientAuthResponse> {
   await enforceLimits([
-    { policy: "reset_ip", identifier: ip, what: "password-reset requests per IP per hour" },
+    { policy: "reset_ip", identifier: rateLimitSubject(ip), what: "password-reset requests per IP per hour" },
     {
       policy: "reset_email",
       identifier: emailIdentifier(email),

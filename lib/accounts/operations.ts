@@ -20,8 +20,10 @@ export const createClientAccountOperation = defineOperation({
     "`address_line1`, `city`, `postal_code`, `tos_accepted: true` and `cf_turnstile_token` (Cloudflare Turnstile, " +
     "verified server-side) are required. 201 with status `pending_deposit`; an e-mail verification code is " +
     "e-mailed; sign-in, deposits and key linking need the verified e-mail; the account becomes active when the " +
-    "operator records a deposit. 409 when the e-mail's account is verified; an unverified account of that e-mail " +
-    "is discarded and replaced. Verification e-mails per address are rate limited (429).",
+    "operator records a deposit. An unverified account of that e-mail is discarded and replaced. An e-mail whose " +
+    "account is verified gets the same 201 answer (an account id that is never stored) and an e-mailed notice " +
+    "instead of a code, so the answer never tells whether an address has an account. Verification e-mails per " +
+    "address are rate limited (429).",
   tags: ["Accounts"],
   auth: "optional",
   body: createAccountBodySchema,
@@ -33,7 +35,6 @@ export const createClientAccountOperation = defineOperation({
     "VALIDATION_ERROR",
     "FIELD_TOO_LONG",
     "FORBIDDEN",
-    "CONFLICT",
     "UPSTREAM_UNAVAILABLE",
     "RATE_LIMITED",
   ],

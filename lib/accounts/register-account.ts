@@ -11,14 +11,18 @@
  *   `city`, `postal_code`, `tos_accepted: true` and a Cloudflare Turnstile token checked
  *   server-side are required.
  * - New accounts start `pending_deposit`; an e-mail-verification token is e-mailed.
- *   An e-mail whose account is verified → 409 CONFLICT. An account whose e-mail was never
+ *   An account whose e-mail was never
  *   verified blocks nobody: it holds no money (deposits need a verified e-mail) and no linked key,
  *   so a new registration for its address discards it (its codes, sessions and profile) and starts
  *   over; whoever then proves the address by verifying it owns the account.
+ * - An e-mail whose account is verified gets the very answer a new address gets (201, the same
+ *   shape, an account id that is never stored), so the answer never tells whether an address has
+ *   an account (issue 25); nothing is written but a notice to the address, which tells its owner
+ *   (lib/auth/account-emails.ts `queueAccountExistsEmail`).
  */
 import { and, eq, isNull } from "drizzle-orm";
 
-import { queueVerificationEmail } from "../auth/account-emails.js";
+import { queueAccountExistsEmail, queueVerificationEmail } from "../auth/account-emails.js";
 import { issueToken } from "../auth/one-time-tokens.js";
 import { hashPassword } from "../auth/passwords.js";
 import { verifyTurnstile } from "../auth/turnstile.js";
@@ -66,13 +70,20 @@ const isUniqueViolation = (error: unknown): boolean => {
   return false;
 };
 
+/** The address has a verified account (or one that cannot be discarded): answered like a new one. */
+class AddressTaken extends Error {
+  override name = "AddressTaken";
+}
+
 /**
  * Creates an account for `caller` (a key) or a web registrant (`caller` null).
  * Verification e-mails per address are limited (EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR, shared with
- * `verify-email` attempts on that address).
+ * `verify-email` attempts on that address). For an address whose account is verified the answer is
+ * the same as for a new one and only a notice is e-mailed (module comment).
+ * @returns the creation response (201)
  * @throws DomainError RATE_LIMITED, FORBIDDEN (key with another e-mail), MISSING_FIELD, VALIDATION_ERROR
  *   (tos_accepted false, CAPTCHA refused, password with a key), UPSTREAM_UNAVAILABLE (CAPTCHA
- *   service down), CONFLICT (the e-mail's account is verified)
+ *   service down)
  */
 export async function registerAccount(input: {
   body: CreateAccountBody;
@@ -93,46 +104,54 @@ export async function registerAccount(input: {
       what: "verification e-mails and attempts per e-mail per hour",
     },
   ]);
-  // After the CAPTCHA, so that bots cannot probe which e-mails have accounts.
   const existing = await findAccountByEmail(email);
-  if (existing?.emailVerifiedAt) throw conflict(email);
+  // Hashed whether or not the address is taken: both answers cost the same.
   const passwordHash = body.password ? await hashPassword(body.password) : null;
+  const fields = { email, passwordHash, keyId: caller?.keyId ?? null, now };
   const db = await getDb();
   const openedWithKey = caller
     ? (await db.select({ hint: apiKeys.keyHint }).from(apiKeys).where(eq(apiKeys.id, caller.keyId)))[0]
     : undefined;
+  const answer = async (account: ClientAccount): Promise<AccountCreated> => ({
+    account: await accountView(account),
+    message: createdMessage(email, passwordHash !== null, caller !== null),
+    email_verification_sent: true,
+  });
+  if (existing?.emailVerifiedAt) {
+    await db.transaction((tx) => queueAccountExistsEmail(tx, existing, openedWithKey));
+    eventsCommitted();
+    return answer(accountRow(body, fields));
+  }
   try {
     const account = await db.transaction(async (tx) => {
-      if (existing) await discardUnverified(tx, existing.id, email);
-      const row = await insertAccount(tx, body, { email, passwordHash, keyId: caller?.keyId ?? null, now });
-      const { token, expiresAt } = await issueToken(tx, row.id, "verify_email", now);
-      await queueVerificationEmail(tx, row, token, expiresAt, openedWithKey);
-      return row;
+      if (existing) await discardUnverified(tx, existing.id);
+      const [row] = await tx.insert(clientAccounts).values(accountRow(body, fields)).returning();
+      const { token, expiresAt } = await issueToken(tx, row!.id, "verify_email", now);
+      await queueVerificationEmail(tx, row!, token, expiresAt, openedWithKey);
+      return row!;
     });
     eventsCommitted(); // the verification e-mail goes out on the outbox pass, not the next cron
-    return {
-      account: await accountView(account),
-      message: createdMessage(email, passwordHash !== null, caller !== null),
-      email_verification_sent: true,
-    };
+    return answer(account);
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(email);
+    // A registration of the same address that won a race, or an account that verified meanwhile:
+    // the same answer again, nothing written.
+    if (error instanceof AddressTaken || isUniqueViolation(error)) return answer(accountRow(body, fields));
     throw error;
   }
 }
 
 /**
  * Deletes the unverified account `accountId` (a squat or an abandoned registration) inside `tx`: its
- * one-time codes and sessions go with it (cascade) and its unsent e-mails are dropped. Refused
- * (409) when, against the rules, it verified meanwhile or holds ledger entries or invoices.
+ * one-time codes and sessions go with it (cascade) and its unsent e-mails are dropped.
+ * @throws AddressTaken when, against the rules, it verified meanwhile or holds ledger entries or invoices
  */
-async function discardUnverified(tx: Tx, accountId: string, email: string): Promise<void> {
+async function discardUnverified(tx: Tx, accountId: string): Promise<void> {
   const [locked] = await tx
     .select({ id: clientAccounts.id })
     .from(clientAccounts)
     .where(and(eq(clientAccounts.id, accountId), isNull(clientAccounts.emailVerifiedAt)))
     .for("update");
-  if (!locked) throw conflict(email);
+  if (!locked) throw new AddressTaken();
   const [money] = await tx
     .select({ id: ledgerEntries.id })
     .from(ledgerEntries)
@@ -143,7 +162,7 @@ async function discardUnverified(tx: Tx, accountId: string, email: string): Prom
     .from(invoices)
     .where(eq(invoices.accountId, accountId))
     .limit(1);
-  if (money || bill) throw conflict(email);
+  if (money || bill) throw new AddressTaken();
   await tx.delete(emails).where(and(eq(emails.accountId, accountId), eq(emails.status, "queued")));
   await tx.delete(clientAccounts).where(eq(clientAccounts.id, accountId));
 }
@@ -214,37 +233,38 @@ async function checkCaptcha(body: CreateAccountBody, ip: string): Promise<void> 
   }
 }
 
-/** Inserts the new `pending_deposit` account (an org id of its own) from `body` in `tx`. */
-async function insertAccount(
-  tx: Tx,
+/**
+ * The row of a new `pending_deposit` account (an id and an org id of its own) from `body`: inserted
+ * for a new address, only shown for a taken one (the answer must look the same).
+ */
+function accountRow(
   body: CreateAccountBody,
   fields: { email: string; passwordHash: string | null; keyId: string | null; now: Date },
-): Promise<ClientAccount> {
+): ClientAccount {
   const { email, passwordHash, now } = fields;
-  const [row] = await tx
-    .insert(clientAccounts)
-    .values({
-      id: prefixedId("acct"),
-      orgId: prefixedId("org"),
-      contactName: body.contact_name,
-      email,
-      passwordHash,
-      companyName: body.company_name ?? null,
-      phone: body.phone ?? null,
-      addressLine1: body.address_line1 ?? null,
-      addressLine2: body.address_line2 ?? null,
-      city: body.city ?? null,
-      province: body.province,
-      postalCode: body.postal_code ?? null,
-      lang: body.lang,
-      tosAcceptedAt: body.tos_accepted ? now : null,
-      status: "pending_deposit",
-      apiKeyId: fields.keyId,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  return row!;
+  return {
+    id: prefixedId("acct"),
+    orgId: prefixedId("org"),
+    contactName: body.contact_name,
+    email,
+    passwordHash,
+    companyName: body.company_name ?? null,
+    phone: body.phone ?? null,
+    addressLine1: body.address_line1 ?? null,
+    addressLine2: body.address_line2 ?? null,
+    city: body.city ?? null,
+    province: body.province,
+    postalCode: body.postal_code ?? null,
+    lang: body.lang,
+    tosAcceptedAt: body.tos_accepted ? now : null,
+    status: "pending_deposit",
+    apiKeyId: fields.keyId,
+    passwordChangedAt: null,
+    discountPercent: 0,
+    emailVerifiedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** The creation message: what activates the account, and what a password-less or key-opened one does next. */
@@ -256,13 +276,4 @@ function createdMessage(email: string, hasPassword: boolean, withKey: boolean): 
     `${hasPassword ? "" : " Set a password for the dashboard with POST /api/client-auth?action=reset-request."}` +
     `${withKey ? " This API key is not linked to the account: the owner links keys once signed in." : ""}`
   );
-}
-
-function conflict(email: string): DomainError {
-  return new DomainError("CONFLICT", `An account already exists for ${email}`, {
-    field: "email",
-    extra: {
-      suggestion: "Log in with POST /api/client-auth, or reset the password with action=reset-request",
-    },
-  });
 }

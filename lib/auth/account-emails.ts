@@ -1,6 +1,7 @@
 /**
  * E-mails of client accounts, written to the `emails` outbox (the mail worker sends
- * queued rows): e-mail verification and password reset, in the account's language.
+ * queued rows): e-mail verification, password reset and the notice of a registration for an
+ * address that already has an account, in the account's language.
  * Each carries its one-time token, a link to the dashboard page that redeems it, and the
  * API call that does the same. The code is in the row only until the message is sent: the mail
  * worker then blanks it (lib/mail/send-queued-emails.ts `redactOneTimeCodes`), and the database
@@ -121,5 +122,46 @@ export async function queueResetEmail(tx: Tx, account: Recipient, token: string,
     template: "account-password-reset",
     subject: fr ? "Réinitialisation du mot de passe" : "Reset your password",
     textBody,
+  });
+}
+
+/**
+ * Queues the notice that a registration was made for the address of `account`, which already has a
+ * verified account (POST /api/client-account answers such a registration exactly like a new one, so
+ * the answer never tells whether an address has an account: this message tells its owner; issue
+ * 25). Nothing was changed. When a key was used (`openedWithKey`: its last 4 characters) the message
+ * names it. Like the other account messages it carries no text the registrant typed.
+ */
+export async function queueAccountExistsEmail(
+  tx: Tx,
+  account: Recipient,
+  openedWithKey?: { hint: string },
+): Promise<void> {
+  const base = publicBaseUrl();
+  const fr = account.lang === "fr";
+  const who = openedWithKey
+    ? fr
+      ? `Un programme avec une clé d'API qui se termine par « …${openedWithKey.hint} » a demandé`
+      : `A program with an API key ending in "…${openedWithKey.hint}" asked`
+    : fr
+      ? "Quelqu'un a demandé"
+      : "Someone asked";
+  const textBody = fr
+    ? `Bonjour,\n\n${who} l'ouverture d'un compte pour cette adresse courriel, qui en a déjà un. Rien n'a été modifié.\n\n` +
+      `Connectez-vous à ${base}/client/ ; mot de passe oublié : ${base}/client/#/reset ` +
+      `(programmes : ${base}/api/client-auth?action=reset-request).\n\n` +
+      `Si ce n'était pas vous, ignorez ce message.\n\n${getConfig().OPERATOR_NAME}`
+    : `Hello,\n\n${who} to open an account for this e-mail address, which already has one. Nothing was changed.\n\n` +
+      `Sign in at ${base}/client/; forgot your password: ${base}/client/#/reset ` +
+      `(programs: ${base}/api/client-auth?action=reset-request).\n\n` +
+      `If this was not you, ignore this message.\n\n${getConfig().OPERATOR_NAME}`;
+  await tx.insert(emails).values({
+    id: prefixedId("em"),
+    toAddress: account.email,
+    subject: fr ? "Un compte existe déjà pour cette adresse" : "An account already exists for this address",
+    textBody,
+    template: "account-exists",
+    lang: account.lang,
+    accountId: account.id,
   });
 }

@@ -3,6 +3,7 @@
  * (bcryptjs, pure JS; cost BCRYPT_COST). bcrypt reads at most 72 bytes, so longer
  * passwords are refused at validation rather than silently truncated.
  */
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getConfig } from "../config.js";
 
@@ -31,18 +32,29 @@ export async function hashPassword(password: string): Promise<string> {
   return bcrypt.hash(password, getConfig().BCRYPT_COST);
 }
 
-// A hash of a random string at the default cost: compared against when the account does
-// not exist, so that a login for an unknown e-mail takes as long as one for a known one.
-const DUMMY_HASH = "$2b$10$2V1w9WWBxZyqzUKIyhrE2eDqR/gK/mYm4zUUpRZdDc5duMLJ9PFfG";
+let dummy: { cost: number; hash: Promise<string> } | undefined;
+
+/**
+ * A hash of a random string at `cost` (the configured BCRYPT_COST), made once per cost: compared
+ * against when the account does not exist, so that a login for an unknown e-mail takes as long as
+ * one for a known one (issue 25: a fixed cost told the two apart whenever BCRYPT_COST differed).
+ */
+function dummyHash(bcrypt: Awaited<ReturnType<typeof loadBcrypt>>, cost: number): Promise<string> {
+  if (dummy?.cost !== cost) {
+    dummy = { cost, hash: bcrypt.hash(randomBytes(18).toString("base64"), cost) };
+  }
+  return dummy.hash;
+}
 
 /**
  * True when `password` matches `hash`. A null `hash` (no account, or an account
- * registered with a key and no password yet) still spends one comparison and answers false.
+ * registered with a key and no password yet) still spends one comparison, against a hash at the
+ * configured cost, and answers false.
  */
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
   const bcrypt = await loadBcrypt();
   if (!hash) {
-    await bcrypt.compare(password, DUMMY_HASH);
+    await bcrypt.compare(password, await dummyHash(bcrypt, getConfig().BCRYPT_COST));
     return false;
   }
   return bcrypt.compare(password, hash);

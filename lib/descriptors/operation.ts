@@ -104,6 +104,13 @@ export interface Operation<
   internal?: boolean;
   /** Accepts `Idempotency-Key` (every state-changing POST/DELETE; docs/api-conventions.md "Idempotency"). */
   idempotent?: boolean;
+  /**
+   * A success answer to a caller without credentials carries a secret shown once (the key of
+   * POST /api/api-keys, the `access_token` of POST /api/submit-task): an anonymous caller's
+   * `Idempotency-Key` keeps the effect single but never replays that answer (docs/decisions.md,
+   * "Idempotency records of anonymous callers"; lib/http/idempotency.ts `runIdempotent`).
+   */
+  anonymousSecret?: boolean;
   /** Extra per-IP limits besides the general per-key / per-IP one. */
   rateLimits?: ("key_creation" | "login")[];
   /**

@@ -23,7 +23,7 @@ import { clientIp } from "./client-ip.js";
 import { corsHeaders, withHeaders } from "./cors.js";
 import { assertServable, toErrorResponse } from "./error-response.js";
 import { errorCodeOf } from "./errors.js";
-import { idempotencyKeyOf, requestFingerprint, runIdempotent } from "./idempotency.js";
+import { idempotencyKeyOf, idempotencyScope, requestFingerprint, runIdempotent } from "./idempotency.js";
 import { pathParams, queryObject, rejectNulInputs } from "./inputs.js";
 import { chargeFailedAuthentication, enforceRateLimits } from "./limits.js";
 import type { AuthMode, Operation } from "./operation.js";
@@ -122,13 +122,15 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
       } as unknown as RequestContext<z.output<Q>, z.output<B>, A>;
       const idempotencyKey = operation.idempotent ? idempotencyKeyOf(request) : undefined;
       if (idempotencyKey) {
+        const anonymous = !principal.caller && !principal.client;
         response = await runIdempotent(
-          principal.caller ? `key:${principal.caller.keyId}` : `ip:${ip}`,
+          idempotencyScope(principal, ip),
           idempotencyKey,
           requestFingerprint(request, bodyText),
           `${operation.method} ${operation.path}`,
           () => answer(operation, fn(ctx)),
           (error) => toErrorResponse(error, requestId),
+          { withholdSuccess: anonymous && operation.anonymousSecret === true },
         );
       } else {
         const result = await fn(ctx);

@@ -1,19 +1,24 @@
 /**
  * `Idempotency-Key` handling for the wrapper (README "Authentication, scopes and limits";
- * docs/reliability.md "Idempotency"). Keys are scoped to the caller (API key id, else client
- * IP), 1-128 printable ASCII characters (longer → 400 INVALID_FORMAT), kept 24 h. The first
- * request runs; a replay gets the first response's status, headers and byte-identical body
- * with `Idempotency-Replayed: true`; the same key with another body → 422
+ * docs/reliability.md "Idempotency"). Keys are scoped to the caller (API key id, else the
+ * signed-in client account, else client IP: `idempotencyScope`), 1-128 printable ASCII
+ * characters (longer → 400 INVALID_FORMAT), kept 24 h. The first request runs; a replay gets the
+ * first response's status, headers and byte-identical body with `Idempotency-Replayed: true`;
+ * the same key with another request (body, query, `X-Service-Mode`) → 422
  * IDEMPOTENCY_KEY_REUSED; while the first still runs → 409 CONFLICT. The request's effects
- * and its record commit in one transaction. Responses of 5xx are not kept and their effects
- * are rolled back, so a retry runs again; requests that fail validation never reach here
- * and are not stored.
+ * and its record commit in one transaction. Responses of 5xx and transient failures (a DNS
+ * lookup that failed: `DomainError.transient`) are not kept and their effects are rolled back,
+ * so a retry runs again; requests that fail validation never reach here and are not stored.
+ * An anonymous caller's success answer that carries a secret shown once is never replayed
+ * (409 instead; docs/decisions.md "Idempotency records of anonymous callers").
  */
 
 import { runAfterCommit, withAmbientTransaction } from "../db/ambient.js";
 import { getDatabase } from "../db/client.js";
+import { DomainError } from "../errors.js";
 import type { IdempotencyRecord, StoredResponse } from "../idempotency/store.js";
 import { sha256Hex } from "../ids.js";
+import type { Principal } from "./auth.js";
 import { ApiError } from "./errors.js";
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,128}$/;
@@ -44,11 +49,34 @@ export function idempotencyKeyOf(request: Request): string | undefined {
   return key;
 }
 
-/** Fingerprint of the request: method, path, sorted query and body text. */
+/**
+ * Whose records a request reads and writes (issue 25): `key:<api key id>` when an API key
+ * authenticated it, else `account:<client account id>` for a client session (JWT), else
+ * `ip:<client IP>`. Two accounts signed in behind one IP never share records.
+ */
+export function idempotencyScope(principal: Principal, ip: string): string {
+  if (principal.caller) return `key:${principal.caller.keyId}`;
+  if (principal.client) return `account:${principal.client.account.id}`;
+  return `ip:${ip}`;
+}
+
+/**
+ * Fingerprint of the request (SHA-256 hex): method, path, sorted query, the `X-Service-Mode`
+ * header when sent (a sandbox request is another request than a live one), and body text.
+ * Without the header the fingerprint is the one earlier versions stored.
+ */
 export function requestFingerprint(request: Request, bodyText: string): string {
   const url = new URL(request.url);
   const query = [...url.searchParams].sort(([a], [b]) => a.localeCompare(b));
-  return sha256Hex(`${request.method} ${url.pathname}?${new URLSearchParams(query)}\n${bodyText}`);
+  const head = `${request.method} ${url.pathname}?${new URLSearchParams(query)}`;
+  // A JSON body never starts with "x-service-mode:", so the two forms cannot collide.
+  const mode = request.headers.get("x-service-mode") || null;
+  return sha256Hex(mode === null ? `${head}\n${bodyText}` : `${head}\nx-service-mode: ${mode}\n${bodyText}`);
+}
+
+/** True when `error` is a failure a retry may not meet (`DomainError.transient`): never stored. */
+function isTransient(error: unknown): boolean {
+  return error instanceof DomainError && error.transient;
 }
 
 async function toStored(response: Response): Promise<StoredResponse> {
@@ -78,8 +106,30 @@ function reused(): ApiError {
   });
 }
 
-function replayOrRefuse(record: IdempotencyRecord, fingerprint: string): Response {
+/** Options of `runIdempotent`. */
+export interface IdempotencyOptions {
+  /**
+   * A success (2xx) answer carries a secret shown once and the caller has no credential to bind
+   * it to (an anonymous caller of an `anonymousSecret` operation): a later request with the key
+   * gets 409 CONFLICT instead of the answer. The effect still happens once.
+   */
+  withholdSuccess?: boolean;
+}
+
+function replayOrRefuse(
+  record: IdempotencyRecord,
+  fingerprint: string,
+  options: IdempotencyOptions,
+): Response {
   if (record.requestHash !== fingerprint) throw reused();
+  if (options.withholdSuccess && record.response.status >= 200 && record.response.status < 300) {
+    throw new ApiError(
+      "CONFLICT",
+      "This Idempotency-Key was already used: its request ran, and its answer carried a secret shown once " +
+        "that is not replayed to a caller without credentials; send a new Idempotency-Key to make a new request",
+      { field: "Idempotency-Key" },
+    );
+  }
   return fromStored(record.response, true);
 }
 
@@ -94,14 +144,19 @@ function replayOrRefuse(record: IdempotencyRecord, fingerprint: string): Respons
  *    `execute` with that transaction as the ambient one (lib/db/ambient.ts): `getDb()` returns
  *    it, the domain's transactions become savepoints in it.
  * 3. A response below 500 (or an error `toResponse` turns into one) is stored, encrypted, in
- *    the same transaction, which then commits; a 5xx rolls everything back, so a retry runs
- *    again. Work deferred with `afterCommit` (outbox kicks) runs after COMMIT.
+ *    the same transaction, which then commits; a 5xx, or a transient error (`DomainError`
+ *    with `transient`, e.g. a DNS lookup that failed), rolls everything back and is not
+ *    stored, so a retry runs again. Work deferred with `afterCommit` (outbox kicks) runs after
+ *    COMMIT.
  *
  * A request that dies (crash, lost connection) rolls back: its key is free at once. When
  * COMMIT itself fails, the outcome is unknown to this process and the caller gets 503: a
  * retry replays the record if the commit happened, runs again if it did not.
  *
- * @throws ApiError IDEMPOTENCY_KEY_REUSED (422), CONFLICT (409); storage failures (→ 503).
+ * @param scope whose records (`idempotencyScope`); `fingerprint`: `requestFingerprint`;
+ *   `endpoint`: "METHOD /path", kept with the record; `options`: see `IdempotencyOptions`.
+ * @throws ApiError IDEMPOTENCY_KEY_REUSED (422), CONFLICT (409: still running, or a withheld
+ *   answer); storage failures (→ 503).
  */
 export async function runIdempotent(
   scope: string,
@@ -110,6 +165,7 @@ export async function runIdempotent(
   endpoint: string,
   execute: () => Promise<Response>,
   toResponse: (error: unknown) => Response,
+  options: IdempotencyOptions = {},
 ): Promise<Response> {
   // The store (drizzle-orm, the table definitions) is imported by the first idempotent request,
   // not with the handler wrapper (cold start, docs/performance.md).
@@ -117,7 +173,7 @@ export async function runIdempotent(
   const handle = await getDatabase();
   const root = handle.db;
   const earlier = await findRecord(root, scope, key);
-  if (earlier) return replayOrRefuse(earlier, fingerprint);
+  if (earlier) return replayOrRefuse(earlier, fingerprint, options);
   let outcome: { kind: "replay"; record: IdempotencyRecord } | { kind: "done"; stored: StoredResponse };
   let deferred: (() => void)[] = [];
   try {
@@ -133,13 +189,14 @@ export async function runIdempotent(
       if (record) return { kind: "replay" as const, record };
       const run = await withAmbientTransaction(tx, async () => {
         try {
-          return await execute();
+          return { response: await execute(), transient: false };
         } catch (error) {
-          return toResponse(error);
+          return { response: toResponse(error), transient: isTransient(error) };
         }
       });
-      if (run.result.status >= 500) throw new RollBack(run.result);
-      const stored = await toStored(run.result);
+      const { response, transient } = run.result;
+      if (transient || response.status >= 500) throw new RollBack(response);
+      const stored = await toStored(response);
       await saveRecord(tx, { scope, key, requestHash: fingerprint, endpoint, response: stored });
       deferred = run.afterCommit;
       return { kind: "done" as const, stored };
@@ -148,7 +205,7 @@ export async function runIdempotent(
     if (error instanceof RollBack) return error.response;
     throw error;
   }
-  if (outcome.kind === "replay") return replayOrRefuse(outcome.record, fingerprint);
+  if (outcome.kind === "replay") return replayOrRefuse(outcome.record, fingerprint, options);
   runAfterCommit(deferred);
   return fromStored(outcome.stored, false);
 }

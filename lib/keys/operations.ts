@@ -27,6 +27,7 @@ export const createApiKeyOperation = defineOperation({
   response: apiKeyCreatedSchema,
   successStatus: 201,
   idempotent: true,
+  anonymousSecret: true,
   rateLimits: ["key_creation"],
   errors: ["MISSING_FIELD", "VALIDATION_ERROR", "FIELD_TOO_LONG", "FORBIDDEN", "RATE_LIMITED"],
 });

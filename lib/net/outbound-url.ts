@@ -40,8 +40,14 @@ export interface OutboundUrlOptions {
   invalidCode?: "VALIDATION_ERROR" | "INVALID_FORMAT";
 }
 
-function invalid(code: DomainErrorCode, field: string, message: string, cause?: unknown): DomainError {
-  return new DomainError(code, message, { field, details: [{ field, code, message }], cause });
+function invalid(
+  code: DomainErrorCode,
+  field: string,
+  message: string,
+  cause?: unknown,
+  transient = false,
+): DomainError {
+  return new DomainError(code, message, { field, details: [{ field, code, message }], cause, transient });
 }
 
 /** `hostname` of a URL without the brackets of an IPv6 literal. */
@@ -87,7 +93,9 @@ function privateHint(allowPrivate: boolean): string {
  *
  * Store the returned URL's `href` (normalized), not `raw`.
  * @throws DomainError FIELD_TOO_LONG (422) over 2048 characters; `opts.invalidCode` (default
- *   VALIDATION_ERROR, 422) for anything else, naming `field`.
+ *   VALIDATION_ERROR, 422) for anything else, naming `field`; a host that could not be resolved
+ *   (lookup failed, timed out or gave no address) is `transient`: DNS may answer on a retry, so an
+ *   `Idempotency-Key` does not keep that answer.
  */
 export async function checkOutboundUrl(
   raw: string,
@@ -119,10 +127,10 @@ export async function checkOutboundUrl(
     try {
       addresses = (await resolveAll(opts.lookup ?? defaultLookup, host)).map((a) => a.address);
     } catch (cause) {
-      throw invalid(code, field, `${field} host ${host} could not be resolved`, cause);
+      throw invalid(code, field, `${field} host ${host} could not be resolved`, cause, true);
     }
     if (addresses.length === 0) {
-      throw invalid(code, field, `${field} host ${host} could not be resolved`);
+      throw invalid(code, field, `${field} host ${host} could not be resolved`, undefined, true);
     }
   }
   if (addresses.some((a) => forbiddenReason(a, { allowPrivate }) !== undefined)) {

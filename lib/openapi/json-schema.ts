@@ -64,10 +64,13 @@ export function parameters(op: Operation, components: Json): Json[] {
       in: "header",
       required: false,
       description:
-        "1-128 printable ASCII characters, scoped to the caller, kept 24 h. A replay returns the first response " +
-        "with `Idempotency-Replayed: true`; another body with the same key → 422 IDEMPOTENCY_KEY_REUSED; while " +
-        "the first request runs → 409 CONFLICT. The effect happens once per key: after a network error, a 5xx " +
-        "(whose writes are rolled back) or a 409, retry with the same key and body.",
+        "1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept " +
+        "24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or " +
+        "X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 " +
+        "CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS " +
+        "lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. " +
+        "A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT " +
+        "without Retry-After.",
       schema: { type: "string", maxLength: 128 },
     });
   }

@@ -65,7 +65,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
   api_keys: table({
     purpose: "authentication of agents, notifications to the key's contact",
     export: "api_keys",
-    erasure: "keys of the account revoked; name, contact and creating IP replaced",
+    erasure: "keys linked to the account revoked; name, contact and creating IP replaced",
     personal: "name contact created_ip",
     secret: "key_hash",
     none: "id account_id key_hint scopes created_by_key_id created_at last_used_at revoked_at",
@@ -114,7 +114,8 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
   emails: table({
     purpose: "e-mails sent to clients and requesters",
     export: "emails",
-    erasure: "deleted",
+    erasure:
+      "the account's and its tasks' deleted; other tenants' task e-mails to its address: the recipient replaced once the task is terminal",
     personal: "to_address subject text_body html_body attachments",
     none: "id template lang task_id account_id dedupe_key status attempts provider provider_message_id error next_attempt_at locked_until created_at sent_at",
   }),
@@ -224,7 +225,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     purpose: "the tasks ordered: where, what, who to tell, payment and refund",
     export: "tasks",
     erasure:
-      "address, description, contact, instructions, callback, identity, policy record, receipt and every free text replaced or cleared",
+      "the account's tasks: address, description, contact, instructions, callback, identity, policy record, receipt and every free text replaced or cleared; other tenants' tasks naming its e-mail: the requester contact replaced once terminal",
     personal:
       "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason cancel_reason refund_note policy receipt",
     secret: "access_token_hash",

@@ -10,12 +10,15 @@
  * or at once when it has none. The privacy-retention job de-identifies due requests
  * (`processDueErasures`); the operator may process one earlier with a reason
  * (`processErasureEarly`), e.g. when no record must be kept. De-identification replaces or
- * clears every `personal` column of the subject's rows (lib/privacy/classification.ts), revokes
- * the account's keys, keeps
+ * clears every `personal` column of the subject's rows (lib/privacy/subject.ts: the rows the
+ * account owns), revokes the keys linked to the account, keeps
  * the accounting records (invoices, ledger, chain transfers) and writes a `privacy_audit` row,
- * all in one transaction.
+ * all in one transaction. Tasks of others that merely name the account's e-mail keep everything
+ * but their requester contact (and the recipient of the e-mails sent to it), which is replaced once
+ * the task is terminal: at once for those already terminal, by the job (`redactNamedTasks`) for the
+ * others (issue 25).
  */
-import { and, asc, eq, lte, max, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, max, ne, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { accountBalance } from "../billing/balance.js";
@@ -27,16 +30,19 @@ import {
   type ClientAccount,
   clientAccounts,
   type ErasureRequest,
+  emails,
   erasureRequests,
   invoices,
   ledgerEntries,
   pendingErasureOf,
   privacyAudit,
+  tasks,
   webhooks,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId, sha256Hex } from "../ids.js";
 import { forgetCachedKey } from "../keys/authenticate.js";
+import { TERMINAL_STATUSES } from "../tasks/state/transitions.js";
 import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
 /** Text put in place of de-identified required free text. */
@@ -182,17 +188,61 @@ export async function withdrawErasure(account: ClientAccount, now = new Date()):
 }
 
 /**
+ * Replaces the requester contact of the terminal tasks among `taskIds` (tasks of others that
+ * named the e-mail of de-identified account `accountId`) with `erasedAddress(accountId)`, and the
+ * recipient of the e-mails those tasks sent to it, and nothing else of them: their submitter's
+ * data, keys, webhooks and deliveries stay (issue 25).
+ * @returns the ids replaced now (a task not yet terminal, gone, or already replaced is skipped)
+ */
+async function redactRequesterOfTerminal(
+  tx: Db | Tx,
+  accountId: string,
+  taskIds: string[],
+  now: Date,
+): Promise<string[]> {
+  if (taskIds.length === 0) return [];
+  const erased = erasedAddress(accountId);
+  const due = and(
+    inArray(tasks.id, taskIds),
+    inArray(tasks.status, [...TERMINAL_STATUSES]),
+    ne(tasks.requesterContact, erased),
+  );
+  // The e-mails first, while the tasks still name the address they were sent to.
+  await tx
+    .update(emails)
+    .set({ toAddress: erased })
+    .where(
+      inArray(
+        emails.id,
+        tx
+          .select({ id: emails.id })
+          .from(emails)
+          .innerJoin(tasks, and(eq(emails.taskId, tasks.id), eq(emails.toAddress, tasks.requesterContact)))
+          .where(due),
+      ),
+    );
+  const rows = await tx
+    .update(tasks)
+    .set({ requesterContact: erased, updatedAt: now })
+    .where(due)
+    .returning({ id: tasks.id });
+  return rows.map((r) => r.id);
+}
+
+/**
  * De-identifies everything of `account` in `tx` (see the module comment) and returns the
- * counts per table; the caller writes the audit row. Revoked keys are forgotten by the key
- * cache after commit.
+ * counts per table, with `named_tasks_redacted` (tasks of others naming the e-mail, terminal:
+ * requester contact replaced) and `named_tasks_pending` (their ids not yet terminal, which
+ * `redactNamedTasks` replaces later); the caller writes them in the audit row. Revoked keys are
+ * forgotten by the key cache after commit.
  */
 export async function deidentifyAccount(
   tx: Tx,
   account: ClientAccount,
   now = new Date(),
-): Promise<Record<string, number>> {
-  const { rows: where } = await subjectScope(tx, account);
-  const counts: Record<string, number> = {};
+): Promise<Record<string, number | string[]>> {
+  const { rows: where, namedTaskIds } = await subjectScope(tx, account);
+  const counts: Record<string, number | string[]> = {};
 
   const keys = await tx
     .update(apiKeys)
@@ -240,6 +290,10 @@ export async function deidentifyAccount(
     receipt: null,
     updatedAt: now,
   });
+  const redacted = await redactRequesterOfTerminal(tx, account.id, namedTaskIds, now);
+  counts.named_tasks_redacted = redacted.length;
+  const pending = namedTaskIds.filter((id) => !redacted.includes(id));
+  if (pending.length > 0) counts.named_tasks_pending = pending;
   await rewrite("task_events", { payload: { deidentified: true } });
   await remove("deliveries");
   await rewrite("webhooks", {
@@ -328,6 +382,44 @@ export async function processDueErasures(now = new Date(), limit = 50): Promise<
   let done = 0;
   for (const r of due) if (await processRequest(r.id, "job", null, now)) done++;
   return done;
+}
+
+/**
+ * The job's part for tasks of others that named a de-identified account's e-mail and were not
+ * terminal then (`named_tasks_pending` of its `deidentified` audit row): once terminal, their
+ * requester contact is replaced (`erasedAddress` of the account), with one `privacy_audit` row
+ * (`named_tasks_redacted`, the task ids) per account, in one transaction.
+ * @returns how many tasks were redacted now
+ */
+export async function redactNamedTasks(now = new Date()): Promise<number> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const audits = await tx
+      .select({ accountId: privacyAudit.accountId, details: privacyAudit.details })
+      .from(privacyAudit)
+      .where(
+        and(
+          eq(privacyAudit.action, "deidentified"),
+          sql`${privacyAudit.details} -> 'named_tasks_pending' is not null`,
+        ),
+      );
+    let total = 0;
+    for (const audit of audits) {
+      const pending = audit.details.named_tasks_pending;
+      if (!audit.accountId || !Array.isArray(pending)) continue;
+      const ids = await redactRequesterOfTerminal(tx, audit.accountId, pending.map(String), now);
+      if (ids.length === 0) continue;
+      total += ids.length;
+      await tx.insert(privacyAudit).values({
+        action: "named_tasks_redacted",
+        accountId: audit.accountId,
+        actor: "job",
+        details: { task_ids: ids },
+        at: now,
+      });
+    }
+    return total;
+  });
 }
 
 /**

@@ -1,10 +1,20 @@
 /**
- * The records of one client (the "subject" of an access or erasure request): their account,
- * the API keys linked to it or that opened it, the tasks those keys submitted or that name the
- * account or its e-mail, and the webhooks of those keys. Export and de-identification both
- * start from this set, so they cover the same rows.
+ * The records of one client (the "subject" of an access or erasure request; issue 25): the rows
+ * the subject owns — their account, the API keys linked to it (by the account's owner, never the
+ * key that merely opened the account: its contact is typed by whoever created it), the tasks
+ * those keys submitted or charged to the account, their events, proof files, ratings and
+ * transfers, the webhooks of those keys and their deliveries, the account's invoices, ledger and
+ * pre-authorizations, its sessions, the e-mails of the account and of its tasks, and the activity of
+ * its keys. Export and
+ * de-identification both start from this set, so they cover the same rows.
+ *
+ * Tasks of others whose typed `requester_contact` is the account's e-mail are not the subject's:
+ * they are listed apart (`namedTaskIds`), never exported (nor the e-mails about them), and
+ * de-identification replaces only their requester contact and the address of the e-mails sent to
+ * it, once they are terminal (lib/privacy/erasure.ts). Another tenant's
+ * keys, webhooks and deliveries are never in the set.
  */
-import { eq, inArray, or, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db, Tx } from "../db/client.js";
 import type { ClientAccount } from "../db/schema/index.js";
@@ -57,8 +67,13 @@ export const SUBJECT_TABLES = {
 /** Ids of everything that belongs to one account, and the row conditions built from them. */
 export interface SubjectScope {
   account: ClientAccount;
+  /** Keys linked to the account (`api_keys.account_id`). */
   keyIds: string[];
+  /** Tasks the subject owns: submitted by `keyIds` or charged to the account. */
   taskIds: string[];
+  /** Tasks of others that only name the account's e-mail as `requester_contact`. */
+  namedTaskIds: string[];
+  /** Webhooks of `keyIds`. */
   webhookIds: string[];
   rows: SubjectRows;
 }
@@ -81,45 +96,60 @@ function subjectRows(
     invoices: eq(t.invoices.accountId, account.id),
     ledger_entries: eq(t.ledgerEntries.accountId, account.id),
     preauthorizations: eq(t.preauthorizations.accountId, account.id),
+    // The account's messages, its tasks' messages, and the messages to its address that concern no
+    // task of another (those are the other's records: only their address is the subject's, see
+    // lib/privacy/erasure.ts).
     emails: or(
-      eq(t.emails.toAddress, account.email),
       eq(t.emails.accountId, account.id),
       inArray(t.emails.taskId, taskIds),
+      and(eq(t.emails.toAddress, account.email), isNull(t.emails.taskId)),
     ),
-    activity: or(inArray(t.activityLog.apiKeyId, keyIds), eq(t.activityLog.orgId, account.orgId)),
+    // Only the rows of the subject's keys: an `org_id` is typed by the caller (X-Agent-Identity).
+    activity: inArray(t.activityLog.apiKeyId, keyIds),
     webhooks: inArray(t.webhooks.id, webhookIds),
-    deliveries: or(inArray(t.deliveries.taskId, taskIds), inArray(t.deliveries.webhookId, webhookIds)),
+    // Deliveries to the subject's webhooks, and the callbacks of its tasks; never another key's webhook.
+    deliveries: or(
+      inArray(t.deliveries.webhookId, webhookIds),
+      and(isNull(t.deliveries.webhookId), inArray(t.deliveries.taskId, taskIds)),
+    ),
     erasure_requests: eq(t.erasureRequests.accountId, account.id),
     privacy_audit: eq(t.privacyAudit.accountId, account.id),
   };
 }
 
-/** Collects the ids of `account`'s keys, tasks and webhooks (see the module comment) and the row conditions. */
+/**
+ * Collects the ids of `account`'s keys, tasks and webhooks, the tasks of others naming its e-mail
+ * (see the module comment), and the row conditions.
+ * @returns the scope; the database's errors
+ */
 export async function subjectScope(db: Db | Tx, account: ClientAccount): Promise<SubjectScope> {
   const keyRows = await db
     .select({ id: t.apiKeys.id })
     .from(t.apiKeys)
-    .where(
-      account.apiKeyId
-        ? or(eq(t.apiKeys.accountId, account.id), eq(t.apiKeys.id, account.apiKeyId))
-        : eq(t.apiKeys.accountId, account.id),
-    );
+    .where(eq(t.apiKeys.accountId, account.id));
   const keyIds = keyRows.map((r) => r.id);
   const taskRows = await db
     .select({ id: t.tasks.id })
     .from(t.tasks)
-    .where(
-      or(
-        eq(t.tasks.accountId, account.id),
-        eq(t.tasks.requesterContact, account.email),
-        inArray(t.tasks.apiKeyId, keyIds),
-      ),
-    );
+    .where(or(eq(t.tasks.accountId, account.id), inArray(t.tasks.apiKeyId, keyIds)));
+  const taskIds = taskRows.map((r) => r.id);
+  const owned = new Set(taskIds);
+  const namedRows = await db
+    .select({ id: t.tasks.id })
+    .from(t.tasks)
+    .where(eq(t.tasks.requesterContact, account.email.toLowerCase()));
+  const namedTaskIds = namedRows.map((r) => r.id).filter((id) => !owned.has(id));
   const hookRows = await db
     .select({ id: t.webhooks.id })
     .from(t.webhooks)
     .where(inArray(t.webhooks.apiKeyId, keyIds));
-  const taskIds = taskRows.map((r) => r.id);
   const webhookIds = hookRows.map((r) => r.id);
-  return { account, keyIds, taskIds, webhookIds, rows: subjectRows(account, keyIds, taskIds, webhookIds) };
+  return {
+    account,
+    keyIds,
+    taskIds,
+    namedTaskIds,
+    webhookIds,
+    rows: subjectRows(account, keyIds, taskIds, webhookIds),
+  };
 }

@@ -193,7 +193,10 @@ function features(config: Config, base: string) {
       applies_to: "every state-changing POST and DELETE",
       replay_header: "Idempotency-Replayed",
       retry_same_key_after: ["network error", "5xx", "409 CONFLICT"],
-      effect: "at most once per key; the first answer is replayed, secrets included",
+      scope: "the API key, else the signed-in client account, else the IP",
+      effect:
+        "at most once per key; the first answer is replayed, secrets included, except to a caller without " +
+        "credentials (409 CONFLICT without Retry-After)",
     },
     webhooks: {
       max_per_key: 5,

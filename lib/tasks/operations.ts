@@ -54,6 +54,7 @@ export const submitTaskOperation = defineOperation({
   response: taskCreatedSchema,
   successStatus: 201,
   idempotent: true,
+  anonymousSecret: true,
   documentedHeaders: [
     {
       name: "X-Service-Mode",

@@ -77,8 +77,8 @@ export const EN = {
     "The human check could not be loaded, so registration is not possible right now. Please try again later.",
   "register.captcha_needed": "Please complete the human check first.",
   "register.submit": "Create my account",
-  "register.done": "Account created. We sent a verification code to {email}.",
-  "register.exists": "An account with this e-mail already exists. Sign in or reset your password.",
+  "register.done":
+    "Registration received. We e-mailed {email}: a verification code, or a reminder to sign in if the address already has an account.",
   "verify.title": "Verify your e-mail",
   "verify.intro": "Paste the verification code from the e-mail we sent you (it starts with vfy_).",
   "verify.token": "Verification code",
@@ -250,9 +250,8 @@ export const FR = {
     "La vérification humaine n'a pas pu être chargée; l'inscription est impossible pour l'instant. Réessayez plus tard.",
   "register.captcha_needed": "Veuillez d'abord compléter la vérification humaine.",
   "register.submit": "Créer mon compte",
-  "register.done": "Compte créé. Nous avons envoyé un code de vérification à {email}.",
-  "register.exists":
-    "Un compte existe déjà pour ce courriel. Connectez-vous ou réinitialisez votre mot de passe.",
+  "register.done":
+    "Inscription reçue. Nous avons écrit à {email} : un code de vérification, ou un rappel pour vous connecter si l'adresse a déjà un compte.",
   "verify.title": "Vérifier votre courriel",
   "verify.intro": "Collez le code de vérification reçu par courriel (il commence par vfy_).",
   "verify.token": "Code de vérification",

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
@@ -73,6 +73,46 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
+/**
+ * Account enumeration (issue 25, item 6): the answer `taken` to a registration of `email`, whose
+ * account is verified, is the answer `fresh` a new address got — status, members, account members
+ * and message with the address swapped — while nothing is written but a notice to the owner.
+ */
+async function expectSameAnswerAsNew(
+  taken: { res: Response; body: any },
+  fresh: { res: Response; body: any },
+  email: string,
+) {
+  expect(taken.res.status).toBe(201);
+  expect(taken.res.status).toBe(fresh.res.status);
+  expect(Object.keys(taken.body).sort()).toEqual(Object.keys(fresh.body).sort());
+  expect(Object.keys(taken.body.account).sort()).toEqual(Object.keys(fresh.body.account).sort());
+  expect(taken.body.account).toMatchObject({
+    email,
+    status: "pending_deposit",
+    email_verified: false,
+    balance_cad: 0,
+  });
+  expect(taken.body.message).toBe(fresh.body.message.replaceAll(fresh.body.account.email, email));
+  expect(taken.body.email_verification_sent).toBe(true);
+  const db = await getDb();
+  const rows = await db.select().from(clientAccounts).where(eq(clientAccounts.email, email));
+  expect(rows).toHaveLength(1);
+  expect(rows[0]!.emailVerifiedAt).not.toBeNull();
+  expect(rows[0]!.id).not.toBe(taken.body.account.account_id); // the id shown is never stored
+  expect(
+    await db.select().from(clientAccounts).where(eq(clientAccounts.id, taken.body.account.account_id)),
+  ).toEqual([]);
+  // The e-mail tells the owner; it carries no code.
+  const notices = await db
+    .select()
+    .from(emails)
+    .where(and(eq(emails.toAddress, email), eq(emails.template, "account-exists")));
+  expect(notices).toHaveLength(1);
+  expect(notices[0]!.accountId).toBe(rows[0]!.id);
+  expect(notices[0]!.textBody).not.toMatch(/(vfy|rst)_[A-Za-z0-9]{40}/);
+}
+
 let admin: string;
 beforeAll(async () => {
   admin = await makeKey(["admin"], "ops@example.com");
@@ -84,7 +124,7 @@ async function ledgerOf(accountId: string) {
 }
 
 describe("creation with a key", () => {
-  it("opens a pending_deposit account for the key's contact (unlinked); reopening replaces it until verified, then 409", async () => {
+  it("opens a pending_deposit account for the key's contact (unlinked); reopening replaces it until verified, then answers alike", async () => {
     const key = await makeKey(undefined, "Buyer@Example.com");
     const { res, body } = await openAccount(key, { company_name: "Acme", tos_accepted: true });
     expect(res.status).toBe(201);
@@ -124,7 +164,7 @@ describe("creation with a key", () => {
     ).toEqual([]);
     await verifyEmail("buyer@example.com");
     const taken = await openAccount(key);
-    expectEnvelope(taken.body, taken.res, 409, "CONFLICT");
+    await expectSameAnswerAsNew(taken, again, "buyer@example.com");
   });
 
   it("refuses another e-mail than the key's contact (403)", async () => {
@@ -212,12 +252,14 @@ describe("web registration", () => {
     expect(expectEnvelope(body, res, 400, "MISSING_FIELD").field).toBe(field);
   });
 
-  it("requires tos_accepted true and answers 409 for a verified e-mail", async () => {
+  it("requires tos_accepted true and answers a verified e-mail like a new one", async () => {
     const tos = await registerWeb(webBody("tos@example.com", { tos_accepted: false }));
     expect(expectEnvelope(tos.body, tos.res, 422, "VALIDATION_ERROR").field).toBe("tos_accepted");
     await verifyEmail("web@example.com");
+    const fresh = await registerWeb(webBody("web-fresh@example.com"));
+    expect(fresh.res.status).toBe(201);
     const taken = await registerWeb(webBody("WEB@example.com"));
-    expectEnvelope(taken.body, taken.res, 409, "CONFLICT");
+    await expectSameAnswerAsNew(taken, fresh, "web@example.com");
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { desc, eq } from "drizzle-orm";
 import { decodeJwt, SignJWT } from "jose";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as authPost } from "../../api/client-auth.js";
 import { DEV_JWT_SECRET, JWT_AUDIENCE, JWT_ISSUER, signClientJwt } from "../../lib/auth/jwt.js";
 import { openSession } from "../../lib/auth/sessions.js";
@@ -144,6 +144,28 @@ describe("login", () => {
     await openAccount(key);
     const { res, body } = await auth("login", { email: "keyonly@example.com", password: "anything-long" });
     expectEnvelope(body, res, 401, "UNAUTHORIZED");
+  });
+
+  it("compares an unknown e-mail's password with a dummy hash at the configured BCRYPT_COST", async () => {
+    const bcrypt = (await import("bcryptjs")).default;
+    const compare = vi.spyOn(bcrypt, "compare");
+    process.env.BCRYPT_COST = "5";
+    resetConfig();
+    try {
+      const { res, body } = await auth("login", {
+        email: "nobody-here@example.com",
+        password: "anything-long",
+      });
+      expectEnvelope(body, res, 401, "UNAUTHORIZED");
+      const hashes = compare.mock.calls.map((c) => String(c[1]));
+      expect(hashes).toHaveLength(1);
+      // bcrypt's cost is the two digits after the version: a login for a known address costs as much.
+      expect(hashes[0]).toMatch(/^\$2[aby]\$05\$/);
+    } finally {
+      compare.mockRestore();
+      delete process.env.BCRYPT_COST;
+      resetConfig();
+    }
   });
 
   it("limits login to 5 attempts per IP per hour; other actions do not count", async () => {

@@ -45,6 +45,11 @@ function create(name: string, key: string, from: string, extra: Record<string, s
   });
 }
 
+/** A key (trusted path) to create keys with: its records are scoped to it, `key:<key_id>`. */
+function creatorKey() {
+  return createApiKey({ name: "idem-creator", contact: "idem@example.com", trusted: true });
+}
+
 async function rowsNamed(name: string): Promise<number> {
   const db = await getDb();
   return (await db.select().from(apiKeys).where(eq(apiKeys.name, name))).length;
@@ -71,13 +76,15 @@ describe.each(["database", "upstash"] as const)("idempotency on the %s store", (
   });
 
   it("replays the first response byte for byte with Idempotency-Replayed", async () => {
+    // A caller with a key: an anonymous caller's new key is never replayed (idempotency-scope.test.ts).
     const from = ip();
     const key = `k-${randomBytes(8).toString("hex")}`;
     const name = `idem-${store}-1`;
-    const first = await create(name, key, from);
+    const creator = { "x-api-key": (await creatorKey()).api_key };
+    const first = await create(name, key, from, creator);
     expect(first.res.status).toBe(201);
     expect(first.res.headers.get("idempotency-replayed")).toBeNull();
-    const second = await create(name, key, from);
+    const second = await create(name, key, from, creator);
     expect(second.res.status).toBe(201);
     expect(second.res.headers.get("idempotency-replayed")).toBe("true");
     expect(JSON.stringify(second.body)).toBe(JSON.stringify(first.body));
@@ -133,20 +140,23 @@ describe.each(["database", "upstash"] as const)("idempotency on the %s store", (
   it("keeps the record in the database, its body encrypted: no secret readable at rest", async () => {
     const from = ip();
     const key = `k-${randomBytes(8).toString("hex")}`;
-    const first = await create(`idem-${store}-8`, key, from);
+    const creator = await creatorKey();
+    const scope = `key:${creator.key_id}`;
+    const headers = { "x-api-key": creator.api_key };
+    const first = await create(`idem-${store}-8`, key, from, headers);
     expect(first.res.status).toBe(201);
-    const row = await recordOf(`ip:${from}`, key);
+    const row = await recordOf(scope, key);
     expect(row?.state).toBe("completed");
     const stored = row!.responseBody!;
     expect(isSealed(stored)).toBe(true);
     expect(stored).not.toContain(first.body.api_key);
     expect(JSON.stringify(row)).not.toContain(first.body.api_key);
     // Bound to its record: the ciphertext does not open for another scope or key.
-    expect(JSON.parse(openBody(stored, `ip:${from}`, key)).api_key).toBe(first.body.api_key);
-    expect(() => openBody(stored, `ip:${ip()}`, key)).toThrow();
-    expect(() => openBody(stored, `ip:${from}`, `${key}x`)).toThrow();
+    expect(JSON.parse(openBody(stored, scope, key)).api_key).toBe(first.body.api_key);
+    expect(() => openBody(stored, `ip:${from}`, key)).toThrow();
+    expect(() => openBody(stored, scope, `${key}x`)).toThrow();
     // The replay still returns the secret to the caller holding the key.
-    const replay = await create(`idem-${store}-8`, key, from);
+    const replay = await create(`idem-${store}-8`, key, from, headers);
     expect(replay.body.api_key).toBe(first.body.api_key);
   });
 

@@ -305,6 +305,38 @@ const limitAttacks: Attack[] = [
       expect(statuses).toEqual([401, 401, 429]);
     },
   },
+  {
+    name: "item 8: verify-email attempts are limited per IPv6 /64 (issue 25)",
+    env: { EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR: "2" },
+    run: async () => {
+      const statuses: number[] = [];
+      for (const suffix of ["1", "2", "3"]) {
+        const { res } = await call(clientAuthPost, "/api/client-auth?action=verify-email", {
+          method: "POST",
+          headers: fromIp(`2001:db8:7:7::${suffix}`),
+          json: { token: `vfy_${suffix.repeat(40)}` },
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([401, 401, 429]);
+    },
+  },
+  {
+    name: "item 8: reset requests are limited per IPv6 /64 (issue 25)",
+    env: { EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR: "2" },
+    run: async () => {
+      const statuses: number[] = [];
+      for (const suffix of ["1", "2", "3"]) {
+        const { res } = await call(clientAuthPost, "/api/client-auth?action=reset-request", {
+          method: "POST",
+          headers: fromIp(`2001:db8:8:8:${suffix}::1`),
+          json: { email: `nobody-${suffix}@example.com` },
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+    },
+  },
 ];
 
 const REMOTE_DB = "postgres://app:db-password@db.example.com:5432/app";

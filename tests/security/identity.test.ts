@@ -273,12 +273,6 @@ const attacks: Attack[] = [
     code: "CONFLICT",
   },
   {
-    name: "item 1: a key creates an account for a verified address",
-    attack: () => openAccount(malloryKey),
-    status: 409,
-    code: "CONFLICT",
-  },
-  {
     name: "item 2: a key opens Dave's account and sets its password",
     setup: async () => {
       daveSquatKey = (await anonymousKey("dave@example.com")).api_key;
@@ -474,6 +468,27 @@ describe("identity attacks: refused, and nothing changes", () => {
       expect(await snapshot()).toEqual(before);
     }),
   );
+});
+
+describe("a key opens an account for a verified address (issue 25: no enumeration)", () => {
+  it("gets the answer a new address gets, changes nothing, and Alice alone is told", async () => {
+    const before = await snapshot();
+    const out = await openAccount(malloryKey);
+    expect(out.res.status).toBe(201);
+    expect(out.body.account).toMatchObject({
+      email: ALICE,
+      status: "pending_deposit",
+      email_verified: false,
+    });
+    expect(out.body.account.account_id).not.toBe(aliceAccountId);
+    const after = await snapshot();
+    // Only one e-mail more, to Alice: the notice (no code, nothing Mallory typed).
+    const added = after.mail.filter((m) => !before.mail.some((b) => b.id === m.id));
+    expect(added).toHaveLength(1);
+    expect(added[0]!.to).toBe(ALICE);
+    expect(added[0]!.text).not.toMatch(/(vfy|rst)_[A-Za-z0-9]{40}/);
+    expect({ ...after, mail: before.mail }).toEqual(before);
+  });
 });
 
 describe("the legitimate paths these refusals leave open", () => {

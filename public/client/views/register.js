@@ -6,7 +6,6 @@
 import { capabilities } from "../../shared/capabilities.js";
 import { field, h } from "../../shared/dom.js";
 import { heading } from "../../shared/views.js";
-import { ApiError } from "../api.js";
 import { apiForm, go, messages, optional, optionalField, value } from "../context.js";
 import { getLang, t } from "../i18n.js";
 import { setupTurnstile } from "../turnstile.js";
@@ -193,10 +192,10 @@ export async function registerView() {
         announce(t("register.done", { email: answer.account.email }));
         go(`#/verify?email=${encodeURIComponent(answer.account.email)}`);
       },
-      explain: (e) => {
-        // A Turnstile token is single-use: a refused or spent one needs a fresh check.
+      explain: () => {
+        // A Turnstile token is single-use: a refused or spent one needs a fresh check. An address
+        // that already has an account gets the same answer as a new one (its owner is e-mailed).
         check.reset();
-        if (e instanceof ApiError && e.code === "CONFLICT") return t("register.exists");
         return null;
       },
     }),
