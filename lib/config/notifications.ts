@@ -95,4 +95,9 @@ export const notificationsSettings = () => ({
   STREAM_POLL_MS: int(500, 50, 10_000),
   /** Heartbeat (comment line) interval of idle event streams, seconds. */
   STREAM_HEARTBEAT_SECONDS: int(15, 1, 300),
+  /**
+   * Event streams one credential (an API key, or a task's access token) may hold open at once on
+   * an instance; one more → 429 RATE_LIMITED with Retry-After.
+   */
+  STREAM_MAX_PER_CREDENTIAL: int(5, 1, 1000),
 });

@@ -25,6 +25,7 @@
 import type { Config } from "../config.js";
 import { TERMINAL_TASK_STATUSES } from "../db/schema/enums.js";
 import { DomainError } from "../errors.js";
+import { sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { presentedAccessToken } from "../keys/credentials.js";
 import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
@@ -57,6 +58,34 @@ const isTerminal = (row: StreamEventRow) =>
  * rule, lib/tasks/state/task-access.ts).
  * @throws DomainError FORBIDDEN (the spec's status for a stream without an ownership credential)
  */
+/** Streams open on this instance per credential (`key:<id>` or `token:<sha256>`). */
+const openStreams = new Map<string, number>();
+
+/**
+ * Takes one of the `max` stream slots of `holder` on this instance.
+ * @returns the function that gives it back (idempotent)
+ * @throws DomainError RATE_LIMITED (429 with Retry-After) when all are taken
+ */
+function takeStreamSlot(holder: string, max: number): () => void {
+  const open = openStreams.get(holder) ?? 0;
+  if (open >= max) {
+    throw new DomainError(
+      "RATE_LIMITED",
+      `Too many open event streams for this credential (${max}, STREAM_MAX_PER_CREDENTIAL): close one, or poll the status`,
+      { retryAfterSeconds: 5, extra: { limit: max, policy: "streams" } },
+    );
+  }
+  openStreams.set(holder, open + 1);
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    const left = (openStreams.get(holder) ?? 1) - 1;
+    if (left > 0) openStreams.set(holder, left);
+    else openStreams.delete(holder);
+  };
+}
+
 async function authorizeStream(
   task: TaskOwnership,
   caller: Caller | null,
@@ -174,7 +203,8 @@ export async function openTaskStream({
   const lastEventId = parseLastEventId(request, query);
   const requested = parseTimeout(request);
   const task = await getTaskOrThrow(query.task_id);
-  await authorizeStream(task, caller, query.access_token ?? presentedAccessToken(request));
+  const accessToken = query.access_token ?? presentedAccessToken(request);
+  await authorizeStream(task, caller, accessToken);
   const timeoutSeconds = Math.min(requested, connectionLimitSeconds(config));
   const backlog = await readTaskEvents(task.id, lastEventId ?? 0);
   const taskTerminal = (TERMINAL_TASK_STATUSES as readonly string[]).includes(task.status);
@@ -182,6 +212,9 @@ export async function openTaskStream({
     return { body: null, timeoutSeconds };
   }
 
+  // The key's slots when a key is sent (the owner's or an admin's), else the access token's.
+  const holder = caller ? `key:${caller.keyId}` : `token:${sha256Hex(accessToken ?? "")}`;
+  const release = takeStreamSlot(holder, config.STREAM_MAX_PER_CREDENTIAL);
   const encoder = new TextEncoder();
   let cleanup = () => {};
   const body = new ReadableStream<Uint8Array>({
@@ -201,6 +234,7 @@ export async function openTaskStream({
         if (closed) return;
         closed = true;
         cleanup();
+        release();
         try {
           controller.close();
         } catch {
@@ -237,6 +271,7 @@ export async function openTaskStream({
     },
     cancel() {
       cleanup();
+      release();
     },
   });
   return { body, timeoutSeconds };

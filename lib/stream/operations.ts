@@ -41,5 +41,5 @@ export const taskStreamOperation = defineOperation({
   ],
   response: z.string().meta({ description: "text/event-stream" }),
   contentType: "text/event-stream",
-  errors: ["MISSING_FIELD", "INVALID_FORMAT", "FORBIDDEN", "NOT_FOUND"],
+  errors: ["MISSING_FIELD", "INVALID_FORMAT", "FORBIDDEN", "NOT_FOUND", "RATE_LIMITED"],
 });

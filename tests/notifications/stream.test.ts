@@ -103,6 +103,51 @@ function follow(url: string, headers: Record<string, string>) {
   return { es, seen, errors, until };
 }
 
+describe("open streams per credential (issue 25 item 9)", () => {
+  it("caps the streams one key or one access token holds open; a closed one frees its slot", async () => {
+    process.env.STREAM_MAX_PER_CREDENTIAL = "2";
+    resetConfig();
+    const aborts: AbortController[] = [];
+    const open = async (url: string, headers: Record<string, string> = {}) => {
+      const abort = new AbortController();
+      aborts.push(abort);
+      const res = await fetch(url, { headers, signal: abort.signal });
+      return { res, abort };
+    };
+    try {
+      const keyed = await newTask();
+      const anonymous = await newTask({});
+      const first = await open(streamUrl(keyed.task_id), { "x-api-key": owner });
+      const second = await open(streamUrl(keyed.task_id), { "x-api-key": owner });
+      expect([first.res.status, second.res.status]).toEqual([200, 200]);
+      const third = await open(streamUrl(keyed.task_id), { "x-api-key": owner });
+      const error = expectEnvelope(await third.res.json(), third.res, 429, "RATE_LIMITED");
+      expect(error.message).toMatch(/STREAM_MAX_PER_CREDENTIAL/);
+      expect(third.res.headers.get("retry-after")).toBe("5");
+      // Another credential has its own slots: the task's access token, and an admin key.
+      const token = `&access_token=${anonymous.access_token}`;
+      expect((await open(streamUrl(anonymous.task_id, token))).res.status).toBe(200);
+      expect((await open(streamUrl(keyed.task_id), { "x-api-key": admin })).res.status).toBe(200);
+      // Closing one of the key's streams gives its slot back (once the server sees the disconnect).
+      first.abort.abort();
+      await expect
+        .poll(
+          async () => {
+            const again = await open(streamUrl(keyed.task_id), { "x-api-key": owner });
+            if (again.res.status !== 200) await again.res.body?.cancel().catch(() => {});
+            return again.res.status;
+          },
+          { timeout: 5000, interval: 100 },
+        )
+        .toBe(200);
+    } finally {
+      for (const a of aborts) a.abort();
+      delete process.env.STREAM_MAX_PER_CREDENTIAL;
+      resetConfig();
+    }
+  });
+});
+
 describe("authorization and bad input", () => {
   it("refuses callers without the task's key or access token (403), and bad input", async () => {
     const t = await newTask();
