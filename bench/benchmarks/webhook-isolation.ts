@@ -201,7 +201,7 @@ async function measureBackend(
         list.push({ arrivedMs, recordedMs, hangingAtArrival });
         ctx.log(
           `webhook-isolation: ${label}: ${scenario.label}, round ${round + 1}: arrived ${num(arrivedMs)} ms, ` +
-            `recorded ${num(recordedMs)} ms (${hangingAtArrival} hanging requests open by then)`,
+            `recorded ${num(recordedMs)} ms (${hangingAtArrival} hanging requests read by then)`,
         );
         await db
           .update(deliveries)
@@ -293,9 +293,11 @@ async function run(ctx: BenchContext): Promise<Section> {
       "whole `WEBHOOK_TIMEOUT_MS` (10 s). The healthy endpoint's event is committed last, so it is the last due " +
       "delivery; it is served at once because fairness and the breaker are per endpoint, and its host's " +
       "politeness cap (`WEBHOOK_HOST_CONCURRENCY`, 128) leaves room beside 100 hanging endpoints.",
-    "The last scenario needs 201 slots of one worker's 128 (`WEBHOOK_CONCURRENCY`): the healthy delivery, due " +
-      "last, waits for the first hanging attempts to time out (one `WEBHOOK_TIMEOUT_MS`); more workers, or a higher " +
-      "`WEBHOOK_CONCURRENCY`, serve it at once. Shown for the limit, not a goal.",
+    "The last scenario needs 201 slots of one worker's 128 (`WEBHOOK_CONCURRENCY`). All its first attempts fall " +
+      "due together (one fan-out), ties broken by delivery id: when the healthy delivery sorts among the first 128 " +
+      "it is served at once, otherwise it waits for the first hanging attempts to time out (one " +
+      "`WEBHOOK_TIMEOUT_MS`); more workers, or a higher `WEBHOOK_CONCURRENCY`, serve it at once. Shown for the " +
+      "limit, not a goal.",
     '"Hanging requests read by then": hanging requests whose body the receivers had read when the healthy one ' +
       "arrived; receivers share the service's event loop, so requests already sent may not be read yet (a lower bound).",
     "Receivers, service and database client share one Node process and the machine's CPUs.",
