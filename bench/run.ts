@@ -15,6 +15,7 @@ import { importsBenchmark } from "./benchmarks/imports.js";
 import { policyBenchmark } from "./benchmarks/policy.js";
 import { streamsBenchmark } from "./benchmarks/streams.js";
 import { tasksBenchmark } from "./benchmarks/tasks.js";
+import { webhookIsolationBenchmark } from "./benchmarks/webhook-isolation.js";
 import { webhooksBenchmark } from "./benchmarks/webhooks.js";
 import { renderSection, writeSections } from "./lib/report.js";
 import { readSettings } from "./lib/settings.js";
@@ -34,6 +35,7 @@ const benchmarks: Benchmark[] = [
   costBenchmark,
   streamsBenchmark,
   webhooksBenchmark,
+  webhookIsolationBenchmark,
   policyBenchmark,
 ];
 

@@ -35,6 +35,8 @@ describe("config", () => {
     [{ DISTANCE_PROVIDER: "osrm" }, /OSRM_URL/],
     [{ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" }, /UPSTASH_REDIS_REST_TOKEN/],
     [{ CONTACT_EMAIL: "not-an-email" }, /CONTACT_EMAIL/],
+    [{ WEBHOOK_ENDPOINT_CONCURRENCY: "9", WEBHOOK_HOST_CONCURRENCY: "16" }, /at most half of WEBHOOK_HOST/],
+    [{ WEBHOOK_DESTINATION_CONCURRENCY: "4" }, /renamed WEBHOOK_ENDPOINT_CONCURRENCY/],
   ])("%j is refused naming the variable", (env, re) => {
     expect(() => parseConfig(env as Record<string, string>)).toThrow(ConfigError);
     expect(() => parseConfig(env as Record<string, string>)).toThrow(re);

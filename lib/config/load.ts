@@ -77,6 +77,16 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       'RECEIPT_SIGNING_KEY: must be a private Ed25519 JWK ({"kty":"OKP","crv":"Ed25519","x":…,"d":…}; npx tsx scripts/receipt-key.ts)',
     );
   }
+  if (env.WEBHOOK_DESTINATION_CONCURRENCY !== undefined) {
+    throw new ConfigError(
+      "WEBHOOK_DESTINATION_CONCURRENCY: renamed WEBHOOK_ENDPOINT_CONCURRENCY (per registered endpoint); WEBHOOK_HOST_CONCURRENCY caps a host",
+    );
+  }
+  if (config.WEBHOOK_ENDPOINT_CONCURRENCY * 2 > config.WEBHOOK_HOST_CONCURRENCY) {
+    throw new ConfigError(
+      "WEBHOOK_ENDPOINT_CONCURRENCY: at most half of WEBHOOK_HOST_CONCURRENCY, so one endpoint cannot take its host's slots",
+    );
+  }
   if (config.DISTANCE_PROVIDER === "osrm" && !config.OSRM_URL) {
     throw new ConfigError("OSRM_URL: required when DISTANCE_PROVIDER=osrm");
   }

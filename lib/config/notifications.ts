@@ -39,18 +39,26 @@ export const notificationsSettings = () => ({
    */
   WEBHOOK_CONCURRENCY: int(128, 1, 1024),
   /**
-   * Deliveries in flight at once to one destination (scheme://host[:port]) across every
-   * worker: the fairness cap, so one customer's slow or dead receiver never takes the slots
-   * of another's.
+   * Deliveries in flight at once to one registered endpoint across every worker: a webhook
+   * (its id), or the per-task callbacks of one task owner (the submitting key, else the task).
+   * The fairness cap, so one customer's slow or dead receiver never takes another's slots, even
+   * on the same host. At most half of WEBHOOK_HOST_CONCURRENCY (checked at start-up).
    */
-  WEBHOOK_DESTINATION_CONCURRENCY: int(4, 1, 64),
+  WEBHOOK_ENDPOINT_CONCURRENCY: int(4, 1, 64),
   /**
-   * Circuit breaker: after this many consecutive failed attempts to one destination, its due
-   * deliveries are recorded as failed without a request for WEBHOOK_BREAKER_COOLDOWN_SECONDS
-   * (retry schedule and dead letters unchanged). 0 turns the breaker off.
+   * Deliveries in flight at once to one host (scheme://host[:port] of the URL) across every
+   * worker, all its endpoints together: the politeness cap towards a shared host (automation
+   * platforms, tunnels). High enough that a hundred hanging endpoints on a host leave room for
+   * a healthy one; at least twice WEBHOOK_ENDPOINT_CONCURRENCY.
+   */
+  WEBHOOK_HOST_CONCURRENCY: int(128, 2, 1024),
+  /**
+   * Circuit breaker: after this many consecutive failed attempts to one endpoint (same unit as
+   * WEBHOOK_ENDPOINT_CONCURRENCY), its due deliveries are left unattempted and uncounted (not
+   * claimed by this worker) for WEBHOOK_BREAKER_COOLDOWN_SECONDS. 0 turns the breaker off.
    */
   WEBHOOK_BREAKER_FAILURES: int(5, 0, 1000),
-  /** Circuit breaker: how long a destination stays open after its failures, seconds. */
+  /** Circuit breaker: how long an endpoint's circuit stays open after its failures, seconds. */
   WEBHOOK_BREAKER_COOLDOWN_SECONDS: int(60, 1, 3600),
   /** Dead-letter retention, hours (spec Limits: 72). */
   DEAD_LETTER_RETENTION_HOURS: int(72, 1, 24 * 30),

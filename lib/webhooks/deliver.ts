@@ -3,13 +3,15 @@
  * callbacks, unsigned) and applies the retry policy (docs/api-conventions.md "Webhook deliveries";
  * docs/api-conventions.md "Delivery, retry and dead-letter queue").
  *
- * - Fairness (issue 20 item 4): deliveries are claimed just in time, only as many as there
- *   are free sending slots (WEBHOOK_CONCURRENCY per worker), at most
- *   WEBHOOK_DESTINATION_CONCURRENCY in flight per destination, round-robin across
- *   destinations (claim-deliveries.ts). A slot is refilled as soon as its attempt ends
- *   (`DeliveryPump`), never after a whole batch. A destination whose recent attempts all
- *   failed has its circuit open for a while (breaker.ts): its due deliveries are then recorded
- *   as failed attempts without a request, so a dead receiver stops taking slots.
+ * - Fairness (issue 20 item 4, issue 25 item 10): deliveries are claimed just in time, only as
+ *   many as there are free sending slots (WEBHOOK_CONCURRENCY per worker), at most
+ *   WEBHOOK_ENDPOINT_CONCURRENCY in flight per registered endpoint (a webhook; the callbacks of
+ *   one task owner) and WEBHOOK_HOST_CONCURRENCY per host, endpoints taking turns
+ *   (claim-deliveries.ts). A slot is refilled as soon as its attempt ends (`DeliveryPump`),
+ *   never after a whole batch. An endpoint whose recent attempts all failed has its circuit
+ *   open for a while (breaker.ts): its due deliveries are then not claimed, so a dead receiver
+ *   stops taking slots; they stay due, their attempts uncounted, and nothing else on its host
+ *   is affected.
  * - Claim: each due row is leased for `leaseMs()` (WEBHOOK_TIMEOUT_MS + 2 × DB_QUERY_TIMEOUT_MS
  *   + 30 s) right before it is sent, so no attempt runs under a lapsed lease and every attempt
  *   is recorded. A process killed mid-delivery loses nothing: the row is taken again once its
@@ -30,8 +32,8 @@ import { type Config, getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { type Delivery, deliveries, webhooks } from "../db/schema/index.js";
 import { safeFetch } from "../net/safe-fetch.js";
-import { breakerOpen, recordBreaker } from "./breaker.js";
-import { claimDueDeliveries, destinationOf } from "./claim-deliveries.js";
+import { openEndpoints, recordBreaker } from "./breaker.js";
+import { type ClaimedDelivery, claimDueDeliveries } from "./claim-deliveries.js";
 import { serializeBody } from "./payloads.js";
 import { type AttemptOutcome, recordOutcome } from "./record-outcome.js";
 import { decryptSecret } from "./secret-box.js";
@@ -124,13 +126,15 @@ export class DeliveryPump {
   }
 
   /**
-   * Claims and starts as many due deliveries as there are free slots (and at most `max`).
+   * Claims and starts as many due deliveries as there are free slots (and at most `max`),
+   * leaving out the endpoints whose circuit is open (breaker.ts).
    * @returns how many were started. Database errors of the claim propagate.
    */
   async fill(now: Date = new Date(), max = Number.POSITIVE_INFINITY): Promise<number> {
     const free = Math.min(max, this.config.WEBHOOK_CONCURRENCY - this.inFlight.size);
     if (free <= 0) return 0;
-    const claimed = await claimDueDeliveries(free, now, this.config);
+    const skipEndpoints = openEndpoints(this.config, now.getTime());
+    const claimed = await claimDueDeliveries(free, now, this.config, { skipEndpoints });
     this.result.claimed += claimed.length;
     for (const delivery of claimed) {
       const run: Promise<void> = this.send(delivery)
@@ -153,7 +157,7 @@ export class DeliveryPump {
     while (this.inFlight.size) await Promise.race(this.inFlight);
   }
 
-  private async send(d: Delivery): Promise<void> {
+  private async send(d: ClaimedDelivery): Promise<void> {
     const db = await getDb();
     let secret: string | null = null;
     if (d.kind === "webhook") {
@@ -168,16 +172,9 @@ export class DeliveryPump {
       }
       secret = decryptSecret(hook.secretCiphertext, hook.id);
     }
-    const destination = destinationOf(d.url);
     const attemptedAt = new Date();
-    const open = breakerOpen(destination, this.config, attemptedAt.getTime());
-    let outcome: AttemptOutcome;
-    if (open) {
-      outcome = { ok: false, status: null, error: open };
-    } else {
-      outcome = await attemptDelivery(d, secret, this.config);
-      recordBreaker(destination, outcome.ok, this.config);
-    }
+    const outcome = await attemptDelivery(d, secret, this.config);
+    recordBreaker(d.endpoint, outcome.ok, this.config);
     const state = await recordOutcome(d, outcome, attemptedAt, this.config);
     if (state !== "lost") this.result[state]++;
   }

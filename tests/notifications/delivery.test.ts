@@ -459,7 +459,7 @@ describe("sandbox and billing events", () => {
     const { body: task } = await submitTask(validTask, keyHeaders(key, { "x-service-mode": "sandbox" }));
     for (let i = 0; i < 4; i++) await getStatus(task.task_id);
     const got = await r.waitFor(4);
-    // Up to WEBHOOK_DESTINATION_CONCURRENCY deliveries to one destination are in flight at
+    // Up to WEBHOOK_ENDPOINT_CONCURRENCY deliveries to one endpoint are in flight at
     // once, so their arrival order is not guaranteed: compare the events as a set.
     expect(got.map((g) => g.headers["x-service-event"]).sort()).toEqual(
       ["task.created", "task.paid", "task.dispatched", "task.completed"].sort(),

@@ -6,11 +6,12 @@
  *   delivery within 5 s (the hanging ones' timeout is 6 s), and once the timeout has
  *   elapsed every hanging attempt is recorded (`attempts`, `attempted_at`, the timeout as
  *   `last_error`);
- * - one destination with a long backlog (60 deliveries of one key to one dead receiver):
- *   never more than WEBHOOK_DESTINATION_CONCURRENCY requests open to it, another key's
+ * - one endpoint with a long backlog (60 deliveries of one key to one dead receiver):
+ *   never more than WEBHOOK_ENDPOINT_CONCURRENCY requests open to it, another key's
  *   healthy receiver served at once, and every request the dead receiver saw is recorded;
- * - the circuit breaker: after WEBHOOK_BREAKER_FAILURES consecutive failures a destination's
- *   due deliveries are recorded as failed attempts without a request, on the same schedule.
+ * - the circuit breaker: after WEBHOOK_BREAKER_FAILURES consecutive failures an endpoint's
+ *   due deliveries are left unattempted and uncounted until its circuit closes.
+ * Endpoints sharing a host: shared-host.test.ts.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -75,7 +76,7 @@ const ENV_KEYS = [
   "OUTBOX_KICK",
   "WEBHOOK_TIMEOUT_MS",
   "WEBHOOK_BREAKER_FAILURES",
-  "WEBHOOK_DESTINATION_CONCURRENCY",
+  "WEBHOOK_ENDPOINT_CONCURRENCY",
 ];
 
 beforeAll(() => setEnv({ ALLOW_PRIVATE_CALLBACKS: "true", OUTBOX_KICK: "false" }));
@@ -162,12 +163,12 @@ describe("a hundred hanging receivers", () => {
   }, 60_000);
 });
 
-describe("one destination with a long backlog", () => {
+describe("one endpoint with a long backlog", () => {
   beforeAll(() =>
     setEnv({
       WEBHOOK_TIMEOUT_MS: "3000",
       WEBHOOK_BREAKER_FAILURES: "0",
-      WEBHOOK_DESTINATION_CONCURRENCY: "4",
+      WEBHOOK_ENDPOINT_CONCURRENCY: "4",
     }),
   );
 
@@ -206,26 +207,40 @@ describe("the circuit breaker", () => {
     setEnv({
       WEBHOOK_TIMEOUT_MS: "2000",
       WEBHOOK_BREAKER_FAILURES: "3",
-      WEBHOOK_DESTINATION_CONCURRENCY: "1",
+      WEBHOOK_ENDPOINT_CONCURRENCY: "1",
     }),
   );
 
-  it("stops sending to a failing destination but records each due delivery on the same schedule", async () => {
+  it("stops sending to a failing endpoint and leaves its due deliveries unattempted and uncounted", async () => {
     const failing = await startReceiver(() => ({ status: 503 }));
     closers.push(() => failing.close());
     const key = await makeKey(["audit_only", "task_create"]);
     const hook = await webhookFor(key, `${failing.url}/down`);
     for (let i = 0; i < 6; i++) await commitEvent(key);
+    const before = Date.now();
     const result = await processOutbox();
-    expect(result.retrying).toBe(6);
-    // Three real attempts opened the circuit; the other three were recorded without a request.
+    // Three real attempts opened the circuit; the other three were not attempted, nor counted.
+    expect(result.retrying).toBe(3);
     expect(failing.requests).toHaveLength(3);
     const rows = await deliveriesOf([hook]);
-    expect(rows.every((r) => r.status === "pending" && r.attempts === 1)).toBe(true);
-    const skipped = rows.filter((r) => r.lastError?.startsWith("not attempted"));
-    expect(skipped).toHaveLength(3);
-    for (const r of rows) expect(r.nextAttemptAt.getTime() - r.attemptedAt[0]!.getTime()).toBe(30_000);
-    expect(rows.filter((r) => r.lastHttpStatus === 503)).toHaveLength(3);
+    const tried = rows.filter((r) => r.attempts > 0);
+    expect(tried).toHaveLength(3);
+    for (const r of tried) {
+      expect(r).toMatchObject({ status: "pending", attempts: 1, lastHttpStatus: 503 });
+      expect(r.nextAttemptAt.getTime() - r.attemptedAt[0]!.getTime()).toBe(30_000);
+    }
+    const untried = rows.filter((r) => r.attempts === 0);
+    expect(untried).toHaveLength(3);
+    for (const r of untried) {
+      expect(r).toMatchObject({
+        status: "pending",
+        lastHttpStatus: null,
+        lastError: null,
+        lockedUntil: null,
+      });
+      expect(r.attemptedAt).toEqual([]);
+      expect(r.nextAttemptAt.getTime()).toBeLessThanOrEqual(before); // still due, not pushed back
+    }
 
     // After the cool-down (here: forgotten), attempts are real again and a success closes it.
     resetBreakers();

@@ -1,7 +1,7 @@
 /**
  * A webhook receiver for tests: a real node:http server on 127.0.0.1 recording every
  * request (headers and raw body). `respond` decides the answer per request (status,
- * headers, delay); default 200. Close it with `close()`.
+ * headers, delay, or no answer at all); default 200. Close it with `close()`.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,14 +19,19 @@ export interface Reply {
   headers?: Record<string, string>;
   body?: string;
   delayMs?: number;
+  /** Never answer (the request is recorded; the connection stays open until `close()`). */
+  hang?: boolean;
 }
 
 export interface Receiver {
   url: string;
   requests: ReceivedRequest[];
   respond: (req: ReceivedRequest) => Reply;
-  /** Resolves once `n` requests have arrived (rejects after `timeoutMs`). */
-  waitFor(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /**
+   * Resolves once `n` requests (those whose path starts with `pathPrefix`, when given) have
+   * arrived (rejects after `timeoutMs`).
+   */
+  waitFor(n: number, timeoutMs?: number, pathPrefix?: string): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
 
@@ -39,18 +44,25 @@ export async function startReceiver(
     url: "",
     requests,
     respond,
-    waitFor(n, timeoutMs = 5000) {
+    waitFor(n, timeoutMs = 5000, pathPrefix) {
+      const matching = () => (pathPrefix ? requests.filter((r) => r.path.startsWith(pathPrefix)) : requests);
       return new Promise((resolve, reject) => {
         const check = () => {
-          if (requests.length >= n) {
+          const got = matching();
+          if (got.length >= n) {
             clearTimeout(timer);
-            resolve(requests.slice(0, n));
+            resolve(got.slice(0, n));
             return true;
           }
           return false;
         };
         const timer = setTimeout(
-          () => reject(new Error(`expected ${n} requests, got ${requests.length}`)),
+          () =>
+            reject(
+              new Error(
+                `expected ${n} requests${pathPrefix ? ` to ${pathPrefix}` : ""}, got ${matching().length}`,
+              ),
+            ),
           timeoutMs,
         );
         if (!check()) waiters.push(check);
@@ -76,6 +88,7 @@ export async function startReceiver(
       requests.push(entry);
       waiters = waiters.filter((w) => !w());
       const reply = receiver.respond(entry);
+      if (reply.hang) return;
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
