@@ -29,8 +29,10 @@ export const STATUS_GOAL_P99_MS = 10;
 export const SUBMIT_GOAL_P99_MS = 30;
 /** Tasks created before the status run; the reads cycle through their ids. */
 export const STATUS_TASKS = 200;
-/** Default server for the scratch database (`BENCH_PG_URL`; `skip` leaves PostgreSQL out). */
-export const DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+
+import { DEFAULT_PG_URL } from "../lib/backends.js";
+
+export { DEFAULT_PG_URL };
 
 /** The submission body: the tests' valid task (tests/helpers/tasks.ts `validTask`). */
 export const TASK_BODY = {

@@ -26,7 +26,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createScratchDatabase } from "../../lib/db/scratch-database.js";
+import { onEachBackend } from "../lib/backends.js";
 import { num, table } from "../lib/report.js";
 import { startService } from "../lib/service.js";
 import type { BenchContext, Benchmark, Section } from "../lib/types.js";
@@ -112,9 +112,6 @@ interface BackendResult {
   label: string;
   rounds: Map<Scenario, Round[]>;
 }
-
-/** Default server for the scratch database (`BENCH_PG_URL`; `skip` leaves PostgreSQL out). */
-export const DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 
 async function measureBackend(
   ctx: BenchContext,
@@ -226,40 +223,9 @@ const BENCH_ENV: Record<string, string> = {
 };
 
 async function run(ctx: BenchContext): Promise<Section> {
-  const saved = Object.fromEntries(Object.keys(BENCH_ENV).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, BENCH_ENV);
-  const results: BackendResult[] = [];
-  let pgSkipped: string | undefined;
-  try {
-    results.push(await measureBackend(ctx, "PGlite (in-memory)", undefined));
-    const pgAdmin = process.env.BENCH_PG_URL?.trim() || DEFAULT_PG_URL;
-    if (pgAdmin === "skip") pgSkipped = "BENCH_PG_URL=skip";
-    else {
-      let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
-      try {
-        scratch = await createScratchDatabase(pgAdmin, "ptes_bench");
-        ctx.log(`webhook-isolation: scratch database ${scratch.name} created and migrated`);
-      } catch (error) {
-        pgSkipped = `no PostgreSQL at ${new URL(pgAdmin).host} (${error instanceof Error ? error.message : String(error)})`;
-        ctx.log(`webhook-isolation: PostgreSQL skipped: ${pgSkipped}`);
-      }
-      if (scratch) {
-        try {
-          results.push(await measureBackend(ctx, "PostgreSQL", scratch.url));
-        } finally {
-          await scratch.drop();
-          ctx.log(`webhook-isolation: scratch database ${scratch.name} dropped`);
-        }
-      }
-    }
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    const { resetConfig } = await import("../../lib/config.js");
-    resetConfig();
-  }
+  const { results, pgSkipped } = await onEachBackend(ctx, "webhook-isolation", BENCH_ENV, (label, url) =>
+    measureBackend(ctx, label, url),
+  );
 
   const ms = (v: number) => (Number.isFinite(v) ? num(v) : "never");
   const rows = results.flatMap((r) =>
