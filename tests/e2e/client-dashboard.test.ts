@@ -324,13 +324,17 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     expect(await page.getByRole("link", { name: taskId }).count()).toBe(1);
     await shot(page, env.shots, "client-invoice.png");
 
-    // The JWT went only in Authorization headers (never in a URL), and only to the client's endpoints.
+    // The JWT went only in Authorization headers (never in a URL), and only to the client's endpoints
+    // and the task status (whose content is the account's: README "Who can read what").
     const bearer = watch.requests.filter((r) => r.headers.authorization);
     expect(bearer.length).toBeGreaterThan(0);
     for (const r of bearer) {
       expect(r.headers.authorization).toBe(`Bearer ${session.token}`);
-      expect(["/api/client-account", "/api/account-keys"]).toContain(new URL(r.url).pathname);
+      expect(["/api/client-account", "/api/account-keys", "/api/submit-task"]).toContain(
+        new URL(r.url).pathname,
+      );
     }
+    expect(bearer.some((r) => new URL(r.url).pathname === "/api/submit-task")).toBe(true);
     expect(watch.requests.filter((r) => r.url.includes(session.token))).toEqual([]);
 
     // Log out ends the session on the server and forgets the token.
