@@ -93,7 +93,13 @@ export interface BrowserHost {
    * file opted out, a fresh `idempotency-key`).
    * @returns the status and the parsed JSON body
    */
-  api(method: string, pathname: string, key: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** A request to the host with `key` (none when undefined). */
+  api(
+    method: string,
+    pathname: string,
+    key: string | undefined,
+    body?: unknown,
+  ): Promise<{ status: number; body: any }>;
 }
 
 /**
@@ -104,11 +110,11 @@ export interface BrowserHost {
  */
 export function useBrowserHost(tmpPrefix: string, { idempotencyKeys = true } = {}): BrowserHost {
   const env = {
-    async api(method: string, pathname: string, key: string, body?: unknown) {
+    async api(method: string, pathname: string, key: string | undefined, body?: unknown) {
       const res = await fetch(`${env.host.url}${pathname}`, {
         method,
         headers: {
-          "x-api-key": key,
+          ...(key === undefined ? {} : { "x-api-key": key }),
           ...(body
             ? {
                 "content-type": "application/json",

@@ -350,6 +350,13 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
 
   it("fits a phone screen, in the browser's language", async () => {
     await submit({ urgency: "urgent", task_description: "Courier: deliver the signed lease to the notary." });
+    // A real submission without a key: its card says so (issue 25 item 8).
+    const keyless = await api("POST", "/api/submit-task", undefined, {
+      ...validTask,
+      lang: "en",
+      task_description: "Photograph the mailbox bank in the lobby.",
+    });
+    expect(keyless.status).toBe(201);
     const context = await newContext({
       viewport: { width: 390, height: 844 },
       deviceScaleFactor: 2,
@@ -380,6 +387,8 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Actualiser");
+    const keylessCard = page.locator(".card").filter({ hasText: keyless.body.task_id });
+    expect(await keylessCard.locator(".badge").allTextContents()).toContain("Sans clé d'API");
     await shot(page, env.shots, "operator-queue-phone.png");
     await context.close();
   });
