@@ -49,7 +49,7 @@ import { type TaskOwnership, taskAccess } from "../tasks/state/task-access.js";
 import { nextPollSeconds } from "../tasks/task-advice.js";
 import {
   PROOF_URI_TEMPLATE,
-  PROTOCOL_STATUS,
+  protocolStatus,
   protocolTask,
   RECEIPT_URI_TEMPLATE,
   taskToolResult,
@@ -152,7 +152,7 @@ async function taskResult(taskId: string, credential: TaskCredential): Promise<C
   const { task, history } = await readTaskWithHistory(taskId);
   const access = await taskAccess(task, credential);
   if (access === "public") throw taskNotFound(taskId);
-  const status = PROTOCOL_STATUS[task.status];
+  const status = protocolStatus(task);
   if (status === "working") {
     const pollMs = nextPollSeconds(task) * 1000;
     throw new McpError(

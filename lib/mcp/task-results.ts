@@ -52,6 +52,17 @@ export const PROTOCOL_STATUS: Record<TaskStatus, McpTask["status"]> = {
 };
 
 /**
+ * The protocol status of `task`: {@link PROTOCOL_STATUS}, except that a sandbox task awaiting
+ * payment is `working`: its simulated payment happens by itself on the next poll, so a client
+ * following it (the SDK's `callToolStream`) keeps polling to `completed` instead of stopping at
+ * `input_required` with payment instructions it cannot act on.
+ */
+export function protocolStatus(task: Pick<Task, "status" | "sandbox">): McpTask["status"] {
+  const status = PROTOCOL_STATUS[task.status];
+  return task.sandbox && status === "input_required" ? "working" : status;
+}
+
+/**
  * The MCP task of service task `task` (tasks/get, tasks/list, tasks/cancel, task creation):
  * `ttl` null (results are kept with the task), `pollInterval` in milliseconds from the task's
  * `_polling.next_poll_seconds` while it can change, `statusMessage` the recommended action.
@@ -64,7 +75,7 @@ export function protocolTask(task: Task): McpTask {
       : `${task.status}: ${recommendedAction(task)}`;
   return {
     taskId: task.id,
-    status: PROTOCOL_STATUS[task.status],
+    status: protocolStatus(task),
     ttl: null,
     createdAt: task.createdAt.toISOString(),
     lastUpdatedAt: task.updatedAt.toISOString(),
@@ -130,7 +141,7 @@ export async function taskToolResult(
   }
   const data: Record<string, unknown> = {
     ...rest,
-    mcp_status: PROTOCOL_STATUS[task.status],
+    mcp_status: protocolStatus(task),
     ...(owned && task.status === "completed" ? { proof_files: links } : {}),
     owned_by_caller: owned,
   };
@@ -150,6 +161,6 @@ export async function taskToolResult(
   return {
     content: [{ type: "text", text: summary }, ...resourceLinks],
     structuredContent: data,
-    ...(options.flagFailure && PROTOCOL_STATUS[task.status] === "failed" ? { isError: true } : {}),
+    ...(options.flagFailure && protocolStatus(task) === "failed" ? { isError: true } : {}),
   };
 }

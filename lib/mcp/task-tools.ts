@@ -14,7 +14,7 @@ import { MAX_TASK_PAGE, taskSubmissionSchema } from "../tasks/state/schemas.js";
 import { rejectForeignToken } from "../tasks/state/task-access.js";
 import { taskCreatedSchema } from "../tasks/state/view-schemas.js";
 import { nextPollSeconds } from "../tasks/task-advice.js";
-import { mcpTaskStatusSchema, PROTOCOL_STATUS, taskToolResult } from "./task-results.js";
+import { mcpTaskStatusSchema, protocolStatus, taskToolResult } from "./task-results.js";
 import {
   accessTokenArgument,
   apiKeyArgument,
@@ -208,7 +208,7 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
       const items = page.tasks.map((t) => ({
         task_id: t.id,
         status: t.status,
-        mcp_status: PROTOCOL_STATUS[t.status],
+        mcp_status: protocolStatus(t),
         service_type: t.serviceType,
         sandbox: t.sandbox,
         estimate_cad: t.estimateCad,

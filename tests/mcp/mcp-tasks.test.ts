@@ -125,7 +125,7 @@ describe("MCP Tasks", () => {
       expect(task.statusMessage).toEqual(expect.any(String));
       if (task.status === "completed") break;
     }
-    expect(seen).toEqual(["input_required", "working", "working", "completed"]);
+    expect(seen).toEqual(["working", "working", "working", "completed"]);
 
     const result = await taskResult(client, taskId, { access_token: token });
     expect(result.isError).toBeFalsy();
@@ -177,7 +177,7 @@ describe("MCP Tasks", () => {
     await client.close();
   });
 
-  it("follows a keyed task with the SDK's callToolStream: input_required gives the payment instructions", async () => {
+  it("runs a sandbox task to completed inside the SDK's callToolStream, proof as a resource link", async () => {
     const client = await connect({ "x-api-key": key });
     await client.listTools();
     const messages: any[] = [];
@@ -187,23 +187,30 @@ describe("MCP Tasks", () => {
     })) {
       messages.push(message);
     }
-    expect(
-      messages.map((m) => m.type),
-      JSON.stringify(messages.map((m) => m.error?.message)),
-    ).toEqual(["taskCreated", "taskStatus", "result"]);
+    const types = messages.map((m) => m.type);
+    expect(types[0], JSON.stringify(messages.map((m) => m.error?.message))).toBe("taskCreated");
+    expect(types.at(-1)).toBe("result");
     const taskId = messages[0].task.taskId;
-    expect(messages[1].task.status).toBe("input_required");
-    const result = messages[2].result;
+    // The simulated payment happens by itself: never input_required, working until completed.
+    const statuses = messages.filter((m) => m.type === "taskStatus").map((m) => m.task.status);
+    expect(statuses).not.toContain("input_required");
+    expect(statuses.at(-1)).toBe("completed");
+    expect(new Set(statuses.slice(0, -1))).toEqual(new Set(["working"]));
+    const result = messages.at(-1).result;
+    expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({
       task_id: taskId,
-      status: "accepted_pending_payment",
-      mcp_status: "input_required",
+      status: "completed",
+      mcp_status: "completed",
       owned_by_caller: true,
     });
-    expect(result.structuredContent.payment.payment_usdc).toEqual(expect.any(String));
+    const link = result.content.find((c: any) => c.type === "resource_link");
+    expect(link).toMatchObject({ uri: `task://${taskId}/proof/1`, mimeType: "image/png" });
+    const read = await readResource(client, link.uri);
+    expect((read.contents[0] as { mimeType?: string }).mimeType).toBe("image/png");
 
     // The key sees it through the SDK's own task methods (header key), and lists it.
-    expect((await client.experimental.tasks.getTask(taskId)).status).toBe("working");
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe("completed");
     const listed = await client.experimental.tasks.listTasks();
     expect(listed.tasks.map((t) => t.taskId)).toContain(taskId);
     await client.close();
