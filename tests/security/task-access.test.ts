@@ -15,6 +15,7 @@ import {
   ReadResourceResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "../../lib/config.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { accountKeys, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -74,7 +75,8 @@ let keyless: string;
 let token: string;
 
 async function finish(taskId: string): Promise<void> {
-  expect((await reviewTask(admin, { task_id: taskId, action: "approve" })).res.status).toBe(200);
+  const reviewed = await reviewTask(admin, { task_id: taskId, action: "approve" });
+  expect(reviewed.res.status, JSON.stringify(reviewed.body)).toBe(200);
   const paid = await recordPayment(admin, {
     task_id: taskId,
     tx_hash: `0x${"ab".repeat(32)}`,
@@ -93,6 +95,7 @@ async function finish(taskId: string): Promise<void> {
 
 beforeAll(async () => {
   process.env.ALLOW_PRIVATE_CALLBACKS = "true";
+  resetConfig();
   host = await startTestHost();
   admin = await makeKey(["admin"]);
   owner = await makeKey(["audit_only", "task_create", "task_cancel"], "owner-a@example.com");
@@ -114,15 +117,19 @@ beforeAll(async () => {
     callback_url: "http://127.0.0.1:9/cb?token=secret-callback-token",
     budget_limit: 900,
   };
-  keyed = (await submitTask(body, keyHeaders(owner))).body.task_id;
+  const submitted = await submitTask(body, keyHeaders(owner));
+  expect(submitted.res.status, JSON.stringify(submitted.body)).toBe(201);
+  keyed = submitted.body.task_id;
   await finish(keyed);
   const anonymous = await submitTask(body);
+  expect(anonymous.res.status, JSON.stringify(anonymous.body)).toBe(201);
   keyless = anonymous.body.task_id;
   token = anonymous.body.access_token;
   await finish(keyless);
 });
 afterAll(async () => {
   delete process.env.ALLOW_PRIVATE_CALLBACKS;
+  resetConfig();
   await host?.close();
 });
 
