@@ -14,10 +14,11 @@
  * `dispatched_at is null` flag, not a `seq` cursor, because a lower seq can commit after a
  * higher one.
  */
-import { and, asc, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { getDb, type Tx } from "../db/client.js";
 import { TASK_EVENT_TYPES } from "../db/schema/enums.js";
 import {
+  apiKeys,
   clientAccounts,
   deliveries,
   emails,
@@ -103,17 +104,20 @@ async function completedProofFiles(tx: Tx, events: TaskEvent[]): Promise<Map<str
 
 /**
  * The key each event goes to: its own `api_key_id`, else (billing events that name only an
- * account) the key that registered the account.
+ * account) the key that registered the account, and only while that key is linked to it: a key
+ * that merely opened the account (anyone can type anyone's e-mail as a key's contact) never
+ * receives the account's events (issue 25, tenant isolation).
  */
 async function eventKeys(tx: Tx, events: TaskEvent[]): Promise<(event: TaskEvent) => string | undefined> {
   const accountIds = [...new Set(events.flatMap((e) => (!e.apiKeyId && e.accountId ? [e.accountId] : [])))];
   const accountKey = new Map<string, string>();
   if (accountIds.length) {
     const rows = await tx
-      .select({ id: clientAccounts.id, apiKeyId: clientAccounts.apiKeyId })
+      .select({ id: clientAccounts.id, apiKeyId: apiKeys.id })
       .from(clientAccounts)
+      .innerJoin(apiKeys, and(eq(apiKeys.id, clientAccounts.apiKeyId), eq(apiKeys.accountId, clientAccounts.id)))
       .where(inArray(clientAccounts.id, accountIds));
-    for (const r of rows) if (r.apiKeyId) accountKey.set(r.id, r.apiKeyId);
+    for (const r of rows) accountKey.set(r.id, r.apiKeyId);
   }
   return (e) => e.apiKeyId ?? (e.accountId ? accountKey.get(e.accountId) : undefined);
 }

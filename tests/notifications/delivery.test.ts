@@ -20,7 +20,7 @@ import { authenticateKey } from "../../lib/keys/authenticate.js";
 import { claimDueDeliveries } from "../../lib/webhooks/claim-deliveries.js";
 import { deliverDue } from "../../lib/webhooks/deliver.js";
 import { verifySignature } from "../../lib/webhooks/signature.js";
-import { registerWeb, webBody } from "../accounts/helpers.js";
+import { openAccount, openLinkedAccount, registerWeb, webBody } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
@@ -497,6 +497,41 @@ describe("sandbox and billing events", () => {
         rawBody: got!.rawBody,
       }).ok,
     ).toBe(true);
+  });
+
+  it("sends an account's own billing events to the key that opened it only while that key is linked", async () => {
+    const r = await receiver();
+    const db = await getDb();
+    const event = async (accountId: string) => {
+      const id = prefixedId("evt");
+      await db.insert(taskEvents).values({
+        id,
+        type: "billing.low_balance",
+        accountId,
+        payload: { balance_cad: 3, threshold_cad: 50 },
+      });
+      return id;
+    };
+    // Tenant B's key opens an account with A's address as its contact, and never links it.
+    const opener = await makeKey(["audit_only", "task_create"], "account-a@example.com");
+    const openerHook = await webhookFor(opener, `${r.url}/opener`, ["billing.low_balance"]);
+    const opened = await openAccount(opener);
+    expect(opened.res.status).toBe(201);
+    const accountId = opened.body.account.account_id as string;
+    await event(accountId);
+    await processOutbox();
+    expect(await deliveriesOf(openerHook.webhook_id)).toEqual([]);
+
+    // The owner of a key who opens and links its account gets the account's events.
+    const owner = await makeKey(["audit_only", "task_create"]);
+    const ownerHook = await webhookFor(owner, `${r.url}/owner`, ["billing.low_balance"]);
+    const linked = await openLinkedAccount(owner);
+    const id = await event(linked.body.account.account_id as string);
+    await processOutbox();
+    const [got] = await r.waitFor(1);
+    expect(got!.path).toBe("/owner");
+    expect(JSON.parse(got!.rawBody)).toMatchObject({ event_id: id, event: "billing.low_balance" });
+    expect(await recordedDeliveriesOf(ownerHook.webhook_id)).toHaveLength(1);
   });
 });
 
