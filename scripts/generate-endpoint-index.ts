@@ -28,7 +28,12 @@ export function endpointIndexText(operations: readonly Operation[] = allOperatio
       scope: op.scope ?? null,
       permissions: permissionsOf(op.permission),
     }));
-  return `${JSON.stringify(entries, null, 2)}\n`;
+  // Lists of strings on one line, as the formatter (biome) writes them.
+  const text = JSON.stringify(entries, null, 2).replace(
+    /\[\n(?:\s+"[^"\n]*",?\n)+\s*\]/g,
+    (list) => `[${(JSON.parse(list) as string[]).map((item) => JSON.stringify(item)).join(", ")}]`,
+  );
+  return `${text}\n`;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
