@@ -51,6 +51,8 @@ const LAYERS = {
     // Quebec sales taxes (rates with effective dates, per-invoice rounding): pure, beside money.
     "^lib/taxes\\.ts$",
     "^lib/errors\\.ts$",
+    // Roles and permissions: one data table read by the wrapper, the descriptors and discovery.
+    "^lib/permissions\\.ts$",
     // Input validation (zod issues → domain error codes, NUL bytes, query numbers) for schemas of every layer.
     "^lib/validation\\.ts$",
     // Error descriptions for logs (codes, SQL state, never parameter values).
@@ -64,7 +66,7 @@ const LAYERS = {
   // workflow of lib/tasks does not make lib/tasks and that service's folder a folder cycle.
   state: "^lib/tasks/state/",
   services: any(
-    `^lib/(accounts|activity|analytics|auth|billing|catalog|events|idempotency|keys|mail|payments|pricing|privacy|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
+    `^lib/(accounts|activity|analytics|audit|auth|billing|catalog|events|idempotency|keys|mail|payments|pricing|privacy|ratelimit|scores|stream|webhooks)/${NOT_OPS}`,
     // The public view of a task, shared by the workflows, e-mail, webhooks and the event stream,
     // and the advice it carries (next poll, recommended action, ownership), which MCP reads alone.
     "^lib/tasks/task-(view|advice)\\.ts$",

@@ -1,14 +1,14 @@
 /**
  * `npm run endpoints:generate`: writes lib/system/endpoint-index.json, the public operations of the
  * service (every descriptor of lib/openapi/operations.ts but the internal ones, in that order) as
- * `{ method, path, summary, auth, scope }` with no schemas. /api/capabilities and /llms.txt list
+ * `{ method, path, summary, auth, scope, permissions }` with no schemas. /api/capabilities and /llms.txt list
  * endpoints from it, so those functions do not build every operation's zod schemas at import
  * (cold start, docs/performance.md). `--check` compares instead of writing and exits 1 when the
  * committed file is out of date (tests/system/endpoint-index.test.ts runs the same comparison).
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Operation } from "../lib/descriptors/operation.js";
+import { type Operation, permissionsOf } from "../lib/descriptors/operation.js";
 import { allOperations } from "../lib/openapi/operations.js";
 import { writeOrCheck } from "./generated-file.js";
 
@@ -26,8 +26,14 @@ export function endpointIndexText(operations: readonly Operation[] = allOperatio
       summary: op.summary,
       auth: op.auth,
       scope: op.scope ?? null,
+      permissions: permissionsOf(op.permission),
     }));
-  return `${JSON.stringify(entries, null, 2)}\n`;
+  // Lists of strings on one line, as the formatter (biome) writes them.
+  const text = JSON.stringify(entries, null, 2).replace(
+    /\[\n(?:\s+"[^"\n]*",?\n)+\s*\]/g,
+    (list) => `[${(JSON.parse(list) as string[]).map((item) => JSON.stringify(item)).join(", ")}]`,
+  );
+  return `${text}\n`;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

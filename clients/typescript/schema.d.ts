@@ -277,7 +277,7 @@ export interface paths {
         put?: never;
         /**
          * Approve, counter-offer or reject a received task (operator)
-         * @description Approve and counter_offer give the task its exact USDC amount (payment_usdc). An approval of a task whose submitting key bills an active, funded prepaid account charges it in the same transaction (status paid); if anything fails, nothing is written and the same request can be retried.
+         * @description Approve and counter_offer give the task its exact USDC amount (payment_usdc). An approval of a task whose submitting key bills an active, funded prepaid account charges it in the same transaction (status paid); if anything fails, nothing is written and the same request can be retried. Permission: `tasks.review` (roles: owner, reviewer); an admin key acts as owner.
          */
         post: operations["reviewTask"];
         delete?: never;
@@ -295,7 +295,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Dispatch, mark on site, complete with proof files, or fail a paid task (operator) */
+        /**
+         * Dispatch, mark on site, complete with proof files, or fail a paid task (operator)
+         * @description Permissions: action=dispatch: `tasks.dispatch` (roles: owner, dispatcher); action=on_site: `tasks.execute` (roles: owner, field); action=complete: `tasks.execute` (roles: owner, field); action=fail: `tasks.execute` (roles: owner, field); an admin key acts as owner.
+         */
         post: operations["completeTask"];
         delete?: never;
         options?: never;
@@ -312,7 +315,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record a payment received out of band (operator) */
+        /**
+         * Record a payment received out of band (operator)
+         * @description Permission: `payments.record` (roles: owner, finance); an admin key acts as owner.
+         */
         post: operations["recordTaskPayment"];
         delete?: never;
         options?: never;
@@ -331,7 +337,7 @@ export interface paths {
         put?: never;
         /**
          * Settle a refund request: refunded or denied (operator)
-         * @description For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account (ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status.
+         * @description For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account (ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status. Permission: `refunds.settle` (roles: owner, finance); an admin key acts as owner.
          */
         post: operations["settleTaskRefund"];
         delete?: never;
@@ -347,7 +353,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Task index with filters, sorting and pagination (operator) */
+        /**
+         * Task index with filters, sorting and pagination (operator)
+         * @description Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); an admin key acts as owner.
+         */
         get: operations["listTasks"];
         put?: never;
         post?: never;
@@ -366,7 +375,7 @@ export interface paths {
         };
         /**
          * USDC transfers seen by the payment checker, by default those that paid no task (operator)
-         * @description Every USDC transfer into a service wallet is kept. `unmatched`: no task awaited that exact amount (wrong amount, a task already paid, unknown); `late`: it arrived after the task's payment window; `reorged`: the chain dropped it. `reason` explains each; `from` is where a refund goes.
+         * @description Every USDC transfer into a service wallet is kept. `unmatched`: no task awaited that exact amount (wrong amount, a task already paid, unknown); `late`: it arrived after the task's payment window; `reorged`: the chain dropped it. `reason` explains each; `from` is where a refund goes. Permission: `payments.read` (roles: owner, finance); an admin key acts as owner.
          */
         get: operations["listChainTransfers"];
         put?: never;
@@ -388,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Operator: record a deposit or adjustment, suspend/activate an account, set its discount
-         * @description `deposit` (0.01 to 1 000 000 CAD; activates a pending account; 409 while the account's e-mail is not verified; send an Idempotency-Key so a retry is not credited twice), `adjust` (signed correction with `description`; never below zero available), `suspend`, `activate` (suspended → active; 409 before any deposit), `set_discount` (0-100 %). Target by `email` or `account_id`.
+         * @description `deposit` (0.01 to 1 000 000 CAD; activates a pending account; 409 while the account's e-mail is not verified; send an Idempotency-Key so a retry is not credited twice), `adjust` (signed correction with `description`; never below zero available), `suspend`, `activate` (suspended → active; 409 before any deposit), `set_discount` (0-100 %). Target by `email` or `account_id`. Permissions: action=deposit: `billing.deposit` (roles: owner, finance); action=adjust: `billing.adjust` (roles: owner, finance); action=suspend: `accounts.admin` (roles: owner); action=activate: `accounts.admin` (roles: owner); action=set_discount: `accounts.admin` (roles: owner); an admin key acts as owner.
          */
         post: operations["accountAdmin"];
         delete?: never;
@@ -424,12 +433,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operator: the register of confidentiality incidents, or the erasure requests */
+        /**
+         * Operator: the register of confidentiality incidents, or the erasure requests
+         * @description Permission: `privacy.admin` (roles: owner); an admin key acts as owner.
+         */
         get: operations["listPrivacyAdmin"];
         put?: never;
         /**
          * Operator: record a confidentiality incident, or process an erasure early
-         * @description `record_incident` adds to the register (`discovered_at`, `description`, `information_concerned`, `risk_of_serious_injury` required). `process_erasure` de-identifies `account_id` now with a `reason` (the legal ground); 409 when already de-identified.
+         * @description `record_incident` adds to the register (`discovered_at`, `description`, `information_concerned`, `risk_of_serious_injury` required). `process_erasure` de-identifies `account_id` now with a `reason` (the legal ground); 409 when already de-identified. Permission: `privacy.admin` (roles: owner); an admin key acts as owner.
          */
         post: operations["privacyAdmin"];
         delete?: never;
@@ -447,9 +459,29 @@ export interface paths {
         };
         /**
          * Operator analytics: agents, one organization, compliance export (CSV), dashboard
-         * @description `action=agents` (requests per X-Agent-Identity), `action=org&org_id=`, `action=export&org_id=&format=csv|json&dataset=activity|tasks` (CSV per RFC 4180, formula-like cells quoted), `action=dashboard` (revenue by service and ISO week, top clients, completion rate). Sandbox tasks excluded; `date_from`/`date_to` (YYYY-MM-DD, America/Toronto), default the last 30 days (dashboard 12 weeks).
+         * @description `action=agents` (requests per X-Agent-Identity), `action=org&org_id=`, `action=export&org_id=&format=csv|json&dataset=activity|tasks` (CSV per RFC 4180, formula-like cells quoted), `action=dashboard` (revenue by service and ISO week, top clients, completion rate). Sandbox tasks excluded; `date_from`/`date_to` (YYYY-MM-DD, America/Toronto), default the last 30 days (dashboard 12 weeks). Permission: `analytics.read` (roles: owner); an admin key acts as owner.
          */
         get: operations["getAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail: who changed what, newest first (operator, permission audit.read)
+         * @description One row per task transition (`task.<action>`), ledger movement (`ledger.deposit|charge|refund|adjustment`), refund settled, account status or discount set and API key created, revoked, linked or unlinked, written in the transaction of the change with its actor: `staff` (id, role), `api_key` (id; role `owner` for an admin key), `client` (a signed-in account), `anonymous` (no credential or a task's access token) or `system` (the job's name). Append-only: no row is ever changed or deleted. Filters combine (AND); `from` inclusive, `to` exclusive. Page with `next_cursor` (limit 1-200, default 50). Roles and permissions: GET /api/capabilities `operations.roles`. Permission: `audit.read` (roles: owner); an admin key acts as owner.
+         */
+        get: operations["listAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1380,6 +1412,30 @@ export interface components {
         };
         AnalyticsResponse: {
             [key: string]: unknown;
+        };
+        AuditLogEntry: {
+            /** @description Increasing row id (decimal). */
+            id: string;
+            at: string;
+            actor: {
+                /** @enum {string} */
+                kind: "staff" | "api_key" | "client" | "anonymous" | "system";
+                id: string | null;
+                /** @description `owner` for an admin key; null for requesters and jobs. */
+                role: ("owner" | "reviewer" | "dispatcher" | "field" | "finance") | null;
+            };
+            /** @enum {string} */
+            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink";
+            task_id: string | null;
+            /** @description What changed besides a task: `account`, `api_key`, `ledger_entry`. */
+            target: {
+                kind: string;
+                id: string | null;
+            } | null;
+            details: {
+                [key: string]: unknown;
+            };
+            request_id: string | null;
         };
         JsonRpcError: {
             /** @constant */
@@ -7509,6 +7565,168 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Rows of this kind of actor. */
+                actor_kind?: "staff" | "api_key" | "client" | "anonymous" | "system";
+                /** @description Rows of this actor: staff id, API key id (`key_…`), client account id, job name. */
+                actor_id?: string;
+                /** @description Rows about this task. */
+                task_id?: string;
+                /** @description Rows of this action. */
+                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink";
+                /** @description Rows at or after this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */
+                from?: string;
+                /** @description Rows before this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */
+                to?: string;
+                /** @description `next_cursor` of the previous page, unchanged. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first. */
+                        entries: components["schemas"]["AuditLogEntry"][];
+                        /** @description Pass as `cursor` for the next page; null at the end. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT, MISSING_FIELD */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT" | "MISSING_FIELD";
                         };
                     };
                 };

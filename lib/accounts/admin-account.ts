@@ -18,6 +18,7 @@
 import { eq } from "drizzle-orm";
 import { accountBalance } from "../billing/balance.js";
 import { createInvoice } from "../billing/invoices.js";
+import { recordAudit } from "../db/audit.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { AccountStatus } from "../db/schema/enums.js";
 import { type ClientAccount, clientAccounts, ledgerEntries } from "../db/schema/index.js";
@@ -174,6 +175,17 @@ async function recordMovement(
     action === "deposit" && account.status === "pending_deposit"
       ? await setStatus(tx, account.id, "active")
       : account;
+  await recordAudit(tx, {
+    action: action === "deposit" ? "ledger.deposit" : "ledger.adjustment",
+    targetKind: "ledger_entry",
+    targetId: id,
+    details: {
+      account_id: account.id,
+      amount_cad: amount,
+      invoice_id: invoiceId,
+      ...(activated !== account ? { activated: true } : {}),
+    },
+  });
   return { account: activated, entry };
 }
 
@@ -201,7 +213,10 @@ export async function accountAdmin(
         break;
       }
       case "suspend":
-        if (account.status !== "suspended") account = await setStatus(tx, account.id, "suspended");
+        if (account.status !== "suspended") {
+          account = await setStatus(tx, account.id, "suspended");
+          await recordAudit(tx, { action: "account.suspend", targetKind: "account", targetId: account.id });
+        }
         break;
       case "activate":
         if (account.status === "pending_deposit") {
@@ -213,7 +228,10 @@ export async function accountAdmin(
             },
           );
         }
-        if (account.status === "suspended") account = await setStatus(tx, account.id, "active");
+        if (account.status === "suspended") {
+          account = await setStatus(tx, account.id, "active");
+          await recordAudit(tx, { action: "account.activate", targetKind: "account", targetId: account.id });
+        }
         break;
       case "set_discount": {
         const discount = required(body.discount_percent, "discount_percent", "set_discount");
@@ -222,6 +240,12 @@ export async function accountAdmin(
           .set({ discountPercent: discount, updatedAt: now })
           .where(eq(clientAccounts.id, account.id))
           .returning();
+        await recordAudit(tx, {
+          action: "account.set_discount",
+          targetKind: "account",
+          targetId: account.id,
+          details: { from: account.discountPercent, to: discount },
+        });
         account = row!;
         break;
       }

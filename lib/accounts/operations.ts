@@ -74,6 +74,16 @@ export const accountAdminOperation = defineOperation({
     "`activate` (suspended → active; 409 before any deposit), `set_discount` (0-100 %). Target by `email` or `account_id`.",
   tags: ["Operator"],
   auth: "admin",
+  permission: {
+    field: "action",
+    by: {
+      deposit: "billing.deposit",
+      adjust: "billing.adjust",
+      suspend: "accounts.admin",
+      activate: "accounts.admin",
+      set_discount: "accounts.admin",
+    },
+  },
   body: accountAdminBodySchema,
   response: accountAdminResponseSchema,
   idempotent: true,

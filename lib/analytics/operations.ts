@@ -14,6 +14,7 @@ export const analyticsOperation = defineOperation({
     "America/Toronto), default the last 30 days (dashboard 12 weeks).",
   tags: ["Operator"],
   auth: "admin",
+  permission: "analytics.read",
   query: analyticsQuerySchema,
   response: analyticsResponseSchema,
   // export answers text/csv unless format=json; every other action JSON.

@@ -21,6 +21,7 @@
 import { and, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { erasurePending, findAccountForKey, lockAccount } from "../accounts/store/find-account.js";
 import { getConfig } from "../config.js";
+import { recordAudit } from "../db/audit.js";
 import type { Tx } from "../db/client.js";
 import { invoices, ledgerEntries, preauthorizations, type Task } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
@@ -120,6 +121,13 @@ async function chargeInTx(tx: Tx, accountId: string, task: Task, now: Date): Pro
     invoiceId,
     description: `${task.serviceType} task ${task.id}`,
     createdAt: now,
+  });
+  await recordAudit(tx, {
+    action: "ledger.charge",
+    taskId: task.id,
+    targetKind: "ledger_entry",
+    targetId: ledgerEntryId,
+    details: { account_id: account.id, amount_cad: -amount, invoice_id: invoiceId },
   });
   await emitLowBalanceIfWorse(
     tx,
@@ -266,8 +274,9 @@ export async function refundTaskToAccount(
     { taskId: task.id, amountCents, reason },
     now,
   );
+  const ledgerEntryId = prefixedId("le");
   await tx.insert(ledgerEntries).values({
-    id: prefixedId("le"),
+    id: ledgerEntryId,
     accountId: charge.accountId,
     kind: "refund",
     amountCad: amount,
@@ -275,6 +284,13 @@ export async function refundTaskToAccount(
     invoiceId,
     description: `Refund: ${reason} (task ${task.id})`,
     createdAt: now,
+  });
+  await recordAudit(tx, {
+    action: "ledger.refund",
+    taskId: task.id,
+    targetKind: "ledger_entry",
+    targetId: ledgerEntryId,
+    details: { account_id: charge.accountId, amount_cad: amount, invoice_id: invoiceId },
   });
   return amount;
 }

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { Scope } from "../db/schema/enums.js";
+import type { Permission } from "../permissions.js";
 import type { ErrorCode } from "./error-codes.js";
 
 /** API-key scopes (spec "Authentication" 2), defined once with the schema. */
@@ -44,6 +45,29 @@ export function isPublicRead(operation: Pick<Operation, "auth" | "method">): boo
   return operation.auth === "none" || (KEY_OPTIONAL.has(operation.auth) && operation.method === "GET");
 }
 
+/**
+ * The permission an admin operation needs (lib/permissions.ts): one, or one per value of a body
+ * field (`POST /api/task-complete`: `dispatch` needs `tasks.dispatch`, the other actions
+ * `tasks.execute`).
+ */
+export type PermissionRule = Permission | { field: string; by: Readonly<Record<string, Permission>> };
+
+/** Every permission `rule` may require (for the docs, discovery and the tests). */
+export function permissionsOf(rule: PermissionRule | undefined): Permission[] {
+  if (rule === undefined) return [];
+  return typeof rule === "string" ? [rule] : [...new Set(Object.values(rule.by))];
+}
+
+/**
+ * The permission `rule` requires for a request whose validated body is `body`: the single one, or
+ * the one of the body field's value (undefined when the value has none: the rule is incomplete).
+ */
+export function requiredPermission(rule: PermissionRule, body: unknown): Permission | undefined {
+  if (typeof rule === "string") return rule;
+  const value = (body as Record<string, unknown> | undefined)?.[rule.field];
+  return typeof value === "string" ? rule.by[value] : undefined;
+}
+
 export type HttpMethod = "GET" | "POST" | "DELETE";
 
 /** The description of one endpoint method. */
@@ -62,6 +86,12 @@ export interface Operation<
   description?: string;
   tags: string[];
   auth: A;
+  /**
+   * `auth: "admin"` only, and required there: the permission the caller's role must hold
+   * (lib/permissions.ts `ROLE_PERMISSIONS`; an admin key is `owner`). Missing → 403 FORBIDDEN
+   * naming it (`error.permission`).
+   */
+  permission?: PermissionRule;
   /** Scope required when `auth` is `key` or `optional` (and a key is sent). */
   scope?: Scope;
   query?: Q;

@@ -15,6 +15,7 @@ import type { z } from "zod";
 import { type AgentIdentity, agentIdentityWarning, parseAgentIdentity } from "../activity/agent-identity.js";
 import { recordActivity } from "../activity/record-activity.js";
 import { type Config, getConfig } from "../config.js";
+import { type Actor, runAsActor, systemActor } from "../db/actor.js";
 // Registers the outbox kick with the state layer's "events committed" hook (lib/db/after-events.ts).
 import "../events/kick-outbox.js";
 import { authenticate, authorizeCron, type Principal } from "./auth.js";
@@ -27,6 +28,7 @@ import { idempotencyKeyOf, idempotencyScope, requestFingerprint, runIdempotent }
 import { pathParams, queryObject, rejectNulInputs } from "./inputs.js";
 import { chargeFailedAuthentication, enforceRateLimits } from "./limits.js";
 import type { AuthMode, Operation } from "./operation.js";
+import { actorOf, checkPermission, roleOf } from "./permissions.js";
 import { newRequestId } from "./request-id.js";
 import { json } from "./response.js";
 import type { Handler } from "./route.js";
@@ -101,12 +103,18 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
       ip = clientIp(request, config);
       const url = new URL(request.url);
       rejectNulInputs(request, url, operation.path);
-      if (operation.auth === "cron") authorizeCron(request, config);
-      else {
+      let actor: Actor;
+      if (operation.auth === "cron") {
+        authorizeCron(request, config);
+        actor = systemActor(operation.id); // each job names itself (lib/jobs/run-job.ts)
+      } else {
         principal = await authenticateOrCharge(operation, request, config, ip, extraHeaders);
+        checkPermission(operation, roleOf(principal), "auth");
         Object.assign(extraHeaders, await enforceRateLimits(operation, principal.caller, ip));
+        actor = actorOf(principal);
       }
       const { query, body, bodyText } = await readInputs(operation, request, url, config);
+      checkPermission(operation, roleOf(principal), "body", body);
       const ctx = {
         ...principal,
         request,
@@ -128,12 +136,13 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
           idempotencyKey,
           requestFingerprint(request, bodyText),
           `${operation.method} ${operation.path}`,
-          () => answer(operation, fn(ctx)),
+          () => runAsActor(actor, requestId, () => answer(operation, fn(ctx))),
           (error) => toErrorResponse(error, requestId),
           { withholdSuccess: anonymous && operation.anonymousSecret === true },
         );
       } else {
-        const result = await fn(ctx);
+        // The endpoint's changes are recorded in the audit trail as this actor's (lib/db/audit.ts).
+        const result = await runAsActor(actor, requestId, () => fn(ctx));
         if (result instanceof Response) response = await answer(operation, result);
         else {
           // Every header known now: one Response with a plain header record, never a `Headers`.

@@ -1,9 +1,11 @@
 /**
  * Runs a scheduled job once and records the run in `job_runs` (last run, status,
  * duration, details), which `/api/status` reads. A lease (`locked_until`) makes
- * overlapping invocations of the same job skip instead of running twice.
+ * overlapping invocations of the same job skip instead of running twice. The job's changes are
+ * attributed to the actor `system` named `job` in the audit trail (lib/db/actor.ts).
  */
 import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { runAsActor, systemActor } from "../db/actor.js";
 import { getDb } from "../db/client.js";
 import { jobRuns } from "../db/schema/index.js";
 // Registers the outbox kick with the state layer's "events committed" hook (lib/db/after-events.ts).
@@ -52,7 +54,8 @@ export async function runJob(
   if (claimed.length === 0) return { job, ok: true, skipped: true };
   const started = performance.now();
   try {
-    const details = await work();
+    // What the job changes is recorded in the audit trail as the system's, under the job's name.
+    const details = await runAsActor(systemActor(job), null, work);
     const duration = Math.round(performance.now() - started);
     await db
       .update(jobRuns)

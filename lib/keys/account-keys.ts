@@ -15,6 +15,7 @@
  */
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { ClientPrincipal } from "../auth/sessions.js";
+import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
 import { apiKeys } from "../db/schema/index.js";
@@ -105,11 +106,22 @@ export async function manageAccountKeys(
         );
       }
       if (row.accountId === account.id) return { action: "link", linked: true, key: apiKeyItem(row) };
-      const [linked] = await db
-        .update(apiKeys)
-        .set({ accountId: account.id })
-        .where(and(eq(apiKeys.id, row.id), isNull(apiKeys.accountId), isNull(apiKeys.revokedAt)))
-        .returning();
+      const linked = await db.transaction(async (tx) => {
+        const [updated] = await tx
+          .update(apiKeys)
+          .set({ accountId: account.id })
+          .where(and(eq(apiKeys.id, row.id), isNull(apiKeys.accountId), isNull(apiKeys.revokedAt)))
+          .returning();
+        if (updated) {
+          await recordAudit(tx, {
+            action: "key.link",
+            targetKind: "api_key",
+            targetId: updated.id,
+            details: { account_id: account.id },
+          });
+        }
+        return updated;
+      });
       if (!linked) {
         throw new DomainError("CONFLICT", "This key is linked to another account; unlink it there first", {
           field: "api_key",
@@ -120,11 +132,23 @@ export async function manageAccountKeys(
     case "unlink": {
       if (!body.key_id)
         throw new DomainError("VALIDATION_ERROR", "key_id is required for unlink", { field: "key_id" });
-      const [row] = await db
-        .update(apiKeys)
-        .set({ accountId: null })
-        .where(and(eq(apiKeys.id, body.key_id), eq(apiKeys.accountId, account.id)))
-        .returning({ id: apiKeys.id });
+      const keyId = body.key_id;
+      const row = await db.transaction(async (tx) => {
+        const [updated] = await tx
+          .update(apiKeys)
+          .set({ accountId: null })
+          .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, account.id)))
+          .returning({ id: apiKeys.id });
+        if (updated) {
+          await recordAudit(tx, {
+            action: "key.unlink",
+            targetKind: "api_key",
+            targetId: updated.id,
+            details: { account_id: account.id },
+          });
+        }
+        return updated;
+      });
       if (!row) {
         throw new DomainError("NOT_FOUND", "No key with this key_id is linked to your account", {
           field: "key_id",

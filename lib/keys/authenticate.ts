@@ -142,6 +142,7 @@ export async function authenticateKey(key: string): Promise<Caller> {
     contact: row.contact,
     scopes: row.scopes,
     isAdmin: row.scopes.includes("admin"),
+    role: row.scopes.includes("admin") ? "owner" : null,
     accountId: row.accountId,
   };
   if (ttl > 0 && epoch === forgetEpoch) {

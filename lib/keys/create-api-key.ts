@@ -1,5 +1,6 @@
 /** Creates an API key (POST /api/api-keys; `npm run admin:create-key`). */
 import { getConfig } from "../config.js";
+import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
 import { DEFAULT_SCOPES, type Scope } from "../db/schema/enums.js";
 import { apiKeys } from "../db/schema/index.js";
@@ -49,20 +50,29 @@ export async function createApiKey(input: CreateApiKeyInput): Promise<CreatedApi
   }
   const { key, hash, hint } = generateApiKey(getConfig().KEY_PREFIX);
   const db = await getDb();
-  const [row] = await db
-    .insert(apiKeys)
-    .values({
-      id: prefixedId("key"),
-      name: input.name,
-      contact: input.contact.toLowerCase(),
-      keyHash: hash,
-      keyHint: hint,
-      scopes,
-      createdByKeyId: input.creator?.keyId ?? null,
-      createdIp: input.ip ?? null,
-      accountId: input.accountId ?? null,
-    })
-    .returning();
+  const row = await db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(apiKeys)
+      .values({
+        id: prefixedId("key"),
+        name: input.name,
+        contact: input.contact.toLowerCase(),
+        keyHash: hash,
+        keyHint: hint,
+        scopes,
+        createdByKeyId: input.creator?.keyId ?? null,
+        createdIp: input.ip ?? null,
+        accountId: input.accountId ?? null,
+      })
+      .returning();
+    await recordAudit(tx, {
+      action: "key.create",
+      targetKind: "api_key",
+      targetId: inserted!.id,
+      details: { scopes, account_id: inserted!.accountId },
+    });
+    return inserted;
+  });
   return {
     api_key: key,
     key_id: row!.id,

@@ -3,7 +3,7 @@
  * the handler wrapper, MCP and the workflows read these on every request, and only a key that is
  * actually checked loads the store (lib/keys/authenticate.ts, with drizzle and the tables).
  */
-import type { Scope } from "../db/schema/enums.js";
+import type { Role, Scope } from "../db/schema/enums.js";
 
 /** The authenticated caller. */
 export interface Caller {
@@ -12,6 +12,11 @@ export interface Caller {
   contact: string;
   scopes: Scope[];
   isAdmin: boolean;
+  /**
+   * The role the key acts with for admin operations (lib/permissions.ts): `owner` for an admin key,
+   * null for any other (a requester).
+   */
+  role: Role | null;
   /** The client account the key is linked to (README "Accounts, billing and client login"), or null. */
   accountId: string | null;
 }

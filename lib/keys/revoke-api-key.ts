@@ -6,6 +6,7 @@
  * instance's cache of verified keys (lib/keys/authenticate.ts), so it is refused here at once.
  */
 import { and, eq, isNull } from "drizzle-orm";
+import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
 import { apiKeys } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -23,11 +24,15 @@ export async function revokeApiKey(
   const db = await getDb();
   const visible = await visibleKeysCondition(caller);
   const keyHash = sha256Hex(keyToRevoke.trim());
-  const [row] = await db
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), visible))
-    .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
+  const row = await db.transaction(async (tx) => {
+    const [revoked] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), visible))
+      .returning({ id: apiKeys.id, revokedAt: apiKeys.revokedAt });
+    if (revoked) await recordAudit(tx, { action: "key.revoke", targetKind: "api_key", targetId: revoked.id });
+    return revoked;
+  });
   await forgetCachedKey(keyHash);
   if (!row)
     throw new DomainError("NOT_FOUND", "No active key matches key_to_revoke", { field: "key_to_revoke" });

@@ -61,7 +61,7 @@ interface TaskCredential {
   accessToken?: string | undefined;
 }
 
-import { chargeDeferredLimit, protocolError, resolveCaller, type ToolContext } from "./tool-kit.js";
+import { actingAs, chargeDeferredLimit, protocolError, resolveCaller, type ToolContext } from "./tool-kit.js";
 
 /** Credential members accepted in the params of the task and resource methods. */
 const credentialParams = {
@@ -307,10 +307,8 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
       const { cancelTask } = await import("../tasks/cancel-task.js");
       const { task: current } = await readTaskWithHistory(taskId);
       await assertFollows(current, credential);
-      const { task } = await cancelTask(
-        taskId,
-        credential,
-        request.params.reason ?? "Cancelled through tasks/cancel",
+      const { task } = await actingAs(credential.caller, () =>
+        cancelTask(taskId, credential, request.params.reason ?? "Cancelled through tasks/cancel"),
       );
       return { ...protocolTask(task) };
     });

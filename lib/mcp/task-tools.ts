@@ -17,6 +17,7 @@ import { nextPollSeconds } from "../tasks/task-advice.js";
 import { mcpTaskStatusSchema, protocolStatus, taskToolResult } from "./task-results.js";
 import {
   accessTokenArgument,
+  actingAs,
   apiKeyArgument,
   readOnly,
   requireCaller,
@@ -168,10 +169,8 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
         );
       }
       const { cancelTask } = await import("../tasks/cancel-task.js");
-      const { task, access } = await cancelTask(
-        String(args.task_id),
-        { caller, accessToken },
-        args.reason as string | undefined,
+      const { task, access } = await actingAs(caller, () =>
+        cancelTask(String(args.task_id), { caller, accessToken }, args.reason as string | undefined),
       );
       const { taskStatusView } = await import("../tasks/task-view.js");
       const view = await taskStatusView(task, access, undefined, { proofContent: false });

@@ -11,6 +11,7 @@ import {
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { currentActor, runAsActor } from "../db/actor.js";
 import type { Scope } from "../db/schema/enums.js";
 import { DomainError } from "../errors.js";
 import { checkApiKey } from "../http/auth.js";
@@ -71,6 +72,18 @@ export async function resolveCaller(ctx: ToolContext, apiKey: string | undefined
   if (ctx.headerKeyInvalid)
     throw new ApiError("UNAUTHORIZED", "The API key in the request headers is not valid");
   return ctx.headerCaller;
+}
+
+/**
+ * Runs `fn` with the tool's `caller` as the audit trail's actor (lib/db/actor.ts), the request's id
+ * kept: a key sent as the `api_key` argument acts, not the header's (the wrapper set that one).
+ * @returns what `fn` returns
+ */
+export function actingAs<T>(caller: Caller | null, fn: () => Promise<T>): Promise<T> {
+  const actor = caller
+    ? { kind: "api_key" as const, id: caller.keyId, role: caller.role }
+    : { kind: "anonymous" as const, id: null, role: null };
+  return runAsActor(actor, currentActor().requestId, fn);
 }
 
 /**

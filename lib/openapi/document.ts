@@ -6,7 +6,8 @@
  */
 import { publicBaseUrl } from "../config.js";
 import { ERROR_CODES } from "../http/errors.js";
-import type { Operation } from "../http/operation.js";
+import { type Operation, permissionsOf } from "../http/operation.js";
+import { type Permission, rolesHolding } from "../permissions.js";
 import { type Json, parameters, toSchema } from "./json-schema.js";
 import { allOperations } from "./operations.js";
 import { errorResponses, extraResponses, successResponses } from "./responses.js";
@@ -88,16 +89,31 @@ const SECURITY_SCHEMES: Json = {
   },
 };
 
+/**
+ * What an admin operation's description says of its permission (lib/permissions.ts): the
+ * permission (per body field value when it depends on it) and the roles holding it.
+ */
+function permissionSentence(op: Operation): string {
+  const rule = op.permission;
+  if (rule === undefined) return "";
+  const holders = (p: Permission) => `\`${p}\` (roles: ${rolesHolding(p).join(", ")})`;
+  if (typeof rule === "string") return `Permission: ${holders(rule)}; an admin key acts as owner.`;
+  const parts = Object.entries(rule.by).map(([value, p]) => `${rule.field}=${value}: ${holders(p)}`);
+  return `Permissions: ${parts.join("; ")}; an admin key acts as owner.`;
+}
+
 /** The OpenAPI operation object of `op`; schemas it names go into `components`. */
 function operationItem(op: Operation, components: Json): Json {
+  const description = [op.description, permissionSentence(op)].filter(Boolean).join(" ");
   const item: Json = {
     operationId: op.id,
     summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
+    ...(description ? { description } : {}),
     tags: op.tags,
     security: security(op),
     "x-auth": op.auth,
     ...(op.scope ? { "x-required-scope": op.scope } : {}),
+    ...(op.permission ? { "x-required-permissions": permissionsOf(op.permission) } : {}),
     parameters: parameters(op, components),
   };
   const body = op.body ?? op.documentedBody;

@@ -5,6 +5,7 @@ import {
   getClientAccountOperation,
 } from "../accounts/operations.js";
 import { analyticsOperation } from "../analytics/operations.js";
+import { listAuditLogOperation } from "../audit/operations.js";
 import { clientAuthOperation } from "../auth/operations.js";
 import { getBillingOperation, preAuthorizeOperation } from "../billing/operations.js";
 import { listServicesOperation } from "../catalog/operations.js";
@@ -92,6 +93,7 @@ export function allOperations(): Operation[] {
     listPrivacyAdminOperation,
     privacyAdminOperation,
     analyticsOperation,
+    listAuditLogOperation,
     mcpPostOperation,
     mcpGetOperation,
     mcpDeleteOperation,

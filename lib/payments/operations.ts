@@ -14,6 +14,7 @@ export const listChainTransfersOperation = defineOperation({
     "`reorged`: the chain dropped it. `reason` explains each; `from` is where a refund goes.",
   tags: ["Operator"],
   auth: "admin",
+  permission: "payments.read",
   query: chainTransfersQuerySchema,
   response: z.object({
     transfers: z.array(chainTransferViewSchema),

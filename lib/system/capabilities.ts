@@ -1,8 +1,8 @@
 /**
  * The machine-readable manifest of GET /api/capabilities (spec "System and
  * discovery"): platform, services summary, service zone, known locations, hours,
- * response times, languages, currencies, authentication (with each endpoint's scope,
- * generated from the operation descriptors), features, every task status in lifecycle order
+ * response times, languages, currencies, authentication (with each endpoint's scope and, for
+ * admin operations, permissions, generated from the operation descriptors; the roles table), features, every task status in lifecycle order
  * (`task_statuses`, which the operator console's filters read) and the terminal ones,
  * endpoints, quick start, links.
  */
@@ -13,6 +13,7 @@ import { API_VERSION } from "../descriptors/version.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
+import { PERMISSIONS, ROLE_PERMISSIONS } from "../permissions.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
@@ -110,11 +111,19 @@ function authentication(config: Config, operations: readonly EndpointEntry[]) {
     },
     failed_authentication:
       "a request whose key fails (401) counts against the IP's limit of requests without a key; IPv6 clients are limited per /64",
+    roles: {
+      description:
+        "Admin operations need a permission, held by a role (docs/staff-and-audit.md); an admin key acts as owner. " +
+        "A role without it → 403 FORBIDDEN naming the permission (error.permission).",
+      permissions: PERMISSIONS,
+      role_permissions: ROLE_PERMISSIONS,
+    },
     endpoint_scopes: operations.map((op) => ({
       method: op.method,
       path: op.path,
       auth: op.auth,
       scope: op.scope,
+      ...(op.permissions.length ? { permissions: op.permissions } : {}),
     })),
   };
 }

@@ -9,6 +9,7 @@
 
 import type { Scope } from "../db/schema/enums.js";
 import type { AuthMode, HttpMethod } from "../descriptors/operation.js";
+import type { Permission } from "../permissions.js";
 import index from "./endpoint-index.json" with { type: "json" };
 
 /** One public operation. */
@@ -20,6 +21,8 @@ export interface EndpointEntry {
   auth: AuthMode;
   /** Scope a key needs (null: none beyond the auth mode). */
   scope: Scope | null;
+  /** Admin operations: the permissions a role needs (lib/permissions.ts); empty for the others. */
+  permissions: Permission[];
 }
 
 /** Every public operation, in descriptor order. */

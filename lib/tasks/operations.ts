@@ -1,7 +1,7 @@
 /** Operation descriptors of the task endpoints (public and admin). */
 import { z } from "zod";
 import type { ErrorCode } from "../descriptors/error-codes.js";
-import { defineOperation, type Operation } from "../descriptors/operation.js";
+import { defineOperation, type Operation, type PermissionRule } from "../descriptors/operation.js";
 import {
   cancelTaskBodySchema,
   cancelTaskQuerySchema,
@@ -19,7 +19,7 @@ import { taskCreatedSchema, taskStatusSchema } from "./state/view-schemas.js";
 type OperatorAction<B extends z.ZodType> = Pick<
   Operation<z.ZodType, B>,
   "id" | "path" | "summary" | "description" | "maxBodyBytes"
-> & { body: B; errors?: ErrorCode[] };
+> & { body: B; errors?: ErrorCode[]; permission: PermissionRule };
 
 /**
  * An operator action on one task (review, complete, record a payment, settle a refund): POST
@@ -126,6 +126,7 @@ export const reviewTaskOperation = operatorTaskAction({
     "whose submitting key bills an active, funded prepaid account charges it in the same transaction " +
     "(status paid); if anything fails, nothing is written and the same request can be retried.",
   body: reviewTaskBodySchema,
+  permission: "tasks.review",
   errors: ["EXCHANGE_RATE_UNAVAILABLE"],
 });
 
@@ -134,6 +135,15 @@ export const completeTaskOperation = operatorTaskAction({
   path: "/api/task-complete",
   summary: "Dispatch, mark on site, complete with proof files, or fail a paid task (operator)",
   body: completeTaskBodySchema,
+  permission: {
+    field: "action",
+    by: {
+      dispatch: "tasks.dispatch",
+      on_site: "tasks.execute",
+      complete: "tasks.execute",
+      fail: "tasks.execute",
+    },
+  },
   maxBodyBytes: 4_400_000,
   errors: ["PAYLOAD_TOO_LARGE"],
 });
@@ -143,6 +153,7 @@ export const recordPaymentOperation = operatorTaskAction({
   path: "/api/task-payment",
   summary: "Record a payment received out of band (operator)",
   body: recordPaymentBodySchema,
+  permission: "payments.record",
 });
 
 export const settleRefundOperation = operatorTaskAction({
@@ -154,6 +165,7 @@ export const settleRefundOperation = operatorTaskAction({
     "(ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. " +
     "The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status.",
   body: settleRefundBodySchema,
+  permission: "refunds.settle",
 });
 
 export const listTasksOperation = defineOperation({
@@ -163,6 +175,7 @@ export const listTasksOperation = defineOperation({
   summary: "Task index with filters, sorting and pagination (operator)",
   tags: ["Operator"],
   auth: "admin",
+  permission: "tasks.read",
   query: taskListQuerySchema,
   response: z.object({
     tasks: z.array(z.record(z.string(), z.unknown())),

@@ -19,6 +19,7 @@
 import { eq, sql } from "drizzle-orm";
 import { accountChargeCad, refundTaskToAccount } from "../billing/charge-task.js";
 import { creditUsdcReceipt, findUsdcReceipt } from "../billing/credit-notes.js";
+import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
 import { emails, type Task, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -91,6 +92,16 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
       })
       .where(eq(tasks.id, task.id))
       .returning();
+    await recordAudit(tx, {
+      action: "refund.settle",
+      taskId: task.id,
+      details: {
+        outcome: body.outcome,
+        amount_cad: amount,
+        payment_method: task.paymentMethod,
+        tx_hash: body.tx_hash?.toLowerCase() ?? null,
+      },
+    });
     if (!task.sandbox) {
       const values = {
         ...commonValues(task),

@@ -130,3 +130,49 @@ export type AuthTokenPurpose = (typeof AUTH_TOKEN_PURPOSES)[number];
 /** `suppressed`: never sent (e.g. over UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY); kept as a record. */
 export const EMAIL_STATUSES = ["queued", "sent", "failed", "suppressed"] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+/**
+ * Staff roles (issue 26 item 2; what each may do: lib/permissions.ts `ROLE_PERMISSIONS`). An admin
+ * API key acts as `owner`.
+ */
+export const ROLES = ["owner", "reviewer", "dispatcher", "field", "finance"] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Who an audit-log row says acted (docs/staff-and-audit.md): a staff member (`staff`), an API key
+ * (`api_key`, admin keys included), a signed-in client account (`client`), a caller with no
+ * credential or only a task's access token (`anonymous`), or a scheduled job (`system`).
+ */
+export const ACTOR_KINDS = ["staff", "api_key", "client", "anonymous", "system"] as const;
+export type ActorKind = (typeof ACTOR_KINDS)[number];
+
+/**
+ * What an audit-log row records (docs/staff-and-audit.md "Actions"): each task transition
+ * (`task.<action>` of lib/tasks/state/transitions.ts), each ledger movement, a refund settled,
+ * an account's status or discount set, a key created, revoked, linked or unlinked.
+ */
+export const AUDIT_ACTIONS = [
+  "task.approve",
+  "task.counter_offer",
+  "task.reject",
+  "task.pay",
+  "task.expire",
+  "task.cancel",
+  "task.dispatch",
+  "task.arrive",
+  "task.complete",
+  "task.fail",
+  "ledger.deposit",
+  "ledger.charge",
+  "ledger.refund",
+  "ledger.adjustment",
+  "refund.settle",
+  "account.suspend",
+  "account.activate",
+  "account.set_discount",
+  "key.create",
+  "key.revoke",
+  "key.link",
+  "key.unlink",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

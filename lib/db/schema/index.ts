@@ -8,6 +8,7 @@
 export * from "./accounts-and-keys.js";
 export * from "./activity-log.js";
 export * from "./alerts.js";
+export * from "./audit-log.js";
 export * from "./auth-tokens.js";
 export * from "./chain-cursors.js";
 export * from "./chain-transfers.js";

@@ -6,10 +6,12 @@
  * payment (pay, expire, cancel from an awaiting status) releases the task's USDC amount
  * in the same transaction (lib/tasks/state/amount-reservations.ts). `applyTransitionBatch`
  * does the same for many tasks in one transaction with set-based statements (the payment
- * checker).
+ * checker). Each applied transition also writes its audit-log row (lib/db/audit.ts: `task.<action>`,
+ * the current actor) in the same transaction.
  */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { eventsCommitted } from "../../db/after-events.js";
+import { type AuditRecord, recordAudit } from "../../db/audit.js";
 import { bulkInsert, jsonList, recordset } from "../../db/bulk.js";
 import { getDb, type Tx } from "../../db/client.js";
 import type { TaskStatus } from "../../db/schema/enums.js";
@@ -86,6 +88,17 @@ function eventRow(
   };
 }
 
+/** The audit-log record of one applied transition. */
+function auditOf(
+  action: TaskAction,
+  taskId: string,
+  from: TaskStatus,
+  to: TaskStatus,
+  eventId: string,
+): AuditRecord {
+  return { action: `task.${action}`, taskId, details: { from, to, event_id: eventId } };
+}
+
 /**
  * Applies `action` to task `taskId` in its own transaction, or, when `tx` is given, inside
  * that transaction (as a savepoint: a failure undoes this transition only, and the caller
@@ -115,6 +128,7 @@ export async function applyTransition(
     await options.after?.(updated, tx);
     const event = eventRow(task, transition, options.payload?.(updated) ?? {}, now);
     await tx.insert(taskEvents).values(event);
+    await recordAudit(tx, auditOf(action, taskId, task.status, transition.to, event.id));
     return { task: updated, eventId: event.id, from: task.status };
   };
   if (tx) return tx.transaction(run);
@@ -236,6 +250,7 @@ export async function applyTransitionBatch<E extends BatchEntry>(
       return event;
     });
     await bulkInsert(tx, taskEvents, events);
+    await recordAudit(tx, ...result.applied.map((a) => auditOf(action, a.taskId, a.from, a.to, a.eventId)));
     await options.after?.(
       going.map(({ task, entry }, i) => ({ task, entry, changes: changes[i]! })),
       tx,
