@@ -115,7 +115,10 @@ async function eventKeys(tx: Tx, events: TaskEvent[]): Promise<(event: TaskEvent
     const rows = await tx
       .select({ id: clientAccounts.id, apiKeyId: apiKeys.id })
       .from(clientAccounts)
-      .innerJoin(apiKeys, and(eq(apiKeys.id, clientAccounts.apiKeyId), eq(apiKeys.accountId, clientAccounts.id)))
+      .innerJoin(
+        apiKeys,
+        and(eq(apiKeys.id, clientAccounts.apiKeyId), eq(apiKeys.accountId, clientAccounts.id)),
+      )
       .where(inArray(clientAccounts.id, accountIds));
     for (const r of rows) accountKey.set(r.id, r.apiKeyId);
   }
