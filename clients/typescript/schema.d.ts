@@ -347,7 +347,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Task index with filters, sorting and pagination (operator) */
+        /**
+         * Task index with filters, sorting and pagination (operator)
+         * @description Pages by limit (at most 200) and offset (at most 10000). total counts the matching tasks up to 10000: beyond, total is 10000 and total_capped is true (an exact count of a large history costs a full scan on every page).
+         */
         get: operations["listTasks"];
         put?: never;
         post?: never;
@@ -6419,6 +6422,7 @@ export interface operations {
                 q?: string;
                 sort?: "created_at" | "-created_at" | "review_deadline" | "-review_deadline" | "updated_at" | "-updated_at";
                 limit?: number;
+                /** @description Rows to skip, at most 10000; narrow the filters to reach older tasks. */
                 offset?: number;
                 include_sandbox?: "true" | "false";
             };
@@ -6442,6 +6446,7 @@ export interface operations {
                             [key: string]: unknown;
                         }[];
                         total: number;
+                        total_capped: boolean;
                         limit: number;
                         offset: number;
                     };
