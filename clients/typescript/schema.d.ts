@@ -355,7 +355,7 @@ export interface paths {
         };
         /**
          * Task index with filters, sorting and pagination (operator)
-         * @description Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); an admin key acts as owner.
+         * @description Pages by limit (at most 200) and offset (at most 10000). total counts the matching tasks up to 10000: beyond, total is 10000 and total_capped is true (an exact count of a large history costs a full scan on every page). Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); an admin key acts as owner.
          */
         get: operations["listTasks"];
         put?: never;
@@ -6475,6 +6475,7 @@ export interface operations {
                 q?: string;
                 sort?: "created_at" | "-created_at" | "review_deadline" | "-review_deadline" | "updated_at" | "-updated_at";
                 limit?: number;
+                /** @description Rows to skip, at most 10000; narrow the filters to reach older tasks. */
                 offset?: number;
                 include_sandbox?: "true" | "false";
             };
@@ -6498,6 +6499,7 @@ export interface operations {
                             [key: string]: unknown;
                         }[];
                         total: number;
+                        total_capped: boolean;
                         limit: number;
                         offset: number;
                     };

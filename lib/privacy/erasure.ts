@@ -23,6 +23,7 @@ import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { accountBalance } from "../billing/balance.js";
 import { getConfig } from "../config.js";
+import { jsonList } from "../db/bulk.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import {
   apiKeys,
@@ -202,8 +203,9 @@ async function redactRequesterOfTerminal(
 ): Promise<string[]> {
   if (taskIds.length === 0) return [];
   const erased = erasedAddress(accountId);
+  // One jsonb parameter, however many ids (an unbounded `in (...)` list fails past 65,535; issue 32 item 5).
   const due = and(
-    inArray(tasks.id, taskIds),
+    sql`${tasks.id} in ${jsonList(taskIds)}`,
     inArray(tasks.status, [...TERMINAL_STATUSES]),
     ne(tasks.requesterContact, erased),
   );
@@ -292,7 +294,8 @@ export async function deidentifyAccount(
   });
   const redacted = await redactRequesterOfTerminal(tx, account.id, namedTaskIds, now);
   counts.named_tasks_redacted = redacted.length;
-  const pending = namedTaskIds.filter((id) => !redacted.includes(id));
+  const done = new Set(redacted);
+  const pending = namedTaskIds.filter((id) => !done.has(id));
   if (pending.length > 0) counts.named_tasks_pending = pending;
   await rewrite("task_events", { payload: { deidentified: true } });
   await remove("deliveries");

@@ -13,8 +13,11 @@
  * de-identification replaces only their requester contact and the address of the e-mails sent to
  * it, once they are terminal (lib/privacy/erasure.ts). Another tenant's
  * keys, webhooks and deliveries are never in the set.
+ *
+ * The sets are subqueries, never id lists read first and bound back: an account with 110,000
+ * tasks would bind that many parameters, past the protocol's 65,535 (issue 32 item 5).
  */
-import { and, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db, Tx } from "../db/client.js";
 import type { ClientAccount } from "../db/schema/index.js";
@@ -64,35 +67,32 @@ export const SUBJECT_TABLES = {
   privacy_audit: t.privacyAudit,
 } satisfies Record<keyof SubjectRows, PgTable>;
 
-/** Ids of everything that belongs to one account, and the row conditions built from them. */
+/** Everything that belongs to one account, and the row conditions built from it. */
 export interface SubjectScope {
   account: ClientAccount;
-  /** Keys linked to the account (`api_keys.account_id`). */
-  keyIds: string[];
-  /** Tasks the subject owns: submitted by `keyIds` or charged to the account. */
-  taskIds: string[];
   /** Tasks of others that only name the account's e-mail as `requester_contact`. */
   namedTaskIds: string[];
-  /** Webhooks of `keyIds`. */
-  webhookIds: string[];
   rows: SubjectRows;
 }
 
-/** The row conditions of `subjectRows` for `account` and the ids collected for it. */
-function subjectRows(
-  account: ClientAccount,
-  keyIds: string[],
-  taskIds: string[],
-  webhookIds: string[],
-): SubjectRows {
+/**
+ * The row conditions of `SubjectRows` for `account`. The subject's keys, tasks and webhooks are
+ * subqueries evaluated by each statement (one parameter, the account id, whatever their number),
+ * so a statement that rewrites them sees the same set as the export.
+ */
+function subjectRows(db: Db | Tx, account: ClientAccount): SubjectRows {
+  const keys = db.select({ id: t.apiKeys.id }).from(t.apiKeys).where(eq(t.apiKeys.accountId, account.id));
+  const ownedTask = or(eq(t.tasks.accountId, account.id), inArray(t.tasks.apiKeyId, keys))!;
+  const ownedTasks = db.select({ id: t.tasks.id }).from(t.tasks).where(ownedTask);
+  const hooks = db.select({ id: t.webhooks.id }).from(t.webhooks).where(inArray(t.webhooks.apiKeyId, keys));
   return {
-    api_keys: inArray(t.apiKeys.id, keyIds),
+    api_keys: eq(t.apiKeys.accountId, account.id),
     sessions: eq(t.clientSessions.accountId, account.id),
-    tasks: inArray(t.tasks.id, taskIds),
-    task_events: or(inArray(t.taskEvents.taskId, taskIds), eq(t.taskEvents.accountId, account.id)),
-    proof_files: inArray(t.proofFiles.taskId, taskIds),
-    task_scores: inArray(t.taskScores.taskId, taskIds),
-    chain_transfers: inArray(t.chainTransfers.taskId, taskIds),
+    tasks: ownedTask,
+    task_events: or(inArray(t.taskEvents.taskId, ownedTasks), eq(t.taskEvents.accountId, account.id)),
+    proof_files: inArray(t.proofFiles.taskId, ownedTasks),
+    task_scores: inArray(t.taskScores.taskId, ownedTasks),
+    chain_transfers: inArray(t.chainTransfers.taskId, ownedTasks),
     invoices: eq(t.invoices.accountId, account.id),
     ledger_entries: eq(t.ledgerEntries.accountId, account.id),
     preauthorizations: eq(t.preauthorizations.accountId, account.id),
@@ -101,16 +101,16 @@ function subjectRows(
     // lib/privacy/erasure.ts).
     emails: or(
       eq(t.emails.accountId, account.id),
-      inArray(t.emails.taskId, taskIds),
+      inArray(t.emails.taskId, ownedTasks),
       and(eq(t.emails.toAddress, account.email), isNull(t.emails.taskId)),
     ),
     // Only the rows of the subject's keys: an `org_id` is typed by the caller (X-Agent-Identity).
-    activity: inArray(t.activityLog.apiKeyId, keyIds),
-    webhooks: inArray(t.webhooks.id, webhookIds),
+    activity: inArray(t.activityLog.apiKeyId, keys),
+    webhooks: inArray(t.webhooks.apiKeyId, keys),
     // Deliveries to the subject's webhooks, and the callbacks of its tasks; never another key's webhook.
     deliveries: or(
-      inArray(t.deliveries.webhookId, webhookIds),
-      and(isNull(t.deliveries.webhookId), inArray(t.deliveries.taskId, taskIds)),
+      inArray(t.deliveries.webhookId, hooks),
+      and(isNull(t.deliveries.webhookId), inArray(t.deliveries.taskId, ownedTasks)),
     ),
     erasure_requests: eq(t.erasureRequests.accountId, account.id),
     privacy_audit: eq(t.privacyAudit.accountId, account.id),
@@ -118,38 +118,18 @@ function subjectRows(
 }
 
 /**
- * Collects the ids of `account`'s keys, tasks and webhooks, the tasks of others naming its e-mail
- * (see the module comment), and the row conditions.
+ * The row conditions of `account`'s records and the ids of the tasks of others naming its e-mail
+ * (see the module comment).
  * @returns the scope; the database's errors
  */
 export async function subjectScope(db: Db | Tx, account: ClientAccount): Promise<SubjectScope> {
-  const keyRows = await db
-    .select({ id: t.apiKeys.id })
-    .from(t.apiKeys)
-    .where(eq(t.apiKeys.accountId, account.id));
-  const keyIds = keyRows.map((r) => r.id);
-  const taskRows = await db
-    .select({ id: t.tasks.id })
-    .from(t.tasks)
-    .where(or(eq(t.tasks.accountId, account.id), inArray(t.tasks.apiKeyId, keyIds)));
-  const taskIds = taskRows.map((r) => r.id);
-  const owned = new Set(taskIds);
+  const rows = subjectRows(db, account);
   const namedRows = await db
     .select({ id: t.tasks.id })
     .from(t.tasks)
-    .where(eq(t.tasks.requesterContact, account.email.toLowerCase()));
-  const namedTaskIds = namedRows.map((r) => r.id).filter((id) => !owned.has(id));
-  const hookRows = await db
-    .select({ id: t.webhooks.id })
-    .from(t.webhooks)
-    .where(inArray(t.webhooks.apiKeyId, keyIds));
-  const webhookIds = hookRows.map((r) => r.id);
-  return {
-    account,
-    keyIds,
-    taskIds,
-    namedTaskIds,
-    webhookIds,
-    rows: subjectRows(account, keyIds, taskIds, webhookIds),
-  };
+    // coalesce: an anonymous task has neither account nor key, and `not null` would drop it.
+    .where(
+      and(eq(t.tasks.requesterContact, account.email.toLowerCase()), sql`not coalesce(${rows.tasks}, false)`),
+    );
+  return { account, namedTaskIds: namedRows.map((r) => r.id), rows };
 }

@@ -8,8 +8,9 @@
  * or in one transaction at submission), so a per-task cursor `seq > last` never skips an
  * event that commits late.
  */
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
+import { jsonList } from "../db/bulk.js";
 import { getDb } from "../db/client.js";
 import { type TaskEvent, taskEvents } from "../db/schema/index.js";
 import { describeError } from "../log-error.js";
@@ -92,7 +93,7 @@ class EventHub {
         .from(taskEvents)
         .where(
           and(
-            inArray(taskEvents.taskId, ids),
+            sql`${taskEvents.taskId} in ${jsonList(ids)}`,
             sql`exists (select 1 from jsonb_to_recordset(${pairs}::jsonb) as c(task_id text, after_seq bigint)
                         where c.task_id = ${taskEvents.taskId} and ${taskEvents.seq} > c.after_seq)`,
           ),

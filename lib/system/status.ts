@@ -12,7 +12,7 @@
  */
 import type { z } from "zod";
 import { getConfig, productionProfile } from "../config.js";
-import { getDb } from "../db/client.js";
+import { type Db, getDb } from "../db/client.js";
 import { configuredNetworkNames } from "../payments/networks.js";
 import type { platformStatusSchema } from "./descriptors/schemas.js";
 
@@ -32,19 +32,22 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function readStorage(now: Date) {
+/**
+ * The queue-count query of the status object at `now` (not run): per-group counts and the average
+ * wait (seconds) of `received` tasks, over the active non-sandbox tasks only, so that PostgreSQL
+ * reads the partial index `tasks_active_status_created_at_idx` (issue 32 item 2). Exported for the
+ * test that checks its plan (tests/system/status.test.ts).
+ * @param db the database to build it on (default: the process database)
+ * @returns `{ query }`, wrapped: an awaited drizzle query would run
+ */
+export async function queueCountsQuery(now: Date, db?: Db) {
   // Imported per read rather than with the module (cached by the module loader after the first):
   // drizzle-orm and the table definitions stay out of the function's cold start (docs/performance.md).
-  const [{ eq, sql }, { jobRuns, tasks }, { recentAlertIssues }] = await Promise.all([
+  const [{ sql }, { ACTIVE_NON_SANDBOX_TASK, tasks }] = await Promise.all([
     import("drizzle-orm"),
     import("../db/schema/index.js"),
-    import("../activity/volume-alert.js"),
   ]);
-  const db = await getDb();
-  const started = performance.now();
-  await db.execute(sql`select 1`);
-  const latency = Math.round(performance.now() - started);
-  const [queue] = await db
+  const query = (db ?? (await getDb()))
     .select({
       pending_review: sql<number>`count(*) filter (where ${tasks.status} = 'received')`.mapWith(Number),
       pending_payment:
@@ -62,7 +65,21 @@ async function readStorage(now: Date) {
       ),
     })
     .from(tasks)
-    .where(eq(tasks.sandbox, false));
+    .where(ACTIVE_NON_SANDBOX_TASK);
+  return { query };
+}
+
+async function readStorage(now: Date) {
+  const [{ eq, sql }, { jobRuns }, { recentAlertIssues }] = await Promise.all([
+    import("drizzle-orm"),
+    import("../db/schema/index.js"),
+    import("../activity/volume-alert.js"),
+  ]);
+  const db = await getDb();
+  const started = performance.now();
+  await db.execute(sql`select 1`);
+  const latency = Math.round(performance.now() - started);
+  const [queue] = await (await queueCountsQuery(now, db)).query;
   const [checker] = await db.select().from(jobRuns).where(eq(jobRuns.job, "check-payments"));
   const alerts = await recentAlertIssues(24, now);
   return { latency, queue: queue!, checker, alerts };

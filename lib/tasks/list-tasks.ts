@@ -1,14 +1,16 @@
 /**
  * The operator's task index (GET /api/task-list): filters by status, service and text
  * (id, description, address, contact), sorting, pagination with `total`
- * (limit default 50, max 200). Sandbox tasks only with include_sandbox=true. Each row carries
+ * (limit default 50, max 200; offset at most TASK_LIST_MAX_OFFSET; `total` counts at most
+ * TASK_LIST_TOTAL_CAP tasks, then `total_capped` is true: issue 32 item 3). Each sort is served by
+ * an index `(column, id) where not sandbox` (lib/db/schema/tasks.ts). Sandbox tasks only with include_sandbox=true. Each row carries
  * the policy screen's record (outcome, reason codes, matched rules, override) for the console.
  */
-import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { type Task, type TaskPolicyRecord, tasks } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
-import type { TaskListQuery } from "./state/admin-schemas.js";
+import { TASK_LIST_TOTAL_CAP, type TaskListQuery } from "./state/admin-schemas.js";
 
 /** One row of the index. */
 export interface TaskListItem {
@@ -62,10 +64,13 @@ function taskListItem(t: Task): TaskListItem {
   };
 }
 
-/** Lists tasks for the operator. */
+/**
+ * Lists tasks for the operator: one page of `query` and the number of matching tasks, counted up to
+ * TASK_LIST_TOTAL_CAP (`total_capped` true when more match).
+ */
 export async function listTasks(
   query: TaskListQuery,
-): Promise<{ tasks: TaskListItem[]; total: number; limit: number; offset: number }> {
+): Promise<{ tasks: TaskListItem[]; total: number; total_capped: boolean; limit: number; offset: number }> {
   const db = await getDb();
   const where: SQL[] = [];
   if (!query.include_sandbox) where.push(eq(tasks.sandbox, false));
@@ -97,11 +102,21 @@ export async function listTasks(
       .orderBy(order, asc(tasks.id))
       .limit(query.limit)
       .offset(query.offset),
-    db.select({ n: count() }).from(tasks).where(condition),
+    // Counts at most CAP + 1 rows: the inner LIMIT stops the scan there.
+    db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(
+      db
+        .select({ one: sql`1`.as("one") })
+        .from(tasks)
+        .where(condition)
+        .limit(TASK_LIST_TOTAL_CAP + 1)
+        .as("matching"),
+    ),
   ]);
+  const counted = totalRow?.n ?? 0;
   return {
     tasks: rows.map(taskListItem),
-    total: totalRow?.n ?? 0,
+    total: Math.min(counted, TASK_LIST_TOTAL_CAP),
+    total_capped: counted > TASK_LIST_TOTAL_CAP,
     limit: query.limit,
     offset: query.offset,
   };

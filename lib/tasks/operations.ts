@@ -9,6 +9,9 @@ import {
   recordPaymentBodySchema,
   reviewTaskBodySchema,
   settleRefundBodySchema,
+  TASK_LIST_MAX_LIMIT,
+  TASK_LIST_MAX_OFFSET,
+  TASK_LIST_TOTAL_CAP,
   taskListQuerySchema,
   taskQuerySchema,
 } from "./state/admin-schemas.js";
@@ -173,6 +176,10 @@ export const listTasksOperation = defineOperation({
   method: "GET",
   path: "/api/task-list",
   summary: "Task index with filters, sorting and pagination (operator)",
+  description:
+    `Pages by limit (at most ${TASK_LIST_MAX_LIMIT}) and offset (at most ${TASK_LIST_MAX_OFFSET}). total counts the ` +
+    `matching tasks up to ${TASK_LIST_TOTAL_CAP}: beyond, total is ${TASK_LIST_TOTAL_CAP} and total_capped is true ` +
+    "(an exact count of a large history costs a full scan on every page).",
   tags: ["Operator"],
   auth: "admin",
   permission: "tasks.read",
@@ -180,6 +187,7 @@ export const listTasksOperation = defineOperation({
   response: z.object({
     tasks: z.array(z.record(z.string(), z.unknown())),
     total: z.number().int(),
+    total_capped: z.boolean(),
     limit: z.number().int(),
     offset: z.number().int(),
   }),

@@ -1,11 +1,11 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as checkPayments } from "../../api/cron/check-payments.js";
 import { GET } from "../../api/status.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb, openPg, setDatabase } from "../../lib/db/client.js";
 import { jobRuns, tasks } from "../../lib/db/schema/index.js";
-import { getPlatformStatus } from "../../lib/system/status.js";
+import { getPlatformStatus, queueCountsQuery } from "../../lib/system/status.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { call } from "../helpers/request.js";
 
@@ -140,5 +140,54 @@ describe("GET /api/status", () => {
       await dead.close();
       setDatabase(test.handle());
     }
+  });
+});
+
+describe("GET /api/status at scale (issue 32 item 2)", () => {
+  /** Every index the plan of `query` reads (EXPLAIN, FORMAT JSON). */
+  async function indexesRead(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<string[]> {
+    const db = await getDb();
+    const { sql: text, params } = query.toSQL();
+    const explained = (await db.execute(
+      sql.join([sql.raw("explain (format json) "), sql.raw(inlineParams(text, params))]),
+    )) as unknown as { rows: Record<string, unknown>[] };
+    const out: string[] = [];
+    const walk = (node: unknown) => {
+      if (!node || typeof node !== "object") return;
+      const n = node as Record<string, unknown>;
+      if (typeof n["Index Name"] === "string") out.push(n["Index Name"]);
+      for (const v of Object.values(n)) if (typeof v === "object") walk(v);
+    };
+    const first = Object.values(explained.rows[0]!)[0];
+    walk(typeof first === "string" ? JSON.parse(first) : first);
+    return out;
+  }
+
+  /** `text` with its `$n` placeholders replaced by the quoted `params` (test-only: EXPLAIN takes no bind). */
+  function inlineParams(text: string, params: unknown[]): string {
+    return text.replace(/\$(\d+)/g, (_, i) => `'${String(params[Number(i) - 1]).replace(/'/g, "''")}'`);
+  }
+
+  it("counts the queue through the partial index of active tasks, whatever the history's size", async () => {
+    const db = await getDb();
+    // A history of 20,000 finished tasks and 2,000 active sandbox tasks, none of them in the queue.
+    await db.execute(sql`
+      insert into tasks (id, sandbox, service_type, status, location_address, task_description,
+                         requester_contact, review_deadline, execution_deadline)
+      select 'TASK-HIST-' || g, g <= 2000, 'SVC-01',
+             case when g <= 2000 then 'received' else 'completed' end,
+             '1 rue Principale, Laval', 'Photograph the storefront', 'agent@example.com', now(), now()
+      from generate_series(1, 22000) as g`);
+    await db.execute(sql`analyze tasks`);
+    const { query } = await queueCountsQuery(new Date());
+    expect(await indexesRead(query)).toContain("tasks_active_status_created_at_idx");
+    const { body } = await call(GET, "/api/status");
+    // The queue of the first suite, unchanged by the history and the sandbox tasks.
+    expect(body.queue).toMatchObject({
+      pending_review: 2,
+      pending_payment: 2,
+      in_progress: 2,
+      total_active: 6,
+    });
   });
 });

@@ -45,6 +45,8 @@ export const chainTransfers = pgTable(
     unique("chain_transfers_chain_tx_log_uq").on(t.chainId, t.txHash, t.logIndex),
     index("chain_transfers_task_id_idx").on(t.taskId),
     index("chain_transfers_status_idx").on(t.status),
+    /** The checker's reorg window: a network's transfers between two block heights (lib/payments/scan-network.ts). */
+    index("chain_transfers_chain_id_block_number_idx").on(t.chainId, t.blockNumber),
   ],
 );
 

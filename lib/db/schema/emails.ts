@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { clientAccounts } from "./accounts-and-keys.js";
 import { createdAt, timestamptz } from "./columns.js";
@@ -48,6 +49,11 @@ export const emails = pgTable(
     index("emails_status_created_at_idx").on(t.status, t.createdAt),
     index("emails_task_id_idx").on(t.taskId),
     index("emails_status_next_attempt_at_idx").on(t.status, t.nextAttemptAt),
+    /**
+     * Messages to one address over a period, case folded: the per-address daily count of
+     * unverified-recipient notices (lib/mail/unverified-recipients.ts; issue 32 item 6).
+     */
+    index("emails_lower_to_address_created_at_idx").on(sql`lower(${t.toAddress})`, t.createdAt),
   ],
 );
 

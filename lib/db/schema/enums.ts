@@ -39,6 +39,20 @@ export const OPEN_PAYMENT_STATUSES = [
   "counter_offered",
 ] as const satisfies readonly TaskStatus[];
 
+/**
+ * Statuses of a task still in the operator's queue (neither terminal nor sandbox-only): the
+ * queue counts of GET /api/status (lib/system/status.ts) read these, through the partial index
+ * `tasks_active_status_created_at_idx` (issue 32 item 2).
+ */
+export const ACTIVE_TASK_STATUSES = [
+  "received",
+  "accepted_pending_payment",
+  "counter_offered",
+  "paid",
+  "dispatched",
+  "on_site",
+] as const satisfies readonly TaskStatus[];
+
 /** `urgency` of a task or estimate. */
 export const URGENCIES = ["standard", "urgent"] as const;
 export type Urgency = (typeof URGENCIES)[number];

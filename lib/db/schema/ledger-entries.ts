@@ -29,7 +29,12 @@ export const ledgerEntries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("ledger_entries_account_id_created_at_idx").on(t.accountId, t.createdAt),
+    /**
+     * An account's entries newest first (`created_at desc, id desc`, GET /api/billing
+     * transactions), and, carrying `amount_cad`, its balance and period totals read from the
+     * index alone (index-only scans; issue 32 item 6).
+     */
+    index("ledger_entries_account_created_id_amount_idx").on(t.accountId, t.createdAt, t.id, t.amountCad),
     index("ledger_entries_task_id_idx").on(t.taskId),
     /** A task is charged at most once. */
     uniqueIndex("ledger_entries_task_charge_uq").on(t.taskId).where(sql`kind = 'charge'`),

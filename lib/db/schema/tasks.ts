@@ -2,7 +2,15 @@ import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { cad, createdAt, exchangeRate, timestamptz, updatedAt, usdcMicro } from "./columns.js";
-import type { Lang, PaymentMethod, RefundStatus, ServiceType, TaskStatus, Urgency } from "./enums.js";
+import {
+  ACTIVE_TASK_STATUSES,
+  type Lang,
+  type PaymentMethod,
+  type RefundStatus,
+  type ServiceType,
+  type TaskStatus,
+  type Urgency,
+} from "./enums.js";
 
 /** Estimate breakdown kept with a task (docs/api-conventions.md "Estimate response" `breakdown`). */
 export type TaskEstimateBreakdown = Record<string, number>;
@@ -28,6 +36,17 @@ export interface TaskPolicyRecord {
   /** Set when an operator approved a `review` task: when, and the operator's notes. */
   override?: { at: string; action: string; operator_notes: string | null };
 }
+
+/**
+ * The SQL condition "non-sandbox task in an active status" (`ACTIVE_TASK_STATUSES`), as literal
+ * SQL: the predicate of the partial index `tasks_active_status_created_at_idx` and the WHERE of
+ * the queries that must use it (lib/system/status.ts). PostgreSQL uses a partial index only when
+ * it can prove the query's WHERE implies the index predicate, which literals make certain
+ * (bound parameters may not, under a generic plan).
+ */
+export const ACTIVE_NON_SANDBOX_TASK = sql.raw(
+  `not sandbox and status in (${ACTIVE_TASK_STATUSES.map((s) => `'${s}'`).join(", ")})`,
+);
 
 /**
  * Tasks: one row per submitted task, its current state and every value the lifecycle
@@ -163,6 +182,15 @@ export const tasks = pgTable(
   (t) => [
     index("tasks_status_idx").on(t.status),
     index("tasks_created_at_idx").on(t.createdAt),
+    /**
+     * The active queue (GET /api/status counts and average wait): a small index whatever the
+     * history's size (issue 32 item 2). Its predicate is `ACTIVE_NON_SANDBOX_TASK`.
+     */
+    index("tasks_active_status_created_at_idx").on(t.status, t.createdAt).where(ACTIVE_NON_SANDBOX_TASK),
+    /** The operator's task list (GET /api/task-list), one per offered sort, keyset `(sort, id)` (issue 32 item 3). */
+    index("tasks_list_created_at_id_idx").on(t.createdAt, t.id).where(sql`not sandbox`),
+    index("tasks_list_updated_at_id_idx").on(t.updatedAt, t.id).where(sql`not sandbox`),
+    index("tasks_list_review_deadline_id_idx").on(t.reviewDeadline, t.id).where(sql`not sandbox`),
     index("tasks_api_key_id_idx").on(t.apiKeyId),
     index("tasks_requester_contact_idx").on(t.requesterContact),
     index("tasks_account_id_idx").on(t.accountId),

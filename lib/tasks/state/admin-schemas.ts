@@ -102,6 +102,16 @@ export const cancelTaskBodySchema = z.strictObject({
 });
 
 export const TASK_LIST_MAX_LIMIT = 200;
+/**
+ * Largest `offset` of GET /api/task-list: a deeper page makes PostgreSQL read and discard every
+ * row before it (issue 32 item 3). Larger → 422 VALIDATION_ERROR; narrow the filters instead.
+ */
+export const TASK_LIST_MAX_OFFSET = 10_000;
+/**
+ * `total` of GET /api/task-list counts at most this many tasks (then `total_capped` is true):
+ * an exact count of a million rows is a full scan on every page (issue 32 item 3).
+ */
+export const TASK_LIST_TOTAL_CAP = 10_000;
 export const taskListQuerySchema = z.object({
   status: z
     .string()
@@ -120,7 +130,13 @@ export const taskListQuerySchema = z.object({
     .enum(["created_at", "-created_at", "review_deadline", "-review_deadline", "updated_at", "-updated_at"])
     .default("-created_at"),
   limit: queryNumber().pipe(z.number().int().min(1).max(TASK_LIST_MAX_LIMIT)).optional().default(50),
-  offset: queryNumber().pipe(z.number().int().min(0)).optional().default(0),
+  offset: queryNumber()
+    .pipe(z.number().int().min(0).max(TASK_LIST_MAX_OFFSET))
+    .optional()
+    .default(0)
+    .meta({
+      description: `Rows to skip, at most ${TASK_LIST_MAX_OFFSET}; narrow the filters to reach older tasks.`,
+    }),
   include_sandbox: z
     .enum(["true", "false"])
     .default("false")

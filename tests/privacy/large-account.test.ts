@@ -1,0 +1,85 @@
+/**
+ * Law 25 export and erasure of an account with more tasks than one statement can bind parameters
+ * (65,535: the protocol's count is 16 bits). Issue 32 item 5: the subject's rows used to be read as
+ * id lists and bound back (`in ($1, …, $110094)`), which failed for such an account with
+ * "bind message has … parameter formats but 0 parameters" and was answered 503 with Retry-After,
+ * forever. The subject's sets are now subqueries (lib/privacy/subject.ts).
+ */
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { POST as adminPost } from "../../api/privacy-admin.js";
+import { getDb } from "../../lib/db/client.js";
+import { apiKeys, privacyAudit, tasks } from "../../lib/db/schema/index.js";
+import { openLinkedAccount, readAccount } from "../accounts/helpers.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { makeKey } from "../helpers/keys.js";
+import { call } from "../helpers/request.js";
+
+useTestDatabase();
+
+/** More than 65,535: submitted by the account's key, and charged to the account without a key. */
+const BY_KEY = 66_000;
+const BY_ACCOUNT = 500;
+
+let admin: string;
+let jwt: string;
+let accountId: string;
+let email: string;
+
+/** Inserts `n` tasks `TASK-BIG-<prefix>-<i>` with `owner` (SQL assignments of api_key_id, account_id). */
+async function seedTasks(prefix: string, n: number, keyId: string | null, account: string | null) {
+  const db = await getDb();
+  await db.execute(sql`
+    insert into tasks (id, service_type, status, location_address, task_description, requester_contact,
+                       review_deadline, execution_deadline, api_key_id, account_id)
+    select ${`TASK-BIG-${prefix}-`} || g, 'SVC-01', 'completed', '1 rue Principale, Laval',
+           'Photograph the storefront', ${email}, now(), now(), ${keyId}, ${account}
+    from generate_series(1, ${n}::int) as g`);
+}
+
+beforeAll(async () => {
+  admin = await makeKey(["admin"]);
+  const key = await makeKey();
+  const opened = await openLinkedAccount(key);
+  jwt = opened.jwt;
+  accountId = opened.body.account.account_id;
+  email = opened.body.account.email;
+  const db = await getDb();
+  const [row] = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.accountId, accountId));
+  await seedTasks("K", BY_KEY, row!.id, null);
+  await seedTasks("A", BY_ACCOUNT, null, accountId);
+  // Another client's anonymous task naming the account's e-mail: not the subject's, never exported.
+  await seedTasks("NAMED", 1, null, null);
+}, 120_000);
+
+describe("Law 25 with more than 65,535 tasks (issue 32 item 5)", () => {
+  it("exports an account with more than 65,535 tasks, every one of them and no other", async () => {
+    const { res, body } = await readAccount({ authorization: `Bearer ${jwt}` }, "?action=export");
+    expect(res.status).toBe(200);
+    const exported = body.export.tasks as { id: string }[];
+    expect(exported.length).toBe(BY_KEY + BY_ACCOUNT);
+    expect(exported.some((t) => t.id === "TASK-BIG-NAMED-1")).toBe(false);
+    expect(new Set(exported.map((t) => t.id)).size).toBe(BY_KEY + BY_ACCOUNT);
+  }, 120_000);
+
+  it("de-identifies it: every task, and the named task of another once terminal", async () => {
+    const done = await call(adminPost, "/api/privacy-admin", {
+      method: "POST",
+      headers: { "x-api-key": admin },
+      json: { action: "process_erasure", account_id: accountId, reason: "test: no accounting record" },
+    });
+    expect(done.res.status).toBe(200);
+    expect(done.body.erasure_request.status).toBe("completed");
+    const db = await getDb();
+    const [audit] = await db
+      .select({ details: privacyAudit.details })
+      .from(privacyAudit)
+      .where(sql`${privacyAudit.accountId} = ${accountId} and ${privacyAudit.action} = 'deidentified'`);
+    expect(audit?.details).toMatchObject({ tasks: BY_KEY + BY_ACCOUNT, named_tasks_redacted: 1 });
+    const [left] = await db
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(tasks)
+      .where(eq(tasks.requesterContact, email));
+    expect(left?.n).toBe(0);
+  }, 120_000);
+});

@@ -1,0 +1,59 @@
+/**
+ * GET /api/task-list over a history larger than its caps (issue 32 item 3): `total` stops counting
+ * at TASK_LIST_TOTAL_CAP and says so (`total_capped`), a filter that matches fewer gets the exact
+ * count, and an offset past TASK_LIST_MAX_OFFSET is refused.
+ */
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { GET as taskList } from "../../api/task-list.js";
+import { getDb } from "../../lib/db/client.js";
+import { TASK_LIST_MAX_OFFSET, TASK_LIST_TOTAL_CAP } from "../../lib/tasks/state/admin-schemas.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { call, expectEnvelope } from "../helpers/request.js";
+
+useTestDatabase();
+
+let admin: string;
+
+beforeAll(async () => {
+  admin = await makeKey(["admin"]);
+  const db = await getDb();
+  // CAP + 5 completed tasks, 3 of them failed instead; one more second apart each.
+  await db.execute(sql`
+    insert into tasks (id, service_type, status, location_address, task_description, requester_contact,
+                       review_deadline, execution_deadline, created_at)
+    select 'TASK-LIST-' || g, 'SVC-01', case when g <= 3 then 'failed' else 'completed' end,
+           '1 rue Principale, Laval', 'Photograph the storefront', 'agent@example.com', now(), now(),
+           now() - (g || ' seconds')::interval
+    from generate_series(1, ${TASK_LIST_TOTAL_CAP + 5}::int) as g`);
+}, 120_000);
+
+describe("GET /api/task-list at scale (issue 32 item 3)", () => {
+  it("caps total at TASK_LIST_TOTAL_CAP and says so; a narrower filter gets the exact count", async () => {
+    const all = await call(taskList, "/api/task-list?limit=2", { headers: keyHeaders(admin) });
+    expect(all.res.status).toBe(200);
+    expect(all.body).toMatchObject({ total: TASK_LIST_TOTAL_CAP, total_capped: true, limit: 2, offset: 0 });
+    expect(all.body.tasks.map((t: { task_id: string }) => t.task_id)).toEqual(["TASK-LIST-1", "TASK-LIST-2"]);
+    const failed = await call(taskList, "/api/task-list?status=failed", { headers: keyHeaders(admin) });
+    expect(failed.body).toMatchObject({ total: 3, total_capped: false });
+  });
+
+  it("serves the last allowed offset and refuses one past it", async () => {
+    const last = await call(
+      taskList,
+      `/api/task-list?limit=1&offset=${TASK_LIST_MAX_OFFSET}&sort=-created_at`,
+      {
+        headers: keyHeaders(admin),
+      },
+    );
+    expect(last.res.status).toBe(200);
+    expect(last.body.tasks.map((t: { task_id: string }) => t.task_id)).toEqual([
+      `TASK-LIST-${TASK_LIST_MAX_OFFSET + 1}`,
+    ]);
+    const past = await call(taskList, `/api/task-list?offset=${TASK_LIST_MAX_OFFSET + 1}`, {
+      headers: keyHeaders(admin),
+    });
+    expectEnvelope(past.body, past.res, 422, "VALIDATION_ERROR");
+  });
+});
