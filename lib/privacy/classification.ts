@@ -161,6 +161,15 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     erasure: "kept",
     none: "day version reason_code count",
   }),
+  audit_log: table({
+    purpose: "audit trail: who changed what (operator accountability, append-only)",
+    export: {
+      excluded:
+        "the operator's accountability record; it holds ids, amounts and statuses, no information about the person beyond the ids the export already gives",
+    },
+    erasure: "kept (append-only; ids, amounts and statuses only)",
+    none: "id at actor_kind actor_id actor_role action task_id target_kind target_id details request_id",
+  }),
   job_runs: table({
     purpose: "scheduled job status",
     export: { excluded: "no personal data" },
