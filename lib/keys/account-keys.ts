@@ -13,7 +13,7 @@
  *   in USDC); only a key linked to this account (else 404).
  * Anonymous `POST /api/api-keys` never links: its typed `contact` is not verified.
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, type SQL } from "drizzle-orm";
 import type { ClientPrincipal } from "../auth/sessions.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
@@ -52,6 +52,33 @@ export async function listAccountKeys(client: ClientPrincipal): Promise<AccountK
     .orderBy(desc(apiKeys.createdAt));
   const keys = rows.map(apiKeyItem);
   return { account_id: client.account.id, keys, count: keys.length };
+}
+
+/**
+ * Sets the account of the key matching `where` to `accountId` (null: unlinks it) and records
+ * `action` for account `auditAccountId` in the same transaction (the audit trail,
+ * docs/staff-and-audit.md).
+ * @returns the updated key row, or undefined when no key matched
+ */
+async function setKeyAccount(
+  where: SQL,
+  accountId: string | null,
+  action: "key.link" | "key.unlink",
+  auditAccountId: string,
+) {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const [updated] = await tx.update(apiKeys).set({ accountId }).where(where).returning();
+    if (updated) {
+      await recordAudit(tx, {
+        action,
+        targetKind: "api_key",
+        targetId: updated.id,
+        details: { account_id: auditAccountId },
+      });
+    }
+    return updated;
+  });
 }
 
 /**
@@ -106,22 +133,12 @@ export async function manageAccountKeys(
         );
       }
       if (row.accountId === account.id) return { action: "link", linked: true, key: apiKeyItem(row) };
-      const linked = await db.transaction(async (tx) => {
-        const [updated] = await tx
-          .update(apiKeys)
-          .set({ accountId: account.id })
-          .where(and(eq(apiKeys.id, row.id), isNull(apiKeys.accountId), isNull(apiKeys.revokedAt)))
-          .returning();
-        if (updated) {
-          await recordAudit(tx, {
-            action: "key.link",
-            targetKind: "api_key",
-            targetId: updated.id,
-            details: { account_id: account.id },
-          });
-        }
-        return updated;
-      });
+      const linked = await setKeyAccount(
+        and(eq(apiKeys.id, row.id), isNull(apiKeys.accountId), isNull(apiKeys.revokedAt))!,
+        account.id,
+        "key.link",
+        account.id,
+      );
       if (!linked) {
         throw new DomainError("CONFLICT", "This key is linked to another account; unlink it there first", {
           field: "api_key",
@@ -133,22 +150,12 @@ export async function manageAccountKeys(
       if (!body.key_id)
         throw new DomainError("VALIDATION_ERROR", "key_id is required for unlink", { field: "key_id" });
       const keyId = body.key_id;
-      const row = await db.transaction(async (tx) => {
-        const [updated] = await tx
-          .update(apiKeys)
-          .set({ accountId: null })
-          .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, account.id)))
-          .returning({ id: apiKeys.id });
-        if (updated) {
-          await recordAudit(tx, {
-            action: "key.unlink",
-            targetKind: "api_key",
-            targetId: updated.id,
-            details: { account_id: account.id },
-          });
-        }
-        return updated;
-      });
+      const row = await setKeyAccount(
+        and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, account.id))!,
+        null,
+        "key.unlink",
+        account.id,
+      );
       if (!row) {
         throw new DomainError("NOT_FOUND", "No key with this key_id is linked to your account", {
           field: "key_id",
