@@ -3,6 +3,7 @@
  * pricing, geography) and the cancellation are imported by the first request that needs them, so
  * an instance started by a status poll does not load them (cold start, docs/performance.md).
  */
+import { presentedJwt } from "../lib/auth/jwt.js";
 import { ApiError } from "../lib/http/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { json } from "../lib/http/response.js";
@@ -19,14 +20,10 @@ import { taskStatusView } from "../lib/tasks/task-view.js";
  * @throws DomainError UNAUTHORIZED for a token that is sent and invalid, expired or revoked
  */
 async function clientAccountOf(request: Request): Promise<string | undefined> {
-  const authorization = request.headers.get("authorization");
-  if (!authorization || !/^Bearer\s+\S+\.\S+\.\S*$/i.test(authorization.trim())) return undefined;
-  const [{ presentedJwt }, { verifyClientSession }] = await Promise.all([
-    import("../lib/auth/jwt.js"),
-    import("../lib/auth/sessions.js"),
-  ]);
   const jwt = presentedJwt(request);
-  return jwt ? (await verifyClientSession(jwt)).account.id : undefined;
+  if (!jwt) return undefined;
+  const { verifyClientSession } = await import("../lib/auth/sessions.js");
+  return (await verifyClientSession(jwt)).account.id;
 }
 
 /** `X-Service-Mode`: absent, or `sandbox`. */
