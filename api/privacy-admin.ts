@@ -2,7 +2,9 @@
  * /api/privacy-admin — operator (admin key): list (GET) the incident register or the erasure
  * requests; record an incident or process an erasure early (POST).
  */
+
 import { endpoint, route } from "../lib/http/handler.js";
+import { keyIdOf } from "../lib/keys/credentials.js";
 import { listErasureRequests, processErasureEarly } from "../lib/privacy/erasure.js";
 import { listIncidents, recordIncident } from "../lib/privacy/incidents.js";
 import { listPrivacyAdminOperation, privacyAdminOperation } from "../lib/privacy/operations.js";
@@ -30,7 +32,7 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
           commission_notified_at: body.commission_notified_at,
           persons_notified_at: body.persons_notified_at,
         },
-        caller.keyId,
+        keyIdOf(caller),
       ),
     };
   }),

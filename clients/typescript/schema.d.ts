@@ -277,7 +277,7 @@ export interface paths {
         put?: never;
         /**
          * Approve, counter-offer or reject a received task (operator)
-         * @description Approve and counter_offer give the task its exact USDC amount (payment_usdc). An approval of a task whose submitting key bills an active, funded prepaid account charges it in the same transaction (status paid); if anything fails, nothing is written and the same request can be retried. Permission: `tasks.review` (roles: owner, reviewer); an admin key acts as owner.
+         * @description Approve and counter_offer give the task its exact USDC amount (payment_usdc). An approval of a task whose submitting key bills an active, funded prepaid account charges it in the same transaction (status paid); if anything fails, nothing is written and the same request can be retried. Permission: `tasks.review` (roles: owner, reviewer); a staff session acts with its role, an admin key as owner.
          */
         post: operations["reviewTask"];
         delete?: never;
@@ -297,7 +297,7 @@ export interface paths {
         put?: never;
         /**
          * Dispatch, mark on site, complete with proof files, or fail a paid task (operator)
-         * @description Permissions: action=dispatch: `tasks.dispatch` (roles: owner, dispatcher); action=on_site: `tasks.execute` (roles: owner, field); action=complete: `tasks.execute` (roles: owner, field); action=fail: `tasks.execute` (roles: owner, field); an admin key acts as owner.
+         * @description Permissions: action=dispatch: `tasks.dispatch` (roles: owner, dispatcher); action=on_site: `tasks.execute` (roles: owner, field); action=complete: `tasks.execute` (roles: owner, field); action=fail: `tasks.execute` (roles: owner, field); a staff session acts with its role, an admin key as owner.
          */
         post: operations["completeTask"];
         delete?: never;
@@ -317,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Record a payment received out of band (operator)
-         * @description Permission: `payments.record` (roles: owner, finance); an admin key acts as owner.
+         * @description Permission: `payments.record` (roles: owner, finance); a staff session acts with its role, an admin key as owner.
          */
         post: operations["recordTaskPayment"];
         delete?: never;
@@ -337,7 +337,7 @@ export interface paths {
         put?: never;
         /**
          * Settle a refund request: refunded or denied (operator)
-         * @description For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account (ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status. Permission: `refunds.settle` (roles: owner, finance); an admin key acts as owner.
+         * @description For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account (ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status. Permission: `refunds.settle` (roles: owner, finance); a staff session acts with its role, an admin key as owner.
          */
         post: operations["settleTaskRefund"];
         delete?: never;
@@ -355,7 +355,7 @@ export interface paths {
         };
         /**
          * Task index with filters, sorting and pagination (operator)
-         * @description Pages by limit (at most 200) and offset (at most 10000). total counts the matching tasks up to 10000: beyond, total is 10000 and total_capped is true (an exact count of a large history costs a full scan on every page). Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); an admin key acts as owner.
+         * @description Pages by limit (at most 200) and offset (at most 10000). total counts the matching tasks up to 10000: beyond, total is 10000 and total_capped is true (an exact count of a large history costs a full scan on every page). Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); a staff session acts with its role, an admin key as owner.
          */
         get: operations["listTasks"];
         put?: never;
@@ -375,7 +375,7 @@ export interface paths {
         };
         /**
          * USDC transfers seen by the payment checker, by default those that paid no task (operator)
-         * @description Every USDC transfer into a service wallet is kept. `unmatched`: no task awaited that exact amount (wrong amount, a task already paid, unknown); `late`: it arrived after the task's payment window; `reorged`: the chain dropped it. `reason` explains each; `from` is where a refund goes. Permission: `payments.read` (roles: owner, finance); an admin key acts as owner.
+         * @description Every USDC transfer into a service wallet is kept. `unmatched`: no task awaited that exact amount (wrong amount, a task already paid, unknown); `late`: it arrived after the task's payment window; `reorged`: the chain dropped it. `reason` explains each; `from` is where a refund goes. Permission: `payments.read` (roles: owner, finance); a staff session acts with its role, an admin key as owner.
          */
         get: operations["listChainTransfers"];
         put?: never;
@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Operator: record a deposit or adjustment, suspend/activate an account, set its discount
-         * @description `deposit` (0.01 to 1 000 000 CAD; activates a pending account; 409 while the account's e-mail is not verified; send an Idempotency-Key so a retry is not credited twice), `adjust` (signed correction with `description`; never below zero available), `suspend`, `activate` (suspended → active; 409 before any deposit), `set_discount` (0-100 %). Target by `email` or `account_id`. Permissions: action=deposit: `billing.deposit` (roles: owner, finance); action=adjust: `billing.adjust` (roles: owner, finance); action=suspend: `accounts.admin` (roles: owner); action=activate: `accounts.admin` (roles: owner); action=set_discount: `accounts.admin` (roles: owner); an admin key acts as owner.
+         * @description `deposit` (0.01 to 1 000 000 CAD; activates a pending account; 409 while the account's e-mail is not verified; send an Idempotency-Key so a retry is not credited twice), `adjust` (signed correction with `description`; never below zero available), `suspend`, `activate` (suspended → active; 409 before any deposit), `set_discount` (0-100 %). Target by `email` or `account_id`. Permissions: action=deposit: `billing.deposit` (roles: owner, finance); action=adjust: `billing.adjust` (roles: owner, finance); action=suspend: `accounts.admin` (roles: owner); action=activate: `accounts.admin` (roles: owner); action=set_discount: `accounts.admin` (roles: owner); a staff session acts with its role, an admin key as owner.
          */
         post: operations["accountAdmin"];
         delete?: never;
@@ -435,13 +435,13 @@ export interface paths {
         };
         /**
          * Operator: the register of confidentiality incidents, or the erasure requests
-         * @description Permission: `privacy.admin` (roles: owner); an admin key acts as owner.
+         * @description Permission: `privacy.admin` (roles: owner); a staff session acts with its role, an admin key as owner.
          */
         get: operations["listPrivacyAdmin"];
         put?: never;
         /**
          * Operator: record a confidentiality incident, or process an erasure early
-         * @description `record_incident` adds to the register (`discovered_at`, `description`, `information_concerned`, `risk_of_serious_injury` required). `process_erasure` de-identifies `account_id` now with a `reason` (the legal ground); 409 when already de-identified. Permission: `privacy.admin` (roles: owner); an admin key acts as owner.
+         * @description `record_incident` adds to the register (`discovered_at`, `description`, `information_concerned`, `risk_of_serious_injury` required). `process_erasure` de-identifies `account_id` now with a `reason` (the legal ground); 409 when already de-identified. Permission: `privacy.admin` (roles: owner); a staff session acts with its role, an admin key as owner.
          */
         post: operations["privacyAdmin"];
         delete?: never;
@@ -459,7 +459,7 @@ export interface paths {
         };
         /**
          * Operator analytics: agents, one organization, compliance export (CSV), dashboard
-         * @description `action=agents` (requests per X-Agent-Identity), `action=org&org_id=`, `action=export&org_id=&format=csv|json&dataset=activity|tasks` (CSV per RFC 4180, formula-like cells quoted), `action=dashboard` (revenue by service and ISO week, top clients, completion rate). Sandbox tasks excluded; `date_from`/`date_to` (YYYY-MM-DD, America/Toronto), default the last 30 days (dashboard 12 weeks). Permission: `analytics.read` (roles: owner); an admin key acts as owner.
+         * @description `action=agents` (requests per X-Agent-Identity), `action=org&org_id=`, `action=export&org_id=&format=csv|json&dataset=activity|tasks` (CSV per RFC 4180, formula-like cells quoted), `action=dashboard` (revenue by service and ISO week, top clients, completion rate). Sandbox tasks excluded; `date_from`/`date_to` (YYYY-MM-DD, America/Toronto), default the last 30 days (dashboard 12 weeks). Permission: `analytics.read` (roles: owner); a staff session acts with its role, an admin key as owner.
          */
         get: operations["getAnalytics"];
         put?: never;
@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * The audit trail: who changed what, newest first (operator, permission audit.read)
-         * @description One row per task transition (`task.<action>`), ledger movement (`ledger.deposit|charge|refund|adjustment`), refund settled, account status or discount set and API key created, revoked, linked or unlinked, written in the transaction of the change with its actor: `staff` (id, role), `api_key` (id; role `owner` for an admin key), `client` (a signed-in account), `anonymous` (no credential or a task's access token) or `system` (the job's name). Append-only: no row is ever changed or deleted. Filters combine (AND); `from` inclusive, `to` exclusive. Page with `next_cursor` (limit 1-200, default 50). Roles and permissions: GET /api/capabilities `operations.roles`. Permission: `audit.read` (roles: owner); an admin key acts as owner.
+         * @description One row per task transition (`task.<action>`), ledger movement (`ledger.deposit|charge|refund|adjustment`), refund settled, account status or discount set and API key created, revoked, linked or unlinked, written in the transaction of the change with its actor: `staff` (id, role), `api_key` (id; role `owner` for an admin key), `client` (a signed-in account), `anonymous` (no credential or a task's access token) or `system` (the job's name). Append-only: no row is ever changed or deleted. Filters combine (AND); `from` inclusive, `to` exclusive. Page with `next_cursor` (limit 1-200, default 50). Roles and permissions: GET /api/capabilities `operations.roles`. Permission: `audit.read` (roles: owner); a staff session acts with its role, an admin key as owner.
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -925,13 +925,13 @@ export interface components {
              * @example https://agent.example.com/hooks/tasks
              */
             url: string;
-            /** @description Event names to receive (duplicates ignored): task.created, task.accepted, task.counter_offered, task.rejected, task.paid, task.dispatched, task.on_site, task.completed, task.failed, task.payment_expired, task.cancelled, billing.low_balance, billing.payment_required. */
-            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
+            /** @description Event names to receive (duplicates ignored): task.created, task.accepted, task.counter_offered, task.rejected, task.paid, task.dispatched, task.on_site, task.assigned, task.at_risk, task.completed, task.failed, task.payment_expired, task.cancelled, billing.low_balance, billing.payment_required. */
+            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
         };
         WebhookCreated: {
             webhook_id: string;
             url: string;
-            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
+            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
             /** Format: date-time */
             created_at: string;
             /**
@@ -946,7 +946,7 @@ export interface components {
         Webhook: {
             webhook_id: string;
             url: string;
-            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
+            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
             /** Format: date-time */
             created_at: string;
         };
@@ -1425,7 +1425,7 @@ export interface components {
                 role: ("owner" | "reviewer" | "dispatcher" | "field" | "finance") | null;
             };
             /** @enum {string} */
-            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink";
+            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload";
             task_id: string | null;
             /** @description What changed besides a task: `account`, `api_key`, `ledger_entry`. */
             target: {
@@ -7687,7 +7687,7 @@ export interface operations {
                 /** @description Rows about this task. */
                 task_id?: string;
                 /** @description Rows of this action. */
-                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink";
+                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload";
                 /** @description Rows at or after this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */
                 from?: string;
                 /** @description Rows before this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */

@@ -15,6 +15,7 @@
  *   deposit exists); asking for the current status is a no-op.
  * - `set_discount` (`discount_percent` 0 to 100): applies to later charges.
  */
+
 import { eq } from "drizzle-orm";
 import { accountBalance } from "../billing/balance.js";
 import { createInvoice } from "../billing/invoices.js";
@@ -25,6 +26,7 @@ import { type ClientAccount, clientAccounts, ledgerEntries } from "../db/schema/
 import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
+import { keyIdOf } from "../keys/credentials.js";
 import { toCents } from "../money.js";
 import { type AccountView, accountView } from "./account-view.js";
 import type { AccountAdminBody } from "./schemas.js";
@@ -161,7 +163,7 @@ async function recordMovement(
     amountCad: amount,
     invoiceId,
     description,
-    createdByKeyId: caller.keyId,
+    createdByKeyId: keyIdOf(caller), // a staff member is named by the audit trail
     createdAt: now,
   });
   const entry = {

@@ -92,6 +92,12 @@ export interface Operation<
    * naming it (`error.permission`).
    */
   permission?: PermissionRule;
+  /**
+   * A non-admin operation that also reads a staff session (the task status, its stream): the
+   * staff member is the caller, with its role (lib/tasks/state/task-access.ts decides what it sees).
+   * Admin operations always read one; other operations ignore a staff cookie.
+   */
+  staffAccess?: boolean;
   /** Scope required when `auth` is `key` or `optional` (and a key is sent). */
   scope?: Scope;
   query?: Q;

@@ -13,6 +13,8 @@ import { presentedJwt } from "../auth/jwt.js";
 import type { ClientPrincipal } from "../auth/sessions.js";
 import { type Config, productionProfile } from "../config.js";
 import { type Caller, hasScope, presentedKey } from "../keys/credentials.js";
+import { csrfMatches, presentedStaffToken } from "../staff/credentials.js";
+import type { StaffPrincipal } from "../staff/sessions.js";
 import { ApiError, errorCodeOf } from "./errors.js";
 import { type AuthMode, isPublicRead, type Operation } from "./operation.js";
 import { isStorageFailure } from "./storage-failure.js";
@@ -34,6 +36,54 @@ export async function checkApiKey(key: string): Promise<Caller> {
 
 let sessionsModule: Promise<typeof import("../auth/sessions.js")> | undefined;
 const sessions = () => (sessionsModule ??= import("../auth/sessions.js"));
+
+let staffModule: Promise<typeof import("../staff/sessions.js")> | undefined;
+
+/** Methods that change nothing: a cookie-borne staff session needs no CSRF token for them. */
+const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** The caller a verified staff session acts as (lib/keys/credentials.ts `Caller.staff`). */
+export function staffCaller(principal: StaffPrincipal): Caller {
+  const { staff } = principal;
+  return {
+    keyId: staff.id,
+    name: staff.displayName,
+    contact: staff.email,
+    scopes: [],
+    isAdmin: staff.role === "owner",
+    role: staff.role,
+    accountId: null,
+    staff: { id: staff.id, displayName: staff.displayName, sessionId: principal.sessionId },
+  };
+}
+
+/**
+ * The staff session of a request, for admin operations and those that declare `staffAccess`, when
+ * no API key is sent (an explicit key wins over a session cookie). Elsewhere a staff credential is
+ * not read (a session cookie rides along on every same-origin request).
+ * @returns the staff caller, or null when the operation reads none or none is presented
+ * @throws DomainError UNAUTHORIZED (session ended, staff suspended); ApiError FORBIDDEN (a
+ *   cookie-borne session without its X-CSRF-Token on an unsafe method, `reason: csrf`)
+ */
+export async function authenticateStaffOf(operation: Operation, request: Request): Promise<Caller | null> {
+  if (operation.auth !== "admin" && !operation.staffAccess) return null;
+  const presented = presentedStaffToken(request);
+  if (!presented || presentedKey(request) !== undefined) return null;
+  staffModule ??= import("../staff/sessions.js");
+  const principal = await (await staffModule).verifyStaffSession(presented.token);
+  if (
+    presented.via === "cookie" &&
+    !SAFE_METHODS.has(request.method) &&
+    !csrfMatches(request, presented.token)
+  ) {
+    throw new ApiError(
+      "FORBIDDEN",
+      "A staff session sent as a cookie needs its X-CSRF-Token header on this method (from sign-in or GET /api/staff-auth)",
+      { extra: { reason: "csrf" } },
+    );
+  }
+  return staffCaller(principal);
+}
 
 /**
  * Who calls, per auth mode:
@@ -157,8 +207,9 @@ export async function authenticateClientOf(
 }
 
 /**
- * The principal of a request (see `Principal`) for every mode but `cron` (`authorizeCron`): the key
- * per `authenticateKeyOf`, then the client JWT per `authenticateClientOf`.
+ * The principal of a request (see `Principal`) for every mode but `cron` (`authorizeCron`): a staff
+ * session per `authenticateStaffOf`, else the key per `authenticateKeyOf`, then the client JWT per
+ * `authenticateClientOf`.
  * @throws ApiError UNAUTHORIZED, FORBIDDEN; storage failures (→ 503) except a public read's key check
  */
 export async function authenticate(
@@ -167,6 +218,8 @@ export async function authenticate(
   config: Config,
   extraHeaders: Record<string, string>,
 ): Promise<Principal> {
+  const staff = await authenticateStaffOf(operation, request);
+  if (staff) return { caller: staff, client: null } as Principal;
   const caller = await authenticateKeyOf(operation, request, config, extraHeaders);
   const client = await authenticateClientOf(operation, request, caller);
   return { caller, client } as Principal;
@@ -177,7 +230,7 @@ export async function authenticate(
  * @throws ApiError FORBIDDEN (admin or scope missing), UNAUTHORIZED (billing_read missing)
  */
 function checkScope(operation: Operation, caller: Caller): Caller {
-  if (operation.auth === "admin" && !caller.isAdmin) {
+  if (operation.auth === "admin" && !caller.isAdmin && !caller.staff) {
     throw new ApiError("FORBIDDEN", "This operation requires a key with the admin scope");
   }
   const scope = operation.scope;

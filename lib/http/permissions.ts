@@ -1,8 +1,8 @@
 /**
  * The permission check of admin operations (docs/staff-and-audit.md): the caller's role must hold
  * the permission the operation's descriptor names (`permission`), per the one table of
- * lib/permissions.ts. Today the only role holder is an admin key (`owner`); a staff principal
- * adds its role in `roleOf` and nothing else changes.
+ * lib/permissions.ts. A staff session acts with its staff member's role, an admin key as `owner`
+ * (both carried by `Caller.role`).
  */
 import type { Actor } from "../db/actor.js";
 import type { Role } from "../db/schema/enums.js";
@@ -11,18 +11,21 @@ import type { Principal } from "./auth.js";
 import { ApiError } from "./errors.js";
 import { type Operation, requiredPermission } from "./operation.js";
 
-/** The role a principal acts with: an admin key's `owner`; null for requesters. */
+/** The role a principal acts with: a staff member's, an admin key's `owner`; null for requesters. */
 export function roleOf(principal: Principal): Role | null {
   return principal.caller?.role ?? null;
 }
 
 /**
  * Who the audit trail says acts in a request with `principal` (lib/db/actor.ts): the signed-in
- * client account when a client JWT is verified, else the API key (with its role), else
+ * client account when a client JWT is verified, else the staff member (with its role), else the
+ * API key (with its role), else
  * `anonymous` (no credential, or a task's access token).
  */
 export function actorOf(principal: Principal): Actor {
   if (principal.client) return { kind: "client", id: principal.client.account.id, role: null };
+  if (principal.caller?.staff)
+    return { kind: "staff", id: principal.caller.staff.id, role: roleOf(principal) };
   if (principal.caller) return { kind: "api_key", id: principal.caller.keyId, role: roleOf(principal) };
   return { kind: "anonymous", id: null, role: null };
 }

@@ -19,6 +19,17 @@ export interface Caller {
   role: Role | null;
   /** The client account the key is linked to (README "Accounts, billing and client login"), or null. */
   accountId: string | null;
+  /**
+   * Set when the caller is a signed-in staff member (lib/staff/sessions.ts), not a key: `keyId` is
+   * then the staff id (rate limits, idempotency), `role` the staff member's, `isAdmin` true for an
+   * owner only, and `scopes` empty.
+   */
+  staff?: { id: string; displayName: string; sessionId: string };
+}
+
+/** The API key id of `caller` for columns that reference `api_keys`: null for a staff member. */
+export function keyIdOf(caller: Caller): string | null {
+  return caller.staff ? null : caller.keyId;
 }
 
 /** Prefix of a task's `access_token` (keyless submissions): never a key's prefix. */
@@ -47,8 +58,9 @@ export function presentedKey(request: Request): string | undefined {
   if (authorization === null) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
   const value = match ? match[1]!.trim() : authorization.trim();
-  // A task's access token sent as a bearer credential is not a key either (presentedAccessToken).
-  if (match && value.startsWith(ACCESS_TOKEN_PREFIX)) return undefined;
+  // A task's access token or a staff session token sent as a bearer credential is not a key
+  // either (presentedAccessToken; lib/staff/credentials.ts).
+  if (match && (value.startsWith(ACCESS_TOKEN_PREFIX) || value.startsWith("sts_"))) return undefined;
   // A client JWT (three dot-separated base64url parts; keys never contain a dot) is not a
   // key: the handler wrapper reads it for the auth modes `client` and `key_or_client`
   // (lib/http/auth.ts, through lib/auth/jwt.ts presentedJwt).

@@ -32,7 +32,7 @@ export const EMAIL_RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200];
 const LEASE_SECONDS = 60;
 
 /** A one-time code of lib/auth/one-time-tokens.ts (e-mail verification, password reset). */
-const ONE_TIME_CODE = /\b(vfy|rst)_[A-Za-z0-9]{40}\b/g;
+const ONE_TIME_CODE = /\b(vfy|rst|inv)_[A-Za-z0-9]{40}\b/g;
 
 /** `text` with every one-time code replaced by `vfy_[removed after sending]` (or `rst_…`). */
 export function redactOneTimeCodes(text: string): string {

@@ -31,6 +31,8 @@ function security(op: Operation): Json[] | undefined {
       return [{ ApiKeyHeader: [] }, { BearerApiKey: [] }, { ClientJwt: [] }];
     case "cron":
       return [{ CronSecret: [] }];
+    case "admin":
+      return [{ ApiKeyHeader: [] }, { BearerApiKey: [] }, { StaffSession: [] }, { StaffSessionCookie: [] }];
     default:
       return [{ ApiKeyHeader: [] }, { BearerApiKey: [] }];
   }
@@ -81,6 +83,18 @@ const SECURITY_SCHEMES: Json = {
   ApiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
   BearerApiKey: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API key>" },
   CronSecret: { type: "http", scheme: "bearer", description: "Vercel Cron's CRON_SECRET" },
+  StaffSession: {
+    type: "http",
+    scheme: "bearer",
+    description: "Authorization: Bearer sts_… of a staff session (POST /api/staff-auth?action=sign-in; 12 h)",
+  },
+  StaffSessionCookie: {
+    type: "apiKey",
+    in: "cookie",
+    name: "staff_session",
+    description:
+      "The staff session cookie set at sign-in (HttpOnly, SameSite=Strict); unsafe methods also need X-CSRF-Token",
+  },
   ClientJwt: {
     type: "http",
     scheme: "bearer",
@@ -97,9 +111,10 @@ function permissionSentence(op: Operation): string {
   const rule = op.permission;
   if (rule === undefined) return "";
   const holders = (p: Permission) => `\`${p}\` (roles: ${rolesHolding(p).join(", ")})`;
-  if (typeof rule === "string") return `Permission: ${holders(rule)}; an admin key acts as owner.`;
+  if (typeof rule === "string")
+    return `Permission: ${holders(rule)}; a staff session acts with its role, an admin key as owner.`;
   const parts = Object.entries(rule.by).map(([value, p]) => `${rule.field}=${value}: ${holders(p)}`);
-  return `Permissions: ${parts.join("; ")}; an admin key acts as owner.`;
+  return `Permissions: ${parts.join("; ")}; a staff session acts with its role, an admin key as owner.`;
 }
 
 /** The OpenAPI operation object of `op`; schemas it names go into `components`. */

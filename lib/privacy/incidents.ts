@@ -61,7 +61,7 @@ function view(row: PrivacyIncident): IncidentView {
  * Records an incident and its audit row in one transaction.
  * @throws DomainError VALIDATION_ERROR (occurred after discovered)
  */
-export async function recordIncident(input: IncidentInput, adminKeyId: string): Promise<IncidentView> {
+export async function recordIncident(input: IncidentInput, adminKeyId: string | null): Promise<IncidentView> {
   const date = (v: string | undefined) => (v === undefined ? null : new Date(v));
   const occurredAt = date(input.occurred_at);
   const discoveredAt = new Date(input.discovered_at);

@@ -19,6 +19,7 @@ export const taskStreamOperation = defineOperation({
     "Reconnecting after the terminal event answers 204, which tells EventSource clients to stop.",
   tags: ["Tasks"],
   auth: "optional",
+  staffAccess: true,
   query: streamQuerySchema,
   documentedHeaders: [
     {

@@ -89,6 +89,7 @@ export const getTaskStatusOperation = defineOperation({
     "tasks advance one step per poll.",
   tags: ["Tasks"],
   auth: "optional",
+  staffAccess: true,
   query: taskQuerySchema,
   response: taskStatusSchema,
   documentedHeaders: [

@@ -1,38 +1,27 @@
 /**
  * The permission table (issue 26 item 2; lib/permissions.ts): every role × every admin operation
  * (listed from the descriptors, so a new admin operation without a permission fails here), through
- * the real handler wrapper. The key check is replaced by one that answers an admin caller acting
- * with the role under test: the slot a staff principal will fill. A role lacking the operation's
+ * the real handler wrapper, each role signed in as a real staff member (enrolled with TOTP, bearer
+ * session). A role lacking the operation's
  * permission gets 403 FORBIDDEN naming it; a role holding it passes the check (whatever the
  * operation then answers, never that 403).
  */
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "../../lib/db/schema/enums.js";
 import { type Operation, permissionsOf } from "../../lib/descriptors/operation.js";
 import { allOperations } from "../../lib/openapi/operations.js";
 import { PERMISSIONS, ROLE_PERMISSIONS, ROLES, roleHolds } from "../../lib/permissions.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { call, type WebHandler } from "../helpers/request.js";
-
-const acting: { role: Role | null } = { role: "owner" };
-
-vi.mock("../../lib/keys/authenticate.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../lib/keys/authenticate.js")>();
-  return {
-    ...original,
-    authenticateKey: async () => ({
-      keyId: "key_permission_test",
-      name: "permission test",
-      contact: "ops@example.com",
-      scopes: ["admin"],
-      isAdmin: true,
-      role: acting.role,
-      accountId: null,
-    }),
-  };
-});
+import { createStaff, staffHeaders, type TestStaff } from "../helpers/staff.js";
 
 useTestDatabase();
+
+/** One signed-in staff member per role (real enrolment and sessions). */
+const members = new Map<Role, TestStaff>();
+beforeAll(async () => {
+  for (const role of ROLES) members.set(role, await createStaff(role));
+});
 
 const ADMIN_OPERATIONS = allOperations().filter((op) => op.auth === "admin");
 
@@ -77,21 +66,16 @@ async function handlerOf(op: Operation): Promise<WebHandler> {
 }
 
 async function callAs(role: Role, { op, value }: Case) {
-  acting.role = role;
   const handler = await handlerOf(op);
   const body = op.body ? (BODIES[op.id]?.(value) ?? {}) : undefined;
   return call(handler, op.path, {
     method: op.method,
-    headers: { "x-api-key": "ptes_permission_test" },
+    headers: staffHeaders(members.get(role)!),
     ...(body === undefined ? {} : { json: body }),
   });
 }
 
 describe("the permission table", () => {
-  beforeEach(() => {
-    acting.role = "owner";
-  });
-
   it("every admin operation declares a permission, and every permission it names exists", () => {
     expect(ADMIN_OPERATIONS.length).toBeGreaterThanOrEqual(11);
     for (const op of ADMIN_OPERATIONS) {

@@ -85,6 +85,8 @@ export const TASK_EVENT_TYPES = [
   "task.paid",
   "task.dispatched",
   "task.on_site",
+  "task.assigned",
+  "task.at_risk",
   "task.completed",
   "task.failed",
   "task.payment_expired",
@@ -153,6 +155,13 @@ export const ROLES = ["owner", "reviewer", "dispatcher", "field", "finance"] as 
 export type Role = (typeof ROLES)[number];
 
 /**
+ * A staff account's state: `invited` (the invitation is not yet accepted), `active`, `suspended`
+ * (signs in nothing; its sessions end at once).
+ */
+export const STAFF_STATUSES = ["invited", "active", "suspended"] as const;
+export type StaffStatus = (typeof STAFF_STATUSES)[number];
+
+/**
  * Who an audit-log row says acted (docs/staff-and-audit.md): a staff member (`staff`), an API key
  * (`api_key`, admin keys included), a signed-in client account (`client`), a caller with no
  * credential or only a task's access token (`anonymous`), or a scheduled job (`system`).
@@ -163,7 +172,9 @@ export type ActorKind = (typeof ACTOR_KINDS)[number];
 /**
  * What an audit-log row records (docs/staff-and-audit.md "Actions"): each task transition
  * (`task.<action>` of lib/tasks/state/transitions.ts), each ledger movement, a refund settled,
- * an account's status or discount set, a key created, revoked, linked or unlinked.
+ * an account's status or discount set, a key created, revoked, linked or unlinked, a staff
+ * account invited, enrolled, given a role, suspended or reactivated, a task assigned or
+ * unassigned, a site visit's check-in and check-out, a proof file uploaded from the field.
  */
 export const AUDIT_ACTIONS = [
   "task.approve",
@@ -188,5 +199,15 @@ export const AUDIT_ACTIONS = [
   "key.revoke",
   "key.link",
   "key.unlink",
+  "staff.invite",
+  "staff.enroll",
+  "staff.set_role",
+  "staff.suspend",
+  "staff.activate",
+  "task.assign",
+  "task.unassign",
+  "visit.check_in",
+  "visit.check_out",
+  "proof.upload",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -28,6 +28,7 @@ export * from "./preauthorizations.js";
 export * from "./privacy.js";
 export * from "./proof-files.js";
 export * from "./relations.js";
+export * from "./staff.js";
 export * from "./task-events.js";
 export * from "./task-scores.js";
 export * from "./tasks.js";

@@ -160,6 +160,13 @@ export const tasks = pgTable(
     onSiteAt: timestamptz("on_site_at"),
     completedAt: timestamptz("completed_at"),
 
+    // --- Assignment and deadline watch (issue 26) ---
+    /** The field staff member assigned (`staff_members.id`; POST /api/task-assign), or null. */
+    assignedStaffId: text("assigned_staff_id"),
+    assignedAt: timestamptz("assigned_at"),
+    /** When the deadline watch reported `task.at_risk` (once per task). */
+    atRiskAt: timestamptz("at_risk_at"),
+
     // --- Cancellation and refund ---
     cancelledAt: timestamptz("cancelled_at"),
     cancelReason: text("cancel_reason"),
@@ -192,6 +199,8 @@ export const tasks = pgTable(
     index("tasks_list_updated_at_id_idx").on(t.updatedAt, t.id).where(sql`not sandbox`),
     index("tasks_list_review_deadline_id_idx").on(t.reviewDeadline, t.id).where(sql`not sandbox`),
     index("tasks_api_key_id_idx").on(t.apiKeyId),
+    /** A field person's tasks (the field app), by deadline. */
+    index("tasks_assigned_staff_id_idx").on(t.assignedStaffId, t.executionDeadline),
     index("tasks_requester_contact_idx").on(t.requesterContact),
     index("tasks_account_id_idx").on(t.accountId),
     index("tasks_org_id_idx").on(t.orgId),

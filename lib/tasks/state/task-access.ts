@@ -4,7 +4,9 @@
  * scores, receipts). README "Who can read what" and docs/api-conventions.md "Status response"
  * state it for callers.
  *
- * - `admin`: an API key with the `admin` scope.
+ * - `admin`: an API key with the `admin` scope; a staff member whose role reads every task
+ *   (owner, reviewer, dispatcher, finance: permission `tasks.read`); a `field` staff member for the
+ *   tasks assigned to them only (elsewhere `public`).
  * - `owner`: the key that submitted the task, another key linked to the same client account as
  *   that key (or to the prepaid account the task was charged to), that account's signed-in owner
  *   (client JWT), or the task's `access_token` (keyless submissions; compared by SHA-256 in
@@ -15,14 +17,20 @@
  * caller is described structurally (lib/keys/credentials.ts `Caller` fits it).
  */
 import { timingSafeEqual } from "node:crypto";
+import type { Role } from "../../db/schema/enums.js";
 import type { Task } from "../../db/schema/index.js";
 import { DomainError } from "../../errors.js";
 import { sha256Hex } from "../../ids.js";
+import { roleHolds } from "../../permissions.js";
 
 /** A verified API key as the rule needs it (a `Caller` of lib/keys/credentials.ts). */
 export interface TaskPrincipal {
   keyId: string;
   isAdmin: boolean;
+  /** A staff member's role (with `staff` set); an admin key's `owner`. */
+  role?: Role | null;
+  /** Set for a signed-in staff member (lib/keys/credentials.ts `Caller.staff`). */
+  staff?: { id: string } | undefined;
   /** The client account the key is linked to, if any. */
   accountId: string | null;
 }
@@ -39,7 +47,8 @@ export interface TaskCredential {
 export type TaskAccess = "public" | "owner" | "admin";
 
 /** The task columns the rule reads. */
-export type TaskOwnership = Pick<Task, "apiKeyId" | "accessTokenHash" | "accountId">;
+export type TaskOwnership = Pick<Task, "apiKeyId" | "accessTokenHash" | "accountId"> &
+  Partial<Pick<Task, "assignedStaffId">>;
 
 /** Whether `token` hashes (SHA-256 hex) to `hash`, compared in constant time. */
 export function tokenMatches(token: string, hash: string): boolean {
@@ -70,6 +79,10 @@ async function accountOfKey(keyId: string): Promise<string | null> {
  */
 export async function taskAccess(task: TaskOwnership, credential: TaskCredential): Promise<TaskAccess> {
   const { caller, accessToken } = credential;
+  if (caller?.staff) {
+    if (caller.role && roleHolds(caller.role, "tasks.read")) return "admin";
+    return task.assignedStaffId === caller.staff.id ? "admin" : "public";
+  }
   if (caller?.isAdmin) return "admin";
   if (caller && task.apiKeyId !== null && task.apiKeyId === caller.keyId) return "owner";
   if (accessToken && task.accessTokenHash !== null && tokenMatches(accessToken, task.accessTokenHash)) {

@@ -1,0 +1,113 @@
+/**
+ * Staff of the operator company (issue 26; docs/staff-and-audit.md): their accounts, the one-time
+ * invitations that open them, their server-side sessions, and the site visits of field staff.
+ * Only hashes of secrets are stored (invitation codes, session tokens, passwords); the TOTP secret
+ * is stored as enrolled (it must be read back to check a code).
+ */
+import { sql } from "drizzle-orm";
+import { boolean, check, doublePrecision, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, timestamptz, updatedAt } from "./columns.js";
+import type { Role, StaffStatus } from "./enums.js";
+import { tasks } from "./tasks.js";
+
+/** A person of the operator company: one role, one e-mail, a password with TOTP once enrolled. */
+export const staffMembers = pgTable(
+  "staff_members",
+  {
+    /** `stf_<id>`. */
+    id: text("id").primaryKey(),
+    /** Sign-in e-mail, stored lowercase. */
+    email: text("email").notNull().unique("staff_members_email_uq"),
+    /** The name requesters may see (chosen by the staff member; at most 60 characters). */
+    displayName: text("display_name").notNull(),
+    role: text("role").$type<Role>().notNull(),
+    /** `invited` until the invitation is accepted and TOTP enrolled; `suspended` signs in nothing. */
+    status: text("status").$type<StaffStatus>().notNull().default("invited"),
+    /** bcrypt hash; null until the invitation is accepted. */
+    passwordHash: text("password_hash"),
+    /** Base32 TOTP secret (RFC 6238); set at acceptance, in use once `totp_enabled_at` is set. */
+    totpSecret: text("totp_secret"),
+    totpEnabledAt: timestamptz("totp_enabled_at"),
+    /** The last accepted TOTP time step: a code is never accepted twice (replay). */
+    totpLastStep: integer("totp_last_step"),
+    lastSignInAt: timestamptz("last_sign_in_at"),
+    suspendedAt: timestamptz("suspended_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check("staff_members_email_lowercase", sql`email = lower(email)`),
+    index("staff_members_role_idx").on(t.role),
+  ],
+);
+
+/** One-time invitation codes (hash only), e-mailed to a new staff member; 48 h. */
+export const staffInvitations = pgTable(
+  "staff_invitations",
+  {
+    /** Lowercase hex SHA-256 of the code. */
+    codeHash: text("code_hash").primaryKey(),
+    staffId: text("staff_id")
+      .notNull()
+      .references(() => staffMembers.id, { onDelete: "cascade" }),
+    expiresAt: timestamptz("expires_at").notNull(),
+    /** Set when the enrolment completes (the code is spent). */
+    usedAt: timestamptz("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("staff_invitations_staff_id_idx").on(t.staffId)],
+);
+
+/** Server-side staff sessions (12 h), named by the SHA-256 of their bearer token. */
+export const staffSessions = pgTable(
+  "staff_sessions",
+  {
+    /** `sss_<id>`: a public handle (audit, listing); the token itself is never stored. */
+    id: text("id").primaryKey(),
+    /** Lowercase hex SHA-256 of the session token (`sts_…`). */
+    tokenHash: text("token_hash").notNull().unique("staff_sessions_token_hash_uq"),
+    staffId: text("staff_id")
+      .notNull()
+      .references(() => staffMembers.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    /** Sign-out, suspension or a role change; a revoked session authenticates nothing. */
+    revokedAt: timestamptz("revoked_at"),
+  },
+  (t) => [index("staff_sessions_staff_id_idx").on(t.staffId)],
+);
+
+/**
+ * The site visit of a task (issue 26 item 5): the assigned field person's check-in and check-out,
+ * each with the reported position and the distance to the task's geocoded place. One per task.
+ */
+export const siteVisits = pgTable(
+  "site_visits",
+  {
+    taskId: text("task_id")
+      .primaryKey()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    staffId: text("staff_id").references(() => staffMembers.id, { onDelete: "set null" }),
+    checkedInAt: timestamptz("checked_in_at").notNull(),
+    checkInLatitude: doublePrecision("check_in_latitude").notNull(),
+    checkInLongitude: doublePrecision("check_in_longitude").notNull(),
+    /** Accuracy the device reported, metres. */
+    checkInAccuracyM: doublePrecision("check_in_accuracy_m").notNull(),
+    /** Great-circle distance to the task's place, metres; null when the task has no coordinates. */
+    checkInDistanceM: doublePrecision("check_in_distance_m"),
+    withinGeofence: boolean("within_geofence").notNull(),
+    /** The field person's reason for a check-in outside the geofence (flagged). */
+    reason: text("reason"),
+    checkedOutAt: timestamptz("checked_out_at"),
+    checkOutLatitude: doublePrecision("check_out_latitude"),
+    checkOutLongitude: doublePrecision("check_out_longitude"),
+    checkOutAccuracyM: doublePrecision("check_out_accuracy_m"),
+    checkOutDistanceM: doublePrecision("check_out_distance_m"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("site_visits_staff_id_idx").on(t.staffId)],
+);
+
+export type StaffMember = typeof staffMembers.$inferSelect;
+export type StaffSessionRow = typeof staffSessions.$inferSelect;
+export type SiteVisit = typeof siteVisits.$inferSelect;

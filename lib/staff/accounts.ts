@@ -1,0 +1,398 @@
+/**
+ * Staff accounts (issue 26 item 1; docs/staff-and-audit.md "Staff accounts"): invitation,
+ * enrolment (password + TOTP), sign-in, and the owner's management (role, suspension).
+ *
+ * - `inviteStaff`: an `invited` row and a one-time code (`inv_…`, 48 h, hash stored) e-mailed to
+ *   the person (and returned to the host command that bootstraps the first owner).
+ * - `acceptInvitation` {code, password, display_name}: sets the password and a fresh TOTP secret,
+ *   answered once so that an authenticator app can read it; the code stays valid until
+ *   `confirmEnrollment` {code, totp_code} proves the app has it, which spends the code, activates
+ *   the account and opens a session.
+ * - `signIn` {email, password, totp_code}: LOGIN_ATTEMPTS_PER_IP_PER_HOUR per IP (wrapper) and
+ *   LOGIN_ATTEMPTS_PER_EMAIL_PER_HOUR per e-mail, as for clients; one answer (401) for every wrong
+ *   part, a code never accepted twice.
+ * - Management (permission `staff.manage`): invite, set_role, suspend (its sessions end in the same
+ *   transaction), activate, reinvite. The last active owner can be neither suspended nor demoted.
+ * Every change records its audit row in its own transaction (`staff.*`).
+ */
+import { and, asc, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import { hashPassword, verifyPassword } from "../auth/passwords.js";
+import { publicBaseUrl } from "../config.js";
+import { recordAudit } from "../db/audit.js";
+import { getDb, type Tx } from "../db/client.js";
+import type { Role } from "../db/schema/enums.js";
+import { emails, type StaffMember, staffInvitations, staffMembers } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
+import { prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
+import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
+import { type OpenedStaffSession, openStaffSession, revokeStaffSessions } from "./sessions.js";
+import { checkTotp, newTotpSecret, totpUri } from "./totp.js";
+
+/** Lifetime of an invitation code, seconds (48 h). */
+export const INVITATION_TTL_SECONDS = 48 * 3600;
+/** Prefix of invitation codes (redacted from sent e-mails like the other one-time codes). */
+export const INVITATION_PREFIX = "inv_";
+
+/** A staff member as the API shows it (no secrets). */
+export interface StaffView {
+  staff_id: string;
+  email: string;
+  display_name: string;
+  role: Role;
+  status: StaffMember["status"];
+  totp_enrolled: boolean;
+  created_at: string;
+  last_sign_in_at: string | null;
+}
+
+/** `row` as the API shows it. */
+export function staffView(row: StaffMember): StaffView {
+  return {
+    staff_id: row.id,
+    email: row.email,
+    display_name: row.displayName,
+    role: row.role,
+    status: row.status,
+    totp_enrolled: row.totpEnabledAt !== null,
+    created_at: row.createdAt.toISOString(),
+    last_sign_in_at: row.lastSignInAt?.toISOString() ?? null,
+  };
+}
+
+/** The console's enrolment page with the code filled in (the invitation e-mail links to it). */
+export function invitationLink(code: string): string {
+  return `${publicBaseUrl()}/operator/#/accept?code=${encodeURIComponent(code)}`;
+}
+
+async function issueInvitation(
+  tx: Tx,
+  staff: StaffMember,
+  now: Date,
+): Promise<{ code: string; expiresAt: Date }> {
+  const code = `${INVITATION_PREFIX}${randomAlphanumeric(40)}`;
+  const expiresAt = new Date(now.getTime() + INVITATION_TTL_SECONDS * 1000);
+  await tx
+    .insert(staffInvitations)
+    .values({ codeHash: sha256Hex(code), staffId: staff.id, expiresAt, createdAt: now });
+  const link = invitationLink(code);
+  await tx.insert(emails).values({
+    id: prefixedId("em"),
+    toAddress: staff.email,
+    subject: "Invitation — operator console / Invitation — console de l'opérateur",
+    textBody:
+      `You are invited to the operator console as ${staff.role}. Open ${link} within 48 hours, choose a ` +
+      `password and add the account to an authenticator app (TOTP). Code: ${code}\n\n` +
+      `Vous êtes invité·e à la console de l'opérateur (rôle ${staff.role}). Ouvrez ${link} d'ici 48 heures, ` +
+      `choisissez un mot de passe et ajoutez le compte à une application d'authentification (TOTP). Code : ${code}\n`,
+    template: "staff_invitation",
+    lang: "fr",
+    dedupeKey: `staff_invitation:${sha256Hex(code).slice(0, 16)}:${staff.id}`,
+  });
+  return { code, expiresAt };
+}
+
+/**
+ * Invites `email` with `role`: an `invited` staff member and an e-mailed one-time code.
+ * @returns the staff member and the invitation (its code is for the host command; the HTTP
+ *   answer leaves it out)
+ * @throws DomainError CONFLICT (the e-mail already has a staff account)
+ */
+export async function inviteStaff(
+  input: { email: string; role: Role; displayName: string },
+  now = new Date(),
+): Promise<{ staff: StaffMember; invitation: { code: string; expiresAt: Date } }> {
+  const db = await getDb();
+  const email = input.email.trim().toLowerCase();
+  return db.transaction(async (tx) => {
+    const [existing] = await tx
+      .select({ id: staffMembers.id })
+      .from(staffMembers)
+      .where(eq(staffMembers.email, email));
+    if (existing) {
+      throw new DomainError(
+        "CONFLICT",
+        "This e-mail already has a staff account (reinvite or change its role)",
+        {
+          field: "email",
+          extra: { staff_id: existing.id },
+        },
+      );
+    }
+    const [staff] = await tx
+      .insert(staffMembers)
+      .values({
+        id: prefixedId("stf"),
+        email,
+        displayName: input.displayName,
+        role: input.role,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const invitation = await issueInvitation(tx, staff!, now);
+    await recordAudit(tx, {
+      action: "staff.invite",
+      targetKind: "staff",
+      targetId: staff!.id,
+      details: { role: input.role },
+    });
+    return { staff: staff!, invitation };
+  });
+}
+
+/** The staff member of a live invitation `code`, locked in `tx`. @throws DomainError UNAUTHORIZED */
+async function invitationOf(tx: Tx, code: string, now: Date): Promise<StaffMember> {
+  const [row] = await tx
+    .select({ staff: staffMembers })
+    .from(staffInvitations)
+    .innerJoin(staffMembers, eq(staffMembers.id, staffInvitations.staffId))
+    .where(
+      and(
+        eq(staffInvitations.codeHash, sha256Hex(code)),
+        isNull(staffInvitations.usedAt),
+        gt(staffInvitations.expiresAt, now),
+      ),
+    )
+    .for("update");
+  if (!row || row.staff.status !== "invited") {
+    throw new DomainError(
+      "UNAUTHORIZED",
+      "The invitation code is invalid, expired or already used; ask an owner for a new one",
+      {
+        field: "code",
+        extra: { reason: "invitation_invalid" },
+      },
+    );
+  }
+  return row.staff;
+}
+
+/**
+ * First step of enrolment: sets the password and display name and a fresh TOTP secret.
+ * @returns the secret and its `otpauth://` URI (shown once, for the authenticator app)
+ * @throws DomainError UNAUTHORIZED (invitation invalid or expired)
+ */
+export async function acceptInvitation(
+  input: { code: string; password: string; displayName?: string | undefined },
+  now = new Date(),
+): Promise<{ staff: StaffMember; totpSecret: string; otpauthUri: string }> {
+  const db = await getDb();
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction(async (tx) => {
+    const staff = await invitationOf(tx, input.code, now);
+    const totpSecret = newTotpSecret();
+    const [updated] = await tx
+      .update(staffMembers)
+      .set({
+        passwordHash,
+        totpSecret,
+        totpLastStep: null,
+        ...(input.displayName ? { displayName: input.displayName } : {}),
+        updatedAt: now,
+      })
+      .where(eq(staffMembers.id, staff.id))
+      .returning();
+    return { staff: updated!, totpSecret, otpauthUri: totpUri(totpSecret, staff.email) };
+  });
+}
+
+/**
+ * Second step: a code from the authenticator app proves it holds the secret; the invitation is
+ * spent, the account `active`, and a session opened.
+ * @throws DomainError UNAUTHORIZED (invitation invalid, TOTP wrong), CONFLICT (password not set yet)
+ */
+export async function confirmEnrollment(
+  input: { code: string; totpCode: string },
+  now = new Date(),
+): Promise<{ staff: StaffMember; session: OpenedStaffSession }> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const staff = await invitationOf(tx, input.code, now);
+    if (!staff.passwordHash || !staff.totpSecret) {
+      throw new DomainError("CONFLICT", "Choose a password first (action accept-invite)", { field: "code" });
+    }
+    const step = await checkTotp(staff.totpSecret, input.totpCode, null);
+    if (step === null) {
+      throw new DomainError("UNAUTHORIZED", "The authenticator code is wrong or expired", {
+        field: "totp_code",
+      });
+    }
+    await tx.update(staffInvitations).set({ usedAt: now }).where(eq(staffInvitations.staffId, staff.id));
+    const [active] = await tx
+      .update(staffMembers)
+      .set({ status: "active", totpEnabledAt: now, totpLastStep: step, updatedAt: now })
+      .where(eq(staffMembers.id, staff.id))
+      .returning();
+    await recordAudit(tx, {
+      action: "staff.enroll",
+      targetKind: "staff",
+      targetId: staff.id,
+      details: { role: staff.role },
+    });
+    return { staff: active!, session: await openStaffSession(tx, staff.id, now) };
+  });
+}
+
+/**
+ * Signs a staff member in with e-mail, password and a TOTP code.
+ * @throws DomainError RATE_LIMITED (per e-mail), UNAUTHORIZED (any part wrong, or the code
+ *   already used), FORBIDDEN (`reason` `staff_suspended`, once the credentials were right)
+ */
+export async function signIn(
+  input: { email: string; password: string; totpCode: string },
+  now = new Date(),
+): Promise<{ staff: StaffMember; session: OpenedStaffSession }> {
+  await enforceLimits([
+    {
+      policy: "login_email",
+      identifier: emailIdentifier(`staff:${input.email}`),
+      what: "sign-in attempts per e-mail per hour",
+    },
+  ]);
+  const db = await getDb();
+  const email = input.email.trim().toLowerCase();
+  const [staff] = await db.select().from(staffMembers).where(eq(staffMembers.email, email));
+  const passwordOk = await verifyPassword(input.password, staff?.passwordHash ?? null);
+  const refused = new DomainError("UNAUTHORIZED", "Invalid e-mail, password or authenticator code");
+  if (!staff || !passwordOk || !staff.totpSecret || !staff.totpEnabledAt) throw refused;
+  const step = await checkTotp(staff.totpSecret, input.totpCode, staff.totpLastStep);
+  if (step === null) throw refused;
+  if (staff.status !== "active") {
+    throw new DomainError("FORBIDDEN", "This staff account is suspended; ask an owner", {
+      extra: { reason: "staff_suspended" },
+    });
+  }
+  return db.transaction(async (tx) => {
+    // A code is spent by one sign-in only: the step moves forward or the sign-in is refused.
+    const [spent] = await tx
+      .update(staffMembers)
+      .set({ totpLastStep: step })
+      .where(
+        and(
+          eq(staffMembers.id, staff.id),
+          sql`(${staffMembers.totpLastStep} is null or ${staffMembers.totpLastStep} < ${step})`,
+        ),
+      )
+      .returning({ id: staffMembers.id });
+    if (!spent) throw refused;
+    return { staff, session: await openStaffSession(tx, staff.id, now) };
+  });
+}
+
+/** Every staff member, owners first then by e-mail. */
+export async function listStaff(): Promise<StaffView[]> {
+  const db = await getDb();
+  const rows = await db.select().from(staffMembers).orderBy(asc(staffMembers.role), asc(staffMembers.email));
+  return rows.map(staffView);
+}
+
+/** A management action of an owner (POST /api/staff). */
+export type StaffChange =
+  | { action: "set_role"; staffId: string; role: Role }
+  | { action: "suspend"; staffId: string }
+  | { action: "activate"; staffId: string }
+  | { action: "reinvite"; staffId: string };
+
+/**
+ * Applies `change` under a lock of the staff row.
+ * @throws DomainError NOT_FOUND (no such staff), CONFLICT (the last active owner would go; reinvite
+ *   of an enrolled account; activate of an account never enrolled)
+ */
+export async function changeStaff(change: StaffChange, now = new Date()): Promise<StaffView> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    // Owners are counted under one lock so that two owners cannot demote each other at once.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('staff_owners'))`);
+    const [staff] = await tx
+      .select()
+      .from(staffMembers)
+      .where(eq(staffMembers.id, change.staffId))
+      .for("update");
+    if (!staff) throw new DomainError("NOT_FOUND", "No staff member with this id", { field: "staff_id" });
+    const leavesOwners =
+      (change.action === "suspend" || (change.action === "set_role" && change.role !== "owner")) &&
+      staff.role === "owner" &&
+      staff.status === "active";
+    if (leavesOwners) {
+      const [other] = await tx
+        .select({ id: staffMembers.id })
+        .from(staffMembers)
+        .where(
+          and(
+            eq(staffMembers.role, "owner"),
+            eq(staffMembers.status, "active"),
+            ne(staffMembers.id, staff.id),
+          ),
+        )
+        .limit(1);
+      if (!other)
+        throw new DomainError("CONFLICT", "This is the last active owner: make another owner first", {
+          field: "staff_id",
+        });
+    }
+    let changes: Partial<StaffMember> = {};
+    switch (change.action) {
+      case "set_role":
+        changes = { role: change.role };
+        await recordAudit(tx, {
+          action: "staff.set_role",
+          targetKind: "staff",
+          targetId: staff.id,
+          details: { from: staff.role, to: change.role },
+        });
+        break;
+      case "suspend":
+        if (staff.status === "suspended") return staffView(staff);
+        changes = { status: "suspended", suspendedAt: now };
+        await revokeStaffSessions(tx, staff.id, now);
+        await recordAudit(tx, {
+          action: "staff.suspend",
+          targetKind: "staff",
+          targetId: staff.id,
+          details: { role: staff.role },
+        });
+        break;
+      case "activate":
+        if (staff.status === "active") return staffView(staff);
+        if (!staff.totpEnabledAt)
+          throw new DomainError("CONFLICT", "This account never completed its invitation: reinvite it", {
+            field: "staff_id",
+          });
+        changes = { status: "active", suspendedAt: null };
+        await recordAudit(tx, {
+          action: "staff.activate",
+          targetKind: "staff",
+          targetId: staff.id,
+          details: { role: staff.role },
+        });
+        break;
+      case "reinvite":
+        if (staff.status !== "invited")
+          throw new DomainError("CONFLICT", "This account is enrolled already", { field: "staff_id" });
+        await issueInvitation(tx, staff, now);
+        await recordAudit(tx, {
+          action: "staff.invite",
+          targetKind: "staff",
+          targetId: staff.id,
+          details: { role: staff.role, reinvite: true },
+        });
+        return staffView(staff);
+    }
+    const [updated] = await tx
+      .update(staffMembers)
+      .set({ ...changes, updatedAt: now })
+      .where(eq(staffMembers.id, staff.id))
+      .returning();
+    return staffView(updated!);
+  });
+}
+
+/** The display name requesters see for staff member `staffId` (null when unknown). */
+export async function displayNameOf(staffId: string): Promise<string | null> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ name: staffMembers.displayName })
+    .from(staffMembers)
+    .where(eq(staffMembers.id, staffId));
+  return row?.name ?? null;
+}

@@ -1,0 +1,39 @@
+/**
+ * TOTP of staff sign-in (RFC 6238: 30 s steps, 6 digits, SHA-1; what authenticator apps read),
+ * through otplib. One step of clock drift either way is accepted, and a code is never accepted
+ * twice: the step it matched is kept (`staff_members.totp_last_step`) and later codes must be of a
+ * later step (RFC 6238 §5.2).
+ */
+import { generateSecret, generateURI, verify } from "otplib";
+
+/** Clock drift accepted, seconds (one step either way). */
+export const TOTP_TOLERANCE_SECONDS = 30;
+
+/** A new base32 secret (20 random bytes). */
+export function newTotpSecret(): string {
+  return generateSecret();
+}
+
+/** The `otpauth://totp/…` URI an authenticator app reads (as a QR code or pasted). */
+export function totpUri(secret: string, email: string): string {
+  return generateURI({ issuer: "Physical Task Execution Service", label: email, secret });
+}
+
+/**
+ * Checks `code` against `secret`, refusing steps at or before `lastStep`.
+ * @returns the matched time step, or null when the code is wrong, stale or replayed
+ */
+export async function checkTotp(
+  secret: string,
+  code: string,
+  lastStep: number | null,
+): Promise<number | null> {
+  if (!/^\d{6}$/.test(code)) return null;
+  const result = await verify({
+    secret,
+    token: code,
+    epochTolerance: TOTP_TOLERANCE_SECONDS,
+    ...(lastStep !== null ? { afterTimeStep: lastStep } : {}),
+  });
+  return result.valid && "timeStep" in result ? result.timeStep : null;
+}

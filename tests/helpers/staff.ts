@@ -1,0 +1,66 @@
+/**
+ * Staff members for tests, made through the real enrolment (invite → accept → confirm with a TOTP
+ * code from otplib, as an authenticator app would give it): a session token per role.
+ */
+import { and, desc, eq } from "drizzle-orm";
+import { generate } from "otplib";
+import { getDb } from "../../lib/db/client.js";
+import type { Role } from "../../lib/db/schema/enums.js";
+import { emails } from "../../lib/db/schema/index.js";
+import { acceptInvitation, confirmEnrollment, inviteStaff } from "../../lib/staff/accounts.js";
+
+/** A signed-in staff member. */
+export interface TestStaff {
+  staffId: string;
+  email: string;
+  password: string;
+  totpSecret: string;
+  role: Role;
+  displayName: string;
+  token: string;
+  csrfToken: string;
+}
+
+let counter = 0;
+
+/** The invitation code e-mailed to `email` (the newest). */
+export async function invitationCodeFor(email: string): Promise<string> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ text: emails.textBody })
+    .from(emails)
+    .where(and(eq(emails.toAddress, email), eq(emails.template, "staff_invitation")))
+    .orderBy(desc(emails.createdAt))
+    .limit(1);
+  const code = /inv_[A-Za-z0-9]{40}/.exec(row?.text ?? "")?.[0];
+  if (!code) throw new Error(`no invitation e-mail for ${email}`);
+  return code;
+}
+
+/** Invites, enrols and signs in a staff member with `role`. */
+export async function createStaff(role: Role, name = `${role} ${++counter}`): Promise<TestStaff> {
+  const email = `${role}.${Date.now().toString(36)}.${++counter}@staff.example.com`;
+  const password = "correct horse battery";
+  await inviteStaff({ email, role, displayName: name });
+  const code = await invitationCodeFor(email);
+  const { totpSecret } = await acceptInvitation({ code, password, displayName: name });
+  const { staff, session } = await confirmEnrollment({
+    code,
+    totpCode: await generate({ secret: totpSecret }),
+  });
+  return {
+    staffId: staff.id,
+    email,
+    password,
+    totpSecret,
+    role,
+    displayName: name,
+    token: session.token,
+    csrfToken: session.csrfToken,
+  };
+}
+
+/** Headers that authenticate as `staff` (bearer). */
+export function staffHeaders(staff: Pick<TestStaff, "token">): Record<string, string> {
+  return { authorization: `Bearer ${staff.token}` };
+}
