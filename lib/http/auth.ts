@@ -59,16 +59,25 @@ export function staffCaller(principal: StaffPrincipal): Caller {
 
 /**
  * The staff session of a request, for admin operations and those that declare `staffAccess`, when
- * no API key is sent (an explicit key wins over a session cookie). Elsewhere a staff credential is
- * not read (a session cookie rides along on every same-origin request).
+ * no API key is sent (an explicit key wins over a session cookie). Elsewhere a session cookie is
+ * not read (it rides along on every same-origin request) and a bearer staff token is refused.
  * @returns the staff caller, or null when the operation reads none or none is presented
  * @throws DomainError UNAUTHORIZED (session ended, staff suspended); ApiError FORBIDDEN (a
- *   cookie-borne session without its X-CSRF-Token on an unsafe method, `reason: csrf`)
+ *   cookie-borne session without its X-CSRF-Token on an unsafe method, `reason: csrf`; a bearer
+ *   staff token on a requester operation, `reason: staff_session_not_accepted`)
  */
 export async function authenticateStaffOf(operation: Operation, request: Request): Promise<Caller | null> {
-  if (operation.auth !== "admin" && !operation.staffAccess) return null;
   const presented = presentedStaffToken(request);
   if (!presented || presentedKey(request) !== undefined) return null;
+  if (operation.auth !== "admin" && !operation.staffAccess) {
+    // Operations that take no credential (sign-in itself, public reads) ignore it.
+    if (presented.via === "cookie" || operation.auth === "none") return null;
+    throw new ApiError(
+      "FORBIDDEN",
+      "A staff session cannot call this operation: it is for requesters (use an API key or no credential)",
+      { extra: { reason: "staff_session_not_accepted" } },
+    );
+  }
   staffModule ??= import("../staff/sessions.js");
   const principal = await (await staffModule).verifyStaffSession(presented.token);
   if (
