@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Estimate the CAD price of a task
-         * @description 50 + site_hours×100 + transport_hours×100 + km_roundtrip×0.90, ×1.25 when urgent; exact to the cent. Round trip = 2 × the one-way distance from the Terrebonne hub; transport hours = round-trip km ÷ 60 km/h.
+         * @description 50 + site_hours×100 + transport_hours×100 + km_roundtrip×0.90, ×1.25 when urgent; exact to the cent. Round trip = 2 × the one-way distance from the Terrebonne hub; transport hours = round-trip km ÷ 60 km/h (TRANSPORT_SPEED_KMH).
          */
         get: operations["getEstimate"];
         put?: never;

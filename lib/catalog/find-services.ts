@@ -2,10 +2,12 @@
  * The catalog query shared by GET /api/services and the MCP tool `list_services`: all five
  * services, or the one named by `id`, with or without their contracts.
  */
+
 import { DomainError } from "../errors.js";
+import { serviceIdRange } from "./facts.js";
 import { type CatalogEntry, getService, listServices } from "./services.js";
 
-/** What to list: `id` (exact, e.g. `SVC-01`) narrows to one service; omitted lists all five. */
+/** What to list: `id` (exact, e.g. `SVC-01`) narrows to one service; omitted lists them all. */
 export interface ServicesQuery {
   id?: string | undefined;
   /** Include each entry's `contract` (inputs/outputs JSON Schemas, SLA, pricing, cancellation). */
@@ -25,6 +27,8 @@ export function findServices(query: ServicesQuery): { services: CatalogEntry[]; 
   }
   const one = getService(query.id, options);
   if (!one)
-    throw new DomainError("NOT_FOUND", `No service ${query.id}; ids are SVC-01 to SVC-05`, { field: "id" });
+    throw new DomainError("NOT_FOUND", `No service ${query.id}; ids are ${serviceIdRange()}`, {
+      field: "id",
+    });
   return { services: [one], count: 1 };
 }

@@ -8,8 +8,11 @@
  * not a validation error. `contract` accepts exactly `true` or `false` (default `true`);
  * anything else is a validation error. Unknown query parameters are ignored (stripped).
  */
+
 import { z } from "zod";
+import { HUB_NAME } from "../geo/known-locations.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
+import { KM_RATE_TEXT } from "./facts.js";
 
 /** Longest `id` query value accepted before the catalog lookup. */
 export const SERVICE_ID_QUERY_MAX = 20;
@@ -79,9 +82,9 @@ export const serviceContractSchema = z
         currency: z.literal("CAD").meta({ description: "Currency of every amount: Canadian dollars." }),
         base_fee: z.number().meta({ description: "Fixed fee per task, CAD (50)." }),
         hourly_rate: z.number().meta({ description: "Per hour on site and in transport, CAD/h (100)." }),
-        km_rate: z
-          .number()
-          .meta({ description: "Per round-trip kilometre from the Terrebonne hub, CAD/km (0.90)." }),
+        km_rate: z.number().meta({
+          description: `Per round-trip kilometre from the ${HUB_NAME} hub, CAD/km (${KM_RATE_TEXT}).`,
+        }),
         urgency_multiplier: z.number().meta({ description: "Multiplier of the total when urgent (1.25)." }),
         typical_estimate_range: range("CAD").meta({ description: "Typical total for this service, CAD." }),
         formula: z.string().meta({ description: "How an estimate is computed, in words." }),

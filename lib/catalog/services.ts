@@ -8,8 +8,10 @@
  * generated from the zod field schemas of lib/tasks/state/schemas.ts, so the catalog and the
  * submission validator cannot drift apart.
  */
+
 import { z } from "zod";
 import { getConfig } from "../config.js";
+import { HUB_NAME } from "../geo/known-locations.js";
 import {
   BUDGET_LIMIT_SERVICES,
   type ServiceType,
@@ -18,22 +20,10 @@ import {
   taskFields,
 } from "../tasks/state/schemas.js";
 import { SLA } from "../tasks/state/sla.js";
+import { pricingFormula } from "./facts.js";
+import { PRICING } from "./pricing.js";
 
-/**
- * Pricing constants in CAD (spec "GET /api/estimate" formula and "Service catalog entry"):
- * total = base_fee + hourly_rate x (site_hours + transport_hours) + km_rate x km_roundtrip,
- * x urgency_multiplier when urgent; exact cents, no rounding.
- */
-export const PRICING = Object.freeze({
-  /** Fixed fee per task, CAD. */
-  base_fee_cad: 50,
-  /** Per hour on site and per hour of transport, CAD/h. */
-  hourly_rate_cad: 100,
-  /** Per round-trip kilometre from the Terrebonne hub, CAD/km. */
-  km_rate_cad: 0.9,
-  /** Multiplier of the whole total for `urgency: "urgent"` (+25 %). */
-  urgency_multiplier: 1.25,
-} as const);
+export { PRICING } from "./pricing.js";
 
 /** A `{ min, max }` range (hours or CAD, as the field name says). */
 export interface Range {
@@ -317,8 +307,7 @@ function contractOf(def: ServiceDefinition): ServiceContract {
       km_rate: PRICING.km_rate_cad,
       urgency_multiplier: PRICING.urgency_multiplier,
       typical_estimate_range: { ...def.typical_estimate_range },
-      formula:
-        "50 + 100 x site_hours + 100 x transport_hours + 0.90 x km_roundtrip (from the Terrebonne hub), x 1.25 when urgent; exact cents. Get a quote with GET /api/estimate.",
+      formula: `${pricingFormula(true)}; km from the ${HUB_NAME} hub; exact cents. Get a quote with GET /api/estimate.`,
     },
     cancellation_policy: {
       before_payment: `Free: simply do not pay within the ${SLA.payment_window_hours} h payment window (the task then expires), or cancel it with DELETE /api/submit-task?task_id=...`,

@@ -5,6 +5,9 @@
 import { z } from "zod";
 import { int, num, optionalString, optionalUrl } from "./values.js";
 
+/** Default of TRANSPORT_SPEED_KMH, km/h (the descriptions built in lib/catalog/facts.ts quote it). */
+export const DEFAULT_TRANSPORT_SPEED_KMH = 60;
+
 /** Server variables of the configuration schema, built on first use (lib/config/load.ts). */
 export const serverSettings = () => ({
   /** `development`, `test` or `production`. */
@@ -51,7 +54,7 @@ export const serverSettings = () => ({
   MAX_UPLOAD_BYTES: int(4_400_000, 1024, 4_500_000),
 
   /** Average road speed used to derive transport hours from round-trip km (docs/api-conventions.md). */
-  TRANSPORT_SPEED_KMH: num(60, 1, 200),
+  TRANSPORT_SPEED_KMH: num(DEFAULT_TRANSPORT_SPEED_KMH, 1, 200),
   /** Great-circle distance x this factor = road distance, for gazetteer places without a provider. */
   ROAD_FACTOR: num(1.3, 1, 3),
   /** Distance-matrix provider for places outside the known-locations table: `none` or `osrm`. */

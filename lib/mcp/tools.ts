@@ -8,6 +8,7 @@
  * A tool imports the workflow it runs when it runs: the tool list (names, schemas) is all an
  * `initialize` or `tools/list` request loads (cold start of api/mcp, docs/performance.md).
  */
+
 import { z } from "zod";
 import {
   billingQuerySchema,
@@ -15,9 +16,11 @@ import {
   preAuthorizeBodySchema,
   preAuthorizeResponseSchema,
 } from "../billing/schemas.js";
+import { pricingFormula, serviceCountWord, serviceIdRange } from "../catalog/facts.js";
 import { findServices } from "../catalog/find-services.js";
 import { servicesListResponseSchema } from "../catalog/schemas.js";
 import { getConfig } from "../config.js";
+import { HUB_NAME } from "../geo/known-locations.js";
 import { parseOrThrow } from "../http/validation.js";
 import { apiKeyCreatedSchema, createApiKeyBodySchema } from "../keys/schemas.js";
 import { estimateFields, estimateResponseSchema } from "../pricing/schemas.js";
@@ -49,11 +52,15 @@ export const TOOLS: ToolDefinition[] = [
     name: "list_services",
     title: "List services",
     description:
-      "List the five physical-task services offered in Quebec (site audits, marketplace logistics, auction proxy, " +
+      `List the ${serviceCountWord()} physical-task services offered in Quebec` +
+      "  (site audits, marketplace logistics, auction proxy, " +
       "IT level-1 field support, courier), with typical durations, price ranges in CAD and, unless include_contract " +
       "is false, each service's input schema, SLA, pricing and cancellation policy. Use it first to pick service_type.",
     input: {
-      id: z.enum(SERVICE_TYPES).optional().meta({ description: "Only this service (SVC-01..SVC-05)." }),
+      id: z
+        .enum(SERVICE_TYPES)
+        .optional()
+        .meta({ description: `Only this service (${serviceIdRange()}).` }),
       include_contract: z
         .boolean()
         .default(true)
@@ -71,8 +78,8 @@ export const TOOLS: ToolDefinition[] = [
     title: "Estimate a price",
     description:
       "Estimate the price in CAD (exact to the cent) of a task of `hours` on site at `location` (a city or full " +
-      "address in Quebec; omitted = the Terrebonne hub): 50 + hours×100 + travel time×100 + round-trip km×0.90, " +
-      "×1.25 when urgent. Also gives the USDC equivalent and whether the place is in the service zone.",
+      `address in Quebec; omitted = the ${HUB_NAME} hub): ${pricingFormula()}. ` +
+      "Also gives the USDC equivalent and whether the place is in the service zone.",
     input: estimateFields,
     output: estimateResponseSchema,
     annotations: { ...readOnly, title: "Estimate a price" },

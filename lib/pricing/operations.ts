@@ -1,4 +1,5 @@
 /** Operation descriptor of GET /api/estimate. */
+import { pricingFormula, transportRule } from "../catalog/facts.js";
 import { defineOperation } from "../descriptors/operation.js";
 import { estimateQuerySchema, estimateResponseSchema } from "./schemas.js";
 
@@ -7,9 +8,7 @@ export const getEstimateOperation = defineOperation({
   method: "GET",
   path: "/api/estimate",
   summary: "Estimate the CAD price of a task",
-  description:
-    "50 + site_hours×100 + transport_hours×100 + km_roundtrip×0.90, ×1.25 when urgent; exact to the cent. " +
-    "Round trip = 2 × the one-way distance from the Terrebonne hub; transport hours = round-trip km ÷ 60 km/h.",
+  description: `${pricingFormula()}; exact to the cent. ${transportRule()}.`,
   tags: ["Pricing"],
   auth: "optional",
   query: estimateQuerySchema,

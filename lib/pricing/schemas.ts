@@ -1,5 +1,10 @@
 /** Zod schemas of GET /api/estimate (query and response); they validate and feed /openapi.json. */
+
 import { z } from "zod";
+import { KM_RATE_TEXT } from "../catalog/facts.js";
+import { PRICING } from "../catalog/pricing.js";
+import { DEFAULT_TRANSPORT_SPEED_KMH } from "../config/server.js";
+import { HUB_NAME } from "../geo/known-locations.js";
 import { queryNumber } from "../validation.js";
 
 /** The estimate inputs as typed values (MCP `get_estimate`); the query schema wraps them for strings. */
@@ -15,13 +20,13 @@ export const estimateFields = {
     .max(300)
     .optional()
     .meta({
-      description: "Address or city in Quebec; omitted = the Terrebonne hub (0 km).",
+      description: `Address or city in Quebec; omitted = the ${HUB_NAME} hub (0 km).`,
       examples: ["Laval"],
     }),
   urgency: z
     .enum(["standard", "urgent"])
     .default("standard")
-    .meta({ description: "`urgent` multiplies the total by 1.25." }),
+    .meta({ description: `\`urgent\` multiplies the total by ${PRICING.urgency_multiplier}.` }),
 };
 
 /** Query of GET /api/estimate (spec: hours 0.25 to 168, urgency standard|urgent, location optional). */
@@ -38,12 +43,14 @@ export const estimateBreakdownSchema = z
     base_fee: z.number().meta({ description: "CAD" }),
     site_hours: z.number(),
     site_cost: z.number().meta({ description: "CAD: site_hours × hourly rate" }),
-    distance_km_one_way: z.number().meta({ description: "km from the Terrebonne hub" }),
+    distance_km_one_way: z.number().meta({ description: `km from the ${HUB_NAME} hub` }),
     km_roundtrip: z.number().meta({ description: "km, 2 × one way" }),
-    km_cost: z.number().meta({ description: "CAD: km_roundtrip × 0.90" }),
-    transport_hours: z.number().meta({ description: "km_roundtrip ÷ TRANSPORT_SPEED_KMH (default 60)" }),
+    km_cost: z.number().meta({ description: `CAD: km_roundtrip × ${KM_RATE_TEXT}` }),
+    transport_hours: z
+      .number()
+      .meta({ description: `km_roundtrip ÷ TRANSPORT_SPEED_KMH (default ${DEFAULT_TRANSPORT_SPEED_KMH})` }),
     transport_cost: z.number().meta({ description: "CAD: transport_hours × hourly rate" }),
-    urgency_multiplier: z.number().meta({ description: "1 or 1.25" }),
+    urgency_multiplier: z.number().meta({ description: `1 or ${PRICING.urgency_multiplier}` }),
     subtotal: z.number().meta({ description: "CAD before the urgency multiplier" }),
   })
   .meta({ id: "EstimateBreakdown" });

@@ -1,6 +1,7 @@
 /** The /llms.txt overview for language models (llmstxt.org format), built from the operations. */
 
 import { z } from "zod";
+import { pricingFormula, transportRule } from "../catalog/facts.js";
 import { listServices } from "../catalog/services.js";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { KNOWN_LOCATIONS } from "../geo/known-locations.js";
@@ -38,7 +39,7 @@ export function buildLlmsTxt(): string {
 
 > Hire human operators for real-world tasks in Quebec (Greater Montreal, Laurentians, Lanaudiere up to Mont-Tremblant; hub Terrebonne). A human reviews every task. Prices in CAD; payment in USDC on Ethereum or Base, or from a prepaid CAD account.
 
-Estimates: 50 + site_hours*100 + transport_hours*100 + km_roundtrip*0.90 CAD, x1.25 when urgent, exact to the cent. Round trip = 2 x one-way km from Terrebonne; transport hours = round-trip km / 60 km/h.
+Estimates: ${pricingFormula(true)} (CAD), exact to the cent. ${transportRule(true)}.
 
 Prepaid accounts: a key bills and reads a prepaid account only when the account's owner (signed in, e-mail verified) linked it at ${base}/client/ or with POST ${base}/api/account-keys; the contact e-mail given at POST /api/api-keys is not verified and links nothing, so such a key pays in USDC until linked.
 

@@ -22,12 +22,11 @@
  *   `preferred_output` is one of photos, PDF, JSON and defaults to `photos`.
  */
 import { z } from "zod";
+import { SERVICE_TYPES, type ServiceType } from "../../db/schema/enums.js";
 import { plainText } from "../../validation.js";
 
-/** Allowed `service_type` values (spec "Service catalog entry"). */
-export const SERVICE_TYPES = ["SVC-01", "SVC-02", "SVC-03", "SVC-04", "SVC-05"] as const;
-/** One of {@link SERVICE_TYPES}. */
-export type ServiceType = (typeof SERVICE_TYPES)[number];
+/** Allowed `service_type` values: the one list of lib/db/schema/enums.ts (spec "Service catalog entry"). */
+export { SERVICE_TYPES, type ServiceType } from "../../db/schema/enums.js";
 
 /** `urgency` values: `standard` (72 h execution) or `urgent` (24 h, x1.25). Spec "Task submission". */
 export const URGENCIES = ["standard", "urgent"] as const;
