@@ -355,7 +355,7 @@ export interface paths {
         };
         /**
          * Task index with filters, sorting and pagination (operator)
-         * @description Pages by limit (at most 200) and offset (at most 10000). total counts the matching tasks up to 10000: beyond, total is 10000 and total_capped is true (an exact count of a large history costs a full scan on every page). Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); a staff session acts with its role, an admin key as owner.
+         * @description Pages by limit (at most 200) and cursor (next_cursor: keyset paging at any depth) or offset (at most 10000). total counts the matching tasks up to 10000: beyond, total is 10000 and total_capped is true (an exact count of a large history costs a full scan on every page). Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); a staff session acts with its role, an admin key as owner.
          */
         get: operations["listTasks"];
         put?: never;
@@ -6478,6 +6478,8 @@ export interface operations {
                 /** @description Rows to skip, at most 10000; narrow the filters to reach older tasks. */
                 offset?: number;
                 include_sandbox?: "true" | "false";
+                /** @description `next_cursor` of the previous page, unchanged, with the same filters and sort (keyset paging: any depth, no offset; not combined with offset). */
+                cursor?: string;
             };
             header?: {
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
@@ -6502,6 +6504,8 @@ export interface operations {
                         total_capped: boolean;
                         limit: number;
                         offset: number;
+                        /** @description Pass as `cursor` (same filters and sort) for the next page; null on the last page. */
+                        next_cursor: string | null;
                     };
                 };
             };

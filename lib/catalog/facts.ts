@@ -5,9 +5,8 @@
  * Every description, /llms.txt line and tool text that states one of them calls these, and
  * tests/architecture/facts.test.ts fails when any published text states a different number.
  */
-import { DEFAULT_TRANSPORT_SPEED_KMH } from "../config/server.js";
+import { DEFAULT_TRANSPORT_SPEED_KMH, HUB_NAME } from "../config/server.js";
 import { SERVICE_TYPES } from "../db/schema/enums.js";
-import { HUB_NAME } from "../geo/known-locations.js";
 import { PRICING } from "./pricing.js";
 
 const NUMBER_WORDS = [

@@ -10,7 +10,7 @@
  */
 
 import { z } from "zod";
-import { HUB_NAME } from "../geo/known-locations.js";
+import { HUB_NAME } from "../config/server.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 import { KM_RATE_TEXT } from "./facts.js";
 

@@ -10,8 +10,8 @@
  */
 
 import { z } from "zod";
+import { HUB_NAME } from "../config/server.js";
 import { getConfig } from "../config.js";
-import { HUB_NAME } from "../geo/known-locations.js";
 import {
   BUDGET_LIMIT_SERVICES,
   type ServiceType,

@@ -5,6 +5,9 @@
 import { z } from "zod";
 import { int, num, optionalString, optionalUrl } from "./values.js";
 
+/** Name of the hub distances are measured from (spec item 5: "Hub and centre: Terrebonne, QC"). */
+export const HUB_NAME = "Terrebonne";
+
 /** Default of TRANSPORT_SPEED_KMH, km/h (the descriptions built in lib/catalog/facts.ts quote it). */
 export const DEFAULT_TRANSPORT_SPEED_KMH = 60;
 

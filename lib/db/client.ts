@@ -7,9 +7,11 @@
  * - `postgres://…`: node-postgres pool; `*.neon.tech` hosts (or `DATABASE_DRIVER=neon`):
  *   the Neon serverless driver over WebSockets. Migrations: `npm run db:migrate`.
  */
+
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PGliteOptions } from "@electric-sql/pglite";
 import { type Config, ConfigError, getConfig } from "../config.js";
 import { describeError } from "../log-error.js";
 import { ambientTransaction } from "./ambient.js";
@@ -86,6 +88,15 @@ function lockDataDir(dir: string): () => void {
   };
 }
 
+/**
+ * The options every embedded database opens with: the `pg_trgm` extension (the task list's text
+ * search, migration 0019), which PGlite ships as a contrib module to load, not as a library on disk.
+ */
+export async function pgliteOptions(): Promise<PGliteOptions> {
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
+  return { extensions: { pg_trgm } };
+}
+
 /** Opens the embedded database and applies migrations. */
 export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
@@ -94,7 +105,10 @@ export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const inMemory = dataDir === "memory://";
   const unlock = inMemory ? () => {} : lockDataDir(path.resolve(dataDir));
   try {
-    const client = inMemory ? new PGlite() : new PGlite(path.join(path.resolve(dataDir), "pglite"));
+    const options = await pgliteOptions();
+    const client = inMemory
+      ? new PGlite(options)
+      : new PGlite(path.join(path.resolve(dataDir), "pglite"), options);
     await client.waitReady;
     const db = drizzle(client, { schema: await loadSchema() }) as unknown as Db;
     await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });

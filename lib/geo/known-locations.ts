@@ -29,8 +29,8 @@ export interface KnownLocation {
   readonly in_service_zone: boolean;
 }
 
-/** Name of the hub (spec item 5: "Hub and centre: Terrebonne, QC"). */
-export const HUB_NAME = "Terrebonne";
+/** Name of the hub: one source, lib/config/server.ts (light to import for the texts that quote it). */
+export { HUB_NAME } from "../config/server.js";
 
 /** [lon, lat] of the hub, Terrebonne (GeoNames 6163012). */
 export const HUB_COORDINATES: readonly [number, number] = [-73.64732, 45.70004];

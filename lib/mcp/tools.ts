@@ -19,8 +19,8 @@ import {
 import { pricingFormula, serviceCountWord, serviceIdRange } from "../catalog/facts.js";
 import { findServices } from "../catalog/find-services.js";
 import { servicesListResponseSchema } from "../catalog/schemas.js";
+import { HUB_NAME } from "../config/server.js";
 import { getConfig } from "../config.js";
-import { HUB_NAME } from "../geo/known-locations.js";
 import { parseOrThrow } from "../http/validation.js";
 import { apiKeyCreatedSchema, createApiKeyBodySchema } from "../keys/schemas.js";
 import { estimateFields, estimateResponseSchema } from "../pricing/schemas.js";

@@ -3,8 +3,7 @@
 import { z } from "zod";
 import { KM_RATE_TEXT } from "../catalog/facts.js";
 import { PRICING } from "../catalog/pricing.js";
-import { DEFAULT_TRANSPORT_SPEED_KMH } from "../config/server.js";
-import { HUB_NAME } from "../geo/known-locations.js";
+import { DEFAULT_TRANSPORT_SPEED_KMH, HUB_NAME } from "../config/server.js";
 import { queryNumber } from "../validation.js";
 
 /** The estimate inputs as typed values (MCP `get_estimate`); the query schema wraps them for strings. */

@@ -3,12 +3,15 @@
  * (id, description, address, contact), sorting, pagination with `total`
  * (limit default 50, max 200; offset at most TASK_LIST_MAX_OFFSET; `total` counts at most
  * TASK_LIST_TOTAL_CAP tasks, then `total_capped` is true: issue 32 item 3). Each sort is served by
- * an index `(column, id) where not sandbox` (lib/db/schema/tasks.ts). Sandbox tasks only with include_sandbox=true. Each row carries
+ * an index `(column, id) where not sandbox` (lib/db/schema/tasks.ts), ties broken by id in the
+ * sort's direction. Deep pages use `cursor` (keyset paging on `(column, id)`: each page is an index
+ * range read whatever its depth; `next_cursor` is null on the last page). Sandbox tasks only with include_sandbox=true. Each row carries
  * the policy screen's record (outcome, reason codes, matched rules, override) for the console.
  */
-import { and, asc, desc, eq, ilike, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
-import { type Task, type TaskPolicyRecord, tasks } from "../db/schema/index.js";
+import { TASK_SEARCH_TEXT, type Task, type TaskPolicyRecord, tasks } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
 import { formatUsdc } from "../money.js";
 import { TASK_LIST_TOTAL_CAP, type TaskListQuery } from "./state/admin-schemas.js";
 
@@ -64,13 +67,58 @@ function taskListItem(t: Task): TaskListItem {
   };
 }
 
+/** What a keyset cursor carries: the sort it belongs to and the last row's sort value and id. */
+interface TaskListCursor {
+  sort: string;
+  value: string;
+  id: string;
+}
+
+function encodeCursor(cursor: TaskListCursor): string {
+  return Buffer.from(JSON.stringify([cursor.sort, cursor.value, cursor.id])).toString("base64url");
+}
+
+/**
+ * The cursor `text` of sort `sort`.
+ * @throws DomainError VALIDATION_ERROR (field `cursor`): not made by this list, made for another
+ *   sort, or sent with an offset
+ */
+function decodeCursor(text: string, sort: string, offset: number): TaskListCursor {
+  const invalid = (why: string) =>
+    new DomainError("VALIDATION_ERROR", `Invalid cursor: ${why}`, { field: "cursor" });
+  if (offset !== 0) throw invalid("page with cursor or with offset, not both");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    throw invalid("pass next_cursor of the previous page unchanged");
+  }
+  const [madeFor, value, id] = Array.isArray(parsed) && parsed.length === 3 ? parsed : [];
+  if (
+    typeof madeFor !== "string" ||
+    typeof value !== "string" ||
+    typeof id !== "string" ||
+    Number.isNaN(Date.parse(value))
+  ) {
+    throw invalid("pass next_cursor of the previous page unchanged");
+  }
+  if (madeFor !== sort) throw invalid(`it was made for sort=${madeFor}; keep the sort while paging`);
+  return { sort, value, id };
+}
+
 /**
  * Lists tasks for the operator: one page of `query` and the number of matching tasks, counted up to
  * TASK_LIST_TOTAL_CAP (`total_capped` true when more match).
+ * @throws DomainError VALIDATION_ERROR (a bad cursor, or a cursor with an offset)
  */
-export async function listTasks(
-  query: TaskListQuery,
-): Promise<{ tasks: TaskListItem[]; total: number; total_capped: boolean; limit: number; offset: number }> {
+export async function listTasks(query: TaskListQuery): Promise<{
+  tasks: TaskListItem[];
+  total: number;
+  total_capped: boolean;
+  limit: number;
+  offset: number;
+  next_cursor: string | null;
+}> {
   const db = await getDb();
   const where: SQL[] = [];
   if (!query.include_sandbox) where.push(eq(tasks.sandbox, false));
@@ -78,29 +126,39 @@ export async function listTasks(
   if (query.service_type) where.push(eq(tasks.serviceType, query.service_type));
   if (query.q) {
     const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.push(
-      or(
-        ilike(tasks.id, pattern),
-        ilike(tasks.taskDescription, pattern),
-        ilike(tasks.locationAddress, pattern),
-        ilike(tasks.requesterContact, pattern),
-      )!,
-    );
+    // One expression over the four fields, the one the trigram index holds (TASK_SEARCH_TEXT).
+    where.push(sql`${TASK_SEARCH_TEXT} ilike ${pattern}`);
   }
   const condition = where.length ? and(...where) : undefined;
+  const key = query.sort.replace(/^-/, "") as "created_at" | "review_deadline" | "updated_at";
   const column = {
     created_at: tasks.createdAt,
     review_deadline: tasks.reviewDeadline,
     updated_at: tasks.updatedAt,
-  }[query.sort.replace(/^-/, "") as "created_at" | "review_deadline" | "updated_at"];
-  const order = query.sort.startsWith("-") ? desc(column) : asc(column);
+  }[key];
+  const descending = query.sort.startsWith("-");
+  const direction = descending ? desc : asc;
+  const after = query.cursor ? decodeCursor(query.cursor, query.sort, query.offset) : undefined;
+  const page = after
+    ? and(
+        condition,
+        descending
+          ? sql`(${column}, ${tasks.id}) < (${after.value}::timestamptz, ${after.id})`
+          : sql`(${column}, ${tasks.id}) > (${after.value}::timestamptz, ${after.id})`,
+      )
+    : condition;
   const [rows, [totalRow]] = await Promise.all([
     db
-      .select()
+      .select({
+        task: tasks,
+        // The sort value at full precision (microseconds): a millisecond ISO string would cut
+        // it, and the next page would start inside the last row's microsecond.
+        sortKey: sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+      })
       .from(tasks)
-      .where(condition)
-      .orderBy(order, asc(tasks.id))
-      .limit(query.limit)
+      .where(page)
+      .orderBy(direction(column), direction(tasks.id))
+      .limit(query.limit + 1)
       .offset(query.offset),
     // Counts at most CAP + 1 rows: the inner LIMIT stops the scan there.
     db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(
@@ -113,8 +171,14 @@ export async function listTasks(
     ),
   ]);
   const counted = totalRow?.n ?? 0;
+  const shown = rows.slice(0, query.limit);
+  const last = shown[shown.length - 1];
   return {
-    tasks: rows.map(taskListItem),
+    tasks: shown.map((row) => taskListItem(row.task)),
+    next_cursor:
+      rows.length > query.limit && last
+        ? encodeCursor({ sort: query.sort, value: last.sortKey, id: last.task.id })
+        : null,
     total: Math.min(counted, TASK_LIST_TOTAL_CAP),
     total_capped: counted > TASK_LIST_TOTAL_CAP,
     limit: query.limit,

@@ -178,7 +178,8 @@ export const listTasksOperation = defineOperation({
   path: "/api/task-list",
   summary: "Task index with filters, sorting and pagination (operator)",
   description:
-    `Pages by limit (at most ${TASK_LIST_MAX_LIMIT}) and offset (at most ${TASK_LIST_MAX_OFFSET}). total counts the ` +
+    `Pages by limit (at most ${TASK_LIST_MAX_LIMIT}) and cursor (next_cursor: keyset paging at any depth) or offset ` +
+    `(at most ${TASK_LIST_MAX_OFFSET}). total counts the ` +
     `matching tasks up to ${TASK_LIST_TOTAL_CAP}: beyond, total is ${TASK_LIST_TOTAL_CAP} and total_capped is true ` +
     "(an exact count of a large history costs a full scan on every page).",
   tags: ["Operator"],
@@ -191,6 +192,9 @@ export const listTasksOperation = defineOperation({
     total_capped: z.boolean(),
     limit: z.number().int(),
     offset: z.number().int(),
+    next_cursor: z.string().nullable().meta({
+      description: "Pass as `cursor` (same filters and sort) for the next page; null on the last page.",
+    }),
   }),
   errors: ["VALIDATION_ERROR"],
 });

@@ -26,7 +26,12 @@ function texts(): Record<string, string> {
     "/llms.txt": buildLlmsTxt(),
     "/api/capabilities": JSON.stringify(buildCapabilities()),
     "MCP tools": JSON.stringify(
-      TOOLS.map((t) => ({ d: t.description, i: Object.values(t.input).map((s) => s.meta?.()?.description) })),
+      TOOLS.map((t) => ({
+        d: t.description,
+        i: Object.values(t.input).map(
+          (s) => (s as { meta?: () => { description?: string } }).meta?.()?.description,
+        ),
+      })),
     ),
     "README.md": readFileSync(path.join(ROOT, "README.md"), "utf8"),
     "docs/api-conventions.md": readFileSync(path.join(ROOT, "docs/api-conventions.md"), "utf8"),

@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { afterAll, describe, expect, it } from "vitest";
@@ -30,7 +31,7 @@ function migrationsBefore(tag: string): string {
 }
 
 describe("payment_amounts backfill", () => {
-  const client = new PGlite();
+  const client = new PGlite({ extensions: { pg_trgm } });
   const dirs: string[] = [];
   afterAll(async () => {
     await client.close();

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, inject } from "vitest";
-import { type DatabaseHandle, openNeon, openPg, setDatabase } from "../../lib/db/client.js";
+import { type DatabaseHandle, openNeon, openPg, pgliteOptions, setDatabase } from "../../lib/db/client.js";
 import * as schema from "../../lib/db/schema/index.js";
 import { createScratchDatabase } from "../../lib/db/scratch-database.js";
 
@@ -39,7 +39,7 @@ export async function createTestDatabase(backend: TestBackend = defaultBackend()
     const { PGlite } = await import("@electric-sql/pglite");
     const { drizzle } = await import("drizzle-orm/pglite");
     const template = readFileSync(inject("pgliteTemplate"));
-    const client = new PGlite({ loadDataDir: new Blob([template]) });
+    const client = new PGlite({ loadDataDir: new Blob([template]), ...(await pgliteOptions()) });
     await client.waitReady;
     return {
       db: drizzle(client, { schema }) as unknown as DatabaseHandle["db"],

@@ -38,6 +38,15 @@ export interface TaskPolicyRecord {
 }
 
 /**
+ * The text the task list's `q` searches (id, description, address, contact), one string per task:
+ * the expression of the trigram index `tasks_search_trgm_idx` and of the query (lib/tasks/list-tasks.ts),
+ * which must be written identically for PostgreSQL to use the index.
+ */
+export const TASK_SEARCH_TEXT = sql.raw(
+  "(id || ' ' || task_description || ' ' || location_address || ' ' || requester_contact)",
+);
+
+/**
  * The SQL condition "non-sandbox task in an active status" (`ACTIVE_TASK_STATUSES`), as literal
  * SQL: the predicate of the partial index `tasks_active_status_created_at_idx` and the WHERE of
  * the queries that must use it (lib/system/status.ts). PostgreSQL uses a partial index only when
@@ -202,6 +211,8 @@ export const tasks = pgTable(
     /** A field person's tasks (the field app), by deadline. */
     index("tasks_assigned_staff_id_idx").on(t.assignedStaffId, t.executionDeadline),
     index("tasks_requester_contact_idx").on(t.requesterContact),
+    /** The task list's substring search `q` (ILIKE '%…%' on TASK_SEARCH_TEXT; pg_trgm, migration 0019). */
+    index("tasks_search_trgm_idx").using("gin", sql`${TASK_SEARCH_TEXT} gin_trgm_ops`),
     index("tasks_account_id_idx").on(t.accountId),
     index("tasks_org_id_idx").on(t.orgId),
     /** MCP tasks/list for an access token finds its task by the token's hash. */

@@ -141,5 +141,15 @@ export const taskListQuerySchema = z.object({
     .enum(["true", "false"])
     .default("false")
     .transform((v) => v === "true"),
+  cursor: z
+    .string()
+    .trim()
+    .max(500)
+    .optional()
+    .meta({
+      description:
+        "`next_cursor` of the previous page, unchanged, with the same filters and sort (keyset paging: any depth, " +
+        "no offset; not combined with offset).",
+    }),
 });
 export type TaskListQuery = z.output<typeof taskListQuerySchema>;

@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_search_trgm_idx" ON "tasks" USING gin ((id || ' ' || task_description || ' ' || location_address || ' ' || requester_contact) gin_trgm_ops);
