@@ -80,6 +80,7 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await expect
       .poll(() => actorLines(page))
       .toEqual([expect.stringMatching(/^task\.approve · reviewer Rita Reviewer /)]);
+    await page.evaluate(() => document.getElementById("sec-history")?.scrollIntoView());
     await shot(page, env.shots, "operator-task-actors.png");
 
     // A section the role may not read: the 403 names the permission.
