@@ -26,7 +26,7 @@ export const PERMISSIONS = {
   "analytics.read": "Operator analytics and compliance exports (GET /api/analytics).",
   "audit.read": "Read the audit trail (GET /api/audit-log).",
   "keys.manage": "Create admin keys and revoke any key (held today through an admin key's own powers).",
-  "staff.manage": "Create, change and remove staff accounts (staff accounts: a later release).",
+  "staff.manage": "List, invite, change the role of, suspend and reactivate staff (GET and POST /api/staff).",
 } as const;
 
 /** A permission (a key of `PERMISSIONS`). */

@@ -12,8 +12,11 @@
  *   USDC on each. The chains live in memory and restart empty each run, with fresh chain ids, so
  *   the checker's cursors of the previous run are dropped at start. Set DEV_CHAINS=false, or set
  *   ETHEREUM_RPC_URL / BASE_RPC_URL yourself, to skip them.
- * - Prints a banner: the URLs, the relaxed settings, the payment networks (or a warning), and on a
- *   database without any API key a one-time bootstrap admin key (stored as a hash like any key).
+ * - Prints a banner: the URLs, the relaxed settings, the payment networks (or a warning), on a
+ *   database without any API key a one-time bootstrap admin key (stored as a hash like any key, for
+ *   automation), and on an empty staff table a ready owner sign-in for the console
+ *   (DEV_OWNER_EMAIL, `owner@localhost.test` by default, enrolled directly: a random password and
+ *   a TOTP secret shown once; `npm run staff:totp -- <secret>` prints the current code).
  * - `npm run dev:pay -- <task_id> [--network base]` pays a task from the payer (scripts/dev-pay.ts).
  * - Mounts the mail viewer at /dev/mail (scripts/local-control.ts).
  */
@@ -25,6 +28,7 @@ import { createApiKey } from "../lib/keys/create-api-key.js";
 import { describeError } from "../lib/log-error.js";
 import { sendQueuedEmails } from "../lib/mail/send-queued-emails.js";
 import { networkConfigs } from "../lib/payments/networks.js";
+import { enrollDirectly, noStaffYet } from "../lib/staff/bootstrap.js";
 import { ACCOUNTS, type LocalChain, startLocalChain } from "./dev/local-chain.js";
 import { loadEnvFile, serve } from "./serve.js";
 
@@ -143,6 +147,22 @@ async function banner(url: string, localChains: boolean): Promise<string[]> {
     lines.push(
       `  Bootstrap admin key (empty database; shown once, stored hashed): ${key.api_key}`,
       "                 more keys, while this runs: npm run admin:create-key -- --name N --contact E",
+    );
+  }
+  if (await noStaffYet()) {
+    const owner = await enrollDirectly({
+      email: process.env.DEV_OWNER_EMAIL || "owner@localhost.test",
+      role: "owner",
+      displayName: "Owner (dev)",
+    });
+    lines.push(
+      "  Console owner (empty staff table; shown once, stored hashed):",
+      `    e-mail       ${owner.staff.email}`,
+      `    password     ${owner.password}`,
+      `    TOTP secret  ${owner.totpSecret}`,
+      `    otpauth URI  ${owner.otpauthUri}`,
+      `    a code now:  npm run staff:totp -- ${owner.totpSecret}`,
+      "    more staff:  npm run admin:create-staff -- --email E --role reviewer (or invite in the console)",
     );
   }
   lines.push(`  Stop: Ctrl-C, or kill ${process.pid}`, "");

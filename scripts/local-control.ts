@@ -8,6 +8,8 @@
  * answered only from a loopback socket address with that token; anything else gets the ordinary
  * 404, so the channel is invisible from the network. Routes:
  * - `POST /_local/admin-keys` `{name, contact, scopes}` → 201, the created key (shown once).
+ * - `POST /_local/staff` `{email, role, display_name}` → 201, the invited staff member with the
+ *   invitation code and link (shown once; `npm run admin:create-staff`).
  * - `GET /_local/tasks/<id>` → the task's status, USDC amount (micro-USDC) and the configured
  *   payment networks with their RPC URLs (for `dev:pay`).
  * - `POST /_local/check-payments` → runs the payment checker once, now.
@@ -25,12 +27,13 @@ import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { type Config, getConfig } from "../lib/config.js";
 import { getDb } from "../lib/db/client.js";
-import { SCOPES } from "../lib/db/schema/enums.js";
+import { ROLES, SCOPES } from "../lib/db/schema/enums.js";
 import { emails, proofFiles, tasks } from "../lib/db/schema/index.js";
 import { SOCKET_IP_HEADER } from "../lib/http/client-ip.js";
 import { createApiKey } from "../lib/keys/create-api-key.js";
 import { onOutboxMessage } from "../lib/mail/send-queued-emails.js";
 import { networkConfigs } from "../lib/payments/networks.js";
+import { inviteFromHost } from "../lib/staff/bootstrap.js";
 
 /** What `<DATA_DIR>/local-control.json` holds. */
 export interface ControlFile {
@@ -107,6 +110,13 @@ const adminKeyBody = z.object({
   scopes: z.array(z.enum(SCOPES)).min(1),
 });
 
+/** The body of `POST /_local/staff` (and the arguments of `npm run admin:create-staff`). */
+export const hostStaffBody = z.object({
+  email: z.email().max(254),
+  role: z.enum(ROLES),
+  display_name: z.string().trim().min(1).max(60),
+});
+
 /** The host the channel serves on: its URL and its in-process call of one route (LocalHost). */
 export interface ControlledHost {
   url: string;
@@ -154,6 +164,22 @@ export function startLocalControl(options: { dev: boolean }): LocalControl {
       }
       const key = await createApiKey({ ...parsed.data, trusted: true, ip: "host" });
       return json(201, { ...key, database: describeDatabase(config) });
+    }
+    if (request.method === "POST" && pathname === "/_local/staff") {
+      const parsed = hostStaffBody.safeParse(await request.json().catch(() => undefined));
+      if (!parsed.success) {
+        return json(400, { error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
+      }
+      try {
+        const invited = await inviteFromHost({
+          email: parsed.data.email,
+          role: parsed.data.role,
+          displayName: parsed.data.display_name,
+        });
+        return json(201, { ...invited, database: describeDatabase(config) });
+      } catch (error) {
+        return json(409, { error: error instanceof Error ? error.message : String(error) });
+      }
     }
     const taskMatch = /^\/_local\/tasks\/([^/]+)$/.exec(pathname);
     if (request.method === "GET" && taskMatch) {

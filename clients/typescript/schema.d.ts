@@ -793,6 +793,19 @@ export interface components {
                 /** Format: date-time */
                 at: string;
             }[];
+            /** @description Admin only (an admin key or a staff member), never the owner's or the public status: who did each step, from the audit trail (docs/staff-and-audit.md), oldest first. */
+            actors?: {
+                /** Format: date-time */
+                at: string;
+                /** @description The audit action (task.approve, refund.settle, …). */
+                action: string;
+                /** @enum {string} */
+                actor_kind: "staff" | "admin_key" | "system" | "requester";
+                /** @description The staff member's role; owner for an admin key. */
+                actor_role: string | null;
+                /** @description A staff member's display name, an admin key's id (key_…), a job's name; null for the requester. */
+                actor_display_name: string | null;
+            }[];
             _polling: {
                 next_poll_seconds: number;
                 is_terminal: boolean;

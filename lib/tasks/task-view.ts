@@ -5,13 +5,14 @@
  * `_polling` and `_links`. For the owner or an admin also the task record, payment details from `accepted_pending_payment` on, the counter-offer,
  * proof files when completed (with their size, SHA-256 and capture metadata in `proof_files`),
  * the signed receipt once completed or failed, the policy screen's outcome, the history,
- * `_polling` and links.
+ * `_polling` and links. For an admin (an admin key or a staff member) also `actors`: who did each
+ * step, from the audit trail; requesters never see it.
  */
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { getDb } from "../db/client.js";
 import { type EventType, TASK_STATUSES, type TaskStatus } from "../db/schema/enums.js";
-import { proofFiles, type Task, taskEvents } from "../db/schema/index.js";
+import { auditLog, proofFiles, staffMembers, type Task, taskEvents } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
@@ -43,6 +44,53 @@ export async function taskHistory(taskId: string): Promise<TaskHistoryEntry[]> {
     .from(taskEvents)
     .where(eq(taskEvents.taskId, taskId))
     .orderBy(asc(taskEvents.seq));
+}
+
+/**
+ * Who did a step of a task, as the console shows it: a staff member (role and display name), an
+ * admin key ("API key key_…"), a scheduled job ("system (job name)") or the requester.
+ */
+export interface TaskActorEntry {
+  at: string;
+  action: string;
+  actor_kind: "staff" | "admin_key" | "system" | "requester";
+  actor_role: string | null;
+  actor_display_name: string | null;
+}
+
+/**
+ * The audit trail of task `taskId`, oldest first, as {@link TaskActorEntry}: a staff member's
+ * current display name; an admin key's id; a job's name; requesters (their key, client account or
+ * access token, anonymous) only as `requester`, without an id.
+ */
+export async function taskActors(taskId: string): Promise<TaskActorEntry[]> {
+  const db = await getDb();
+  const rows = await db
+    .select({
+      at: auditLog.at,
+      action: auditLog.action,
+      kind: auditLog.actorKind,
+      id: auditLog.actorId,
+      role: auditLog.actorRole,
+      name: staffMembers.displayName,
+    })
+    .from(auditLog)
+    .leftJoin(staffMembers, and(eq(auditLog.actorKind, "staff"), eq(staffMembers.id, auditLog.actorId)))
+    .where(eq(auditLog.taskId, taskId))
+    .orderBy(asc(auditLog.id));
+  return rows.map((r): TaskActorEntry => {
+    const base = { at: r.at.toISOString(), action: r.action };
+    if (r.kind === "staff") {
+      return { ...base, actor_kind: "staff", actor_role: r.role, actor_display_name: r.name };
+    }
+    if (r.kind === "api_key" && r.role !== null) {
+      return { ...base, actor_kind: "admin_key", actor_role: r.role, actor_display_name: r.id };
+    }
+    if (r.kind === "system") {
+      return { ...base, actor_kind: "system", actor_role: null, actor_display_name: r.id };
+    }
+    return { ...base, actor_kind: "requester", actor_role: null, actor_display_name: null };
+  });
 }
 
 /** The `refund` block of a task whose refund was requested (amounts in CAD). */
@@ -225,6 +273,7 @@ export async function taskStatusView(
   }
   if (task.receipt) view.receipt = task.receipt;
   view.history = history.map((h) => ({ status: h.status, event: h.event, at: h.at.toISOString() }));
+  if (access === "admin") view.actors = await taskActors(task.id);
   const terminal = isTerminal(task.status);
   view._polling = {
     next_poll_seconds: nextPollSeconds(task),

@@ -66,6 +66,8 @@ export const listWebhookFailuresOperation = defineOperation({
   summary: "Dead-letter queue of a webhook (failed deliveries kept 72 h), newest first",
   tags: ["Webhooks"],
   auth: "key",
+  // The console's dead letters (issue 26): an owner's staff session reads and replays any webhook's.
+  staffAccess: true,
   scope: "audit_only",
   query: failuresQuerySchema,
   response: failuresListSchema,
@@ -80,6 +82,8 @@ export const replayWebhookFailureOperation = defineOperation({
     "Replay a dead-lettered event: it leaves the queue and is delivered again with the full retry schedule",
   tags: ["Webhooks"],
   auth: "key",
+  // The console's dead letters (issue 26): an owner's staff session reads and replays any webhook's.
+  staffAccess: true,
   scope: "task_create",
   body: replayFailureBodySchema,
   response: replayResultSchema,

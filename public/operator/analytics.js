@@ -8,8 +8,9 @@
  * - completion rate (the figure, and a doughnut of completed / failed / cancelled with a table);
  * - tasks created in the period by status (table).
  *
- * Authentication: the admin key the operator console keeps in sessionStorage (api.js); a key
- * form is shown when there is none. Every chart has a text alternative (aria-label on the
+ * Authentication: the console's staff session (the HttpOnly cookie, read with GET
+ * /api/staff-auth; ./login.js); the sign-in form is shown when there is none. Permission
+ * `analytics.read` (owner); another role sees the 403 naming it. Every chart has a text alternative (aria-label on the
  * canvas) and a table of its data. Everything from the API is inserted as text nodes.
  */
 
@@ -18,10 +19,10 @@ import { pageMessages } from "../shared/feedback.js";
 import { applyStaticStrings, showView } from "../shared/shell.js";
 import { heading, table } from "../shared/views.js";
 import { EN, FR } from "./analytics-messages.js";
-import { ApiError, get, getKey, setKey } from "./api.js";
+import { ApiError, get, getSession, setSession } from "./api.js";
 import { addMessages, formatCad, formatDateTime, formatNumber, t } from "./i18n.js";
-import { adminLoginView } from "./login.js";
-import { startOperatorShell } from "./session.js";
+import { loadSession, signInView } from "./login.js";
+import { showSignedIn, startOperatorShell } from "./session.js";
 
 addMessages({ en: EN, fr: FR });
 
@@ -33,6 +34,7 @@ const main = document.getElementById("main");
 const statusRegion = document.getElementById("status");
 const nav = document.getElementById("nav");
 const logoutButton = document.getElementById("logout");
+const whoami = document.getElementById("whoami");
 const langSelect = document.getElementById("lang-select");
 
 let charts = [];
@@ -305,17 +307,30 @@ async function dashboardView(params) {
 }
 
 let renderToken = 0;
+let sessionChecked = false;
 
 async function render({ focus = true } = {}) {
   const token = ++renderToken;
   applyStaticStrings(langSelect);
-  const signedIn = Boolean(getKey());
-  nav.hidden = !signedIn;
-  logoutButton.hidden = !signedIn;
   let view;
   let drawers = [];
+  if (!sessionChecked) {
+    try {
+      await loadSession();
+      sessionChecked = true;
+    } catch (error) {
+      if (token !== renderToken) return;
+      showView(main, h("section", {}, heading(t("an.title")), alertBox(error)), t("app.title"), focus);
+      return;
+    }
+    if (token !== renderToken) return;
+  }
+  const signedIn = Boolean(getSession());
+  nav.hidden = !signedIn;
+  logoutButton.hidden = !signedIn;
+  showSignedIn(whoami, nav);
   if (!signedIn) {
-    view = adminLoginView({ probe: "/api/analytics?action=dashboard", messages, signedIn: () => render() });
+    view = signInView({ messages, signedIn: () => render() });
   } else {
     const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
     main.setAttribute("aria-busy", "true");
@@ -323,8 +338,8 @@ async function render({ focus = true } = {}) {
       ({ view, drawers } = await dashboardView(params));
     } catch (error) {
       if (token !== renderToken) return;
-      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-        setKey(null);
+      if (error instanceof ApiError && error.status === 401) {
+        setSession(null);
         announce(t("login.expired"));
         return render();
       }

@@ -1,38 +1,38 @@
 /**
- * The console's HTTP client: same-origin fetch with the admin key in `x-api-key` (never in a
- * URL), `Idempotency-Key` on every POST, and the service's error envelope
- * `{ error: { code, message, field?, details }, request_id }` turned into an ApiError.
+ * The HTTP client of the operator pages (console and analytics): same-origin fetch carrying the
+ * staff session cookie (`staff_session`, HttpOnly: this script never sees it), the session's CSRF
+ * token as `X-CSRF-Token` on every POST/DELETE, `Idempotency-Key` on every POST, and the service's
+ * error envelope `{ error: { code, message, field?, permission?, details }, request_id }` turned
+ * into an ApiError.
  *
- * The key lives in sessionStorage: it survives a reload of the tab but not closing it, and is
- * never written to localStorage, cookies or URLs (README "Operator console").
+ * What the page knows of the session — the signed-in staff member, the CSRF token, the role's
+ * permissions — lives in memory only: never in sessionStorage, localStorage or a URL. A reload
+ * reads it again with GET /api/staff-auth (./login.js).
  */
 
 import { ApiError, fetchJson } from "../shared/api.js";
 
 export { ApiError };
 
-const KEY_STORAGE = "operator.apiKey";
+/** @type {{ staff: { staff_id: string, email: string, display_name: string, role: string }, csrfToken: string, permissions: string[] } | null} */
+let session = null;
 
-/** The stored admin key, or null. */
-export function getKey() {
-  try {
-    return sessionStorage.getItem(KEY_STORAGE);
-  } catch {
-    return memoryKey;
-  }
+/** The signed-in staff member's session as the page keeps it (memory), or null. */
+export function getSession() {
+  return session;
 }
 
-let memoryKey = null;
+/**
+ * Keeps (or with null forgets) the session: the staff member, the CSRF token and the permissions
+ * of its role (from /api/capabilities; the server still checks each request).
+ */
+export function setSession(value) {
+  session = value;
+}
 
-/** Stores the key for this tab (memory only when sessionStorage is unavailable). */
-export function setKey(key) {
-  memoryKey = key;
-  try {
-    if (key === null) sessionStorage.removeItem(KEY_STORAGE);
-    else sessionStorage.setItem(KEY_STORAGE, key);
-  } catch {
-    // private mode: memory only
-  }
+/** Whether the signed-in staff member's role holds `permission` (false when signed out). */
+export function can(permission) {
+  return Boolean(session?.permissions.includes(permission));
 }
 
 /** A random idempotency key (crypto.randomUUID where available, i.e. secure contexts). */
@@ -43,16 +43,16 @@ export function newIdempotencyKey() {
 }
 
 /**
- * Calls the API. `key` overrides the stored key (used to check a key before storing it).
+ * Calls the API with the session cookie; unsafe methods carry the CSRF token.
  * @returns {Promise<any>} the parsed JSON body of a 2xx answer
  * @throws {ApiError}
  */
-export async function request(method, path, { body, idempotencyKey, key } = {}) {
+export async function request(method, path, { body, idempotencyKey } = {}) {
   const headers = {};
-  const apiKey = key ?? getKey();
-  if (apiKey) headers["x-api-key"] = apiKey;
+  if (method !== "GET" && method !== "HEAD" && session?.csrfToken)
+    headers["x-csrf-token"] = session.csrfToken;
   if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
-  return fetchJson(method, path, { body, headers });
+  return fetchJson(method, path, { body, headers, credentials: "same-origin" });
 }
 
 /** GET `path`. */

@@ -1,7 +1,8 @@
 /**
  * The fetch core shared by the operator console (public/operator/api.js, admin key in
  * `x-api-key`) and the client dashboard (public/client/api.js, JWT as `Authorization: Bearer`):
- * same-origin fetch without credentials or cache, and the service's error envelope
+ * same-origin fetch without cache (cookies only when asked: the operator pages' staff session), and
+ * the service's error envelope
  * `{ error: { code, message, field?, details }, request_id }` turned into an ApiError.
  */
 
@@ -18,6 +19,9 @@ export class ApiError extends Error {
     this.code = error.code ?? (status === 0 ? "NETWORK" : `HTTP_${status}`);
     this.field = error.field ?? null;
     this.details = Array.isArray(error.details) ? error.details : [];
+    /** A 403's missing permission and the caller's role (`error.permission`, `error.role`), else null. */
+    this.permission = typeof error.permission === "string" ? error.permission : null;
+    this.role = typeof error.role === "string" ? error.role : null;
     this.requestId = requestId;
   }
 }
@@ -26,11 +30,12 @@ export class ApiError extends Error {
  * Sends `method path` with `headers` (plus `accept` and, with a `body`, `content-type` JSON).
  * @param {string} method
  * @param {string} path same-origin path
- * @param {{ body?: unknown, headers?: Record<string, string> }} options
+ * @param {{ body?: unknown, headers?: Record<string, string>, credentials?: RequestCredentials }} options
+ *   `credentials`: "omit" (default) or "same-origin" (the operator pages' HttpOnly session cookie)
  * @returns {Promise<any>} the parsed JSON body of a 2xx answer (null when empty)
  * @throws {ApiError} the envelope of a non-2xx answer, or `NETWORK` when no answer came
  */
-export async function fetchJson(method, path, { body, headers: extra = {} } = {}) {
+export async function fetchJson(method, path, { body, headers: extra = {}, credentials = "omit" } = {}) {
   const headers = { accept: "application/json", ...extra };
   if (body !== undefined) headers["content-type"] = "application/json";
   let response;
@@ -39,7 +44,7 @@ export async function fetchJson(method, path, { body, headers: extra = {} } = {}
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "omit",
+      credentials,
       cache: "no-store",
       referrerPolicy: "no-referrer",
     });

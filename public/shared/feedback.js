@@ -51,6 +51,8 @@ export function pageMessages(statusRegion, { details = true } = {}) {
     if (!(error instanceof ApiError)) return [String(error?.message ?? error)];
     if (error.code === "NETWORK") return [t("error.network")];
     const lines = [t("error.generic", { code: error.code, message: error.message })];
+    if (error.permission)
+      lines.push(t("error.permission", { permission: error.permission, role: error.role ?? "?" }));
     const extra = [];
     if (error.field) extra.push(t("error.field", { field: error.field }));
     if (details) {

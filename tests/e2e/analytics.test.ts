@@ -4,7 +4,8 @@
  * /vendor/). Tasks of two clients are paid and completed or failed over the API; the operator
  * signs in with the admin key and sees the revenue chart (stacked bars by service and week),
  * the completion doughnut, both drawn (non-blank canvases), their data tables, and the top
- * clients. Also: a key without the admin scope, the nav link from the console, French.
+ * clients. Also: a role without `analytics.read` (the 403 names it), the nav link from the
+ * console, French.
  *
  * Skipped (with a message) when no Chromium binary exists; `.ci/run` installs it.
  * `UPDATE_SCREENSHOTS=1` writes the screenshot to docs/screenshots/ (else to a temp dir).
@@ -14,11 +15,13 @@ import type { Locator } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
+import { createStaff } from "../helpers/staff.js";
 import { pngProof, validTask } from "../helpers/tasks.js";
 import {
   CHROMIUM,
   newWatchedContext,
   shot,
+  signInStaff,
   useBrowserHost,
   type Watch,
   warnIfNoChromium,
@@ -70,7 +73,8 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
     await runTask(alpha, "SVC-01", 400, "complete");
     await runTask(alpha, "SVC-03", 250.5, "complete");
     await runTask(beta, "SVC-01", 300, "fail");
-    const reader = await makeKey(["audit_only"]);
+    const finance = await createStaff("finance", "Fiona Finance");
+    const owner = await createStaff("owner", "Olive Owner");
 
     const data = (await api("GET", "/api/analytics?action=dashboard", env.admin)).body;
     expect(data.revenue_total_cad).toBe(950.5);
@@ -87,21 +91,18 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
     });
     const page = await context.newPage();
 
-    // The console links to the page; the page asks for the admin key when none is stored.
-    await page.goto(`${env.host.url}/operator/`);
-    await page.getByLabel("Admin API key").fill(reader);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("admin scope");
-    await page.goto(`${env.host.url}/operator/analytics`);
-    await page.getByLabel("Admin API key").fill(reader);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    // The page asks for a staff sign-in; a role without analytics.read sees the 403 naming it
+    // (and no Analytics link in the navigation).
+    await signInStaff(page, env.host.url, finance, "/operator/analytics");
     await expect
       .poll(() => page.getByRole("alert").textContent())
-      .toBe("This key does not have the admin scope.");
-    await page.getByLabel("Admin API key").fill(env.admin);
-    await page.getByRole("button", { name: "Sign in" }).click();
+      .toContain("Your role (finance) lacks the permission analytics.read.");
+    expect(await page.locator("#nav a[href='/operator/analytics']").isVisible()).toBe(false);
+    await page.getByRole("button", { name: "Log out" }).click();
+    await signInStaff(page, env.host.url, owner, "/operator/analytics");
     await page.getByRole("heading", { level: 1, name: "Analytics", exact: true }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(env.admin);
+    expect(await page.locator("#whoami").textContent()).toBe("Olive Owner · owner");
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
 
     // Revenue: the total, a drawn stacked bar chart with a text alternative, and its table.
     expect(await page.locator("#revenue-total").textContent()).toBe("$950.50");
@@ -167,8 +168,10 @@ describe.skipIf(!CHROMIUM)("analytics page in Chromium", () => {
       .toContain("Aucune tâche payée dans cette période.");
     expect(page.url()).toContain("#/?date_from=2020-01-01&date_to=2020-01-31");
     expect(await page.locator("canvas").count()).toBe(0);
-    // The key never went into a URL.
-    expect(watch.requests.filter((r) => r.url.includes(env.admin))).toEqual([]);
+    // No credential went into a URL.
+    expect(watch.requests.filter((r) => r.url.includes(owner.password) || r.url.includes("sts_"))).toEqual(
+      [],
+    );
     await context.close();
     expect(watch.problems).toEqual([]);
   });

@@ -1,8 +1,9 @@
 /**
  * Shared settings of the browser tests (tests/e2e/*.test.ts): Debian's Chromium driven by
  * playwright-core, skipped with a message when no binary exists, against the local host
- * (tests/helpers/host.ts) with an admin key. `UPDATE_SCREENSHOTS=1` writes screenshots to
- * docs/screenshots/ (else to a temp dir).
+ * (tests/helpers/host.ts) with an admin key (for the API calls that set a scene); the operator
+ * pages are signed into with staff accounts (`signInStaff`). `UPDATE_SCREENSHOTS=1` writes
+ * screenshots to docs/screenshots/ (else to a temp dir).
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -13,6 +14,7 @@ import { afterAll, beforeAll } from "vitest";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { ROOT, startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
+import { freshTotp, type TestStaff } from "../helpers/staff.js";
 
 export { ROOT };
 
@@ -68,6 +70,26 @@ export async function newWatchedContext(
     );
   });
   return context;
+}
+
+/**
+ * Opens `pathname` (the console by default) and signs `staff` in through the form: e-mail,
+ * password and a fresh authenticator code, or `code` (English or French labels).
+ */
+export async function signInStaff(
+  page: Page,
+  base: string,
+  staff: Pick<TestStaff, "email" | "password" | "totpSecret">,
+  pathname = "/operator/",
+  code?: string,
+) {
+  await page.goto(`${base}${pathname}`);
+  await page.getByLabel(/^(E-mail|Courriel)$/).fill(staff.email);
+  await page.getByLabel(/^(Password|Mot de passe)$/).fill(staff.password);
+  await page
+    .getByLabel(/^(Authenticator code|Code d'authentification)$/)
+    .fill(code ?? (await freshTotp(staff.totpSecret)));
+  await page.getByRole("button", { name: /^(Sign in|Se connecter)$/ }).click();
 }
 
 /** A screenshot without the transient status toast. */

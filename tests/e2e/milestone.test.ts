@@ -26,9 +26,11 @@ import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
+import { createStaff } from "../helpers/staff.js";
 import { validTask } from "../helpers/tasks.js";
 import { verifyAddresses } from "../helpers/verified.js";
 import { type Receiver, startReceiver } from "../notifications/receiver.js";
+import { signInStaff } from "./browser.js";
 
 const CHROMIUM = (
   process.env.CHROMIUM_PATH
@@ -104,7 +106,6 @@ describe.skipIf(!CHROMIUM)("first milestone", () => {
   it("submit over MCP → review in the browser → pay on-chain → complete with a photo → webhook, SSE, e-mail", async () => {
     const agentKey = await makeKey(["audit_only", "task_create"], "milestone-agent@example.com");
     await verifyAddresses("milestone-agent@example.com"); // full-text e-mails need a verified address
-    const adminKey = await makeKey(["admin"]);
 
     // 1. The agent, over MCP: a webhook, then the task.
     const mcp = new Client({ name: "milestone-agent", version: "1.0.0" });
@@ -151,9 +152,7 @@ describe.skipIf(!CHROMIUM)("first milestone", () => {
       timezoneId: "America/Toronto",
     });
     const page = await context.newPage();
-    await page.goto(`${host.url}/operator/`);
-    await page.getByLabel("Admin API key").fill(adminKey);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await signInStaff(page, host.url, await createStaff("owner", "Milestone Owner"));
     await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     await page.getByRole("link", { name: taskId }).click();
     await page.getByRole("heading", { level: 1, name: `Task ${taskId}`, exact: true }).waitFor();

@@ -2,10 +2,13 @@
  * The operator console (public/operator/) in a real browser: Debian's Chromium driven by
  * playwright-core against the local host (the same server as `npm start`, with vercel.json's
  * Content-Security-Policy) on a test database. An agent submits tasks over the API; the
- * operator signs in with an admin key, works the review queue, approves, records a payment,
- * dispatches, marks on site and completes with a photo picked through the camera input; the
- * API then shows the task completed with that photo. Also: a wrong key, an API error shown
- * from the envelope, the other sections, French, and a phone-sized viewport.
+ * owner signs in with a staff account (e-mail, password, TOTP code), works the review queue,
+ * approves, records a payment, dispatches, marks on site and completes with a photo picked
+ * through the camera input; the API then shows the task completed with that photo, and the task
+ * page who did each step. Also: wrong credentials, nothing kept in web storage, the CSRF token on
+ * every POST, an API error shown from the envelope, the other sections, French, sign-out, and a
+ * phone-sized viewport. Other roles, the invitation and staff management:
+ * tests/e2e/staff-console.test.ts.
  *
  * Skipped (with a message) when no Chromium binary exists; `.ci/run` installs it.
  * `UPDATE_SCREENSHOTS=1` writes the screenshots to docs/screenshots/ (else to a temp dir).
@@ -20,11 +23,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { crc32, sampleProofPng } from "../../lib/tasks/sample-proof.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
+import { createStaff, type TestStaff } from "../helpers/staff.js";
 import { validTask } from "../helpers/tasks.js";
 import {
   CHROMIUM,
   newWatchedContext,
   shot,
+  signInStaff,
   useBrowserHost,
   type Watch,
   warnIfNoChromium,
@@ -58,6 +63,9 @@ function noisePng(width: number, height: number): Buffer {
 
 warnIfNoChromium("tests/e2e/operator-console.test.ts");
 
+/** The language preference's localStorage key (public/shared/i18n.js): the only entry allowed. */
+const LANG_KEY = "ui.lang";
+
 describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
   useTestDatabase();
 
@@ -81,10 +89,26 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     return newWatchedContext(env.browser, watch, options);
   }
 
-  async function signIn(page: Page, key: string) {
-    await page.goto(`${env.host.url}/operator/`);
-    await page.getByLabel(/Admin API key|Clé d'API admin/).fill(key);
-    await page.getByRole("button", { name: /Sign in|Se connecter/ }).click();
+  /** Signs a new owner in (each test its own: a TOTP step is accepted once). */
+  async function signIn(page: Page, name = "Olive Owner"): Promise<TestStaff> {
+    const owner = await createStaff("owner", name);
+    await signInStaff(page, env.host.url, owner);
+    return owner;
+  }
+
+  /**
+   * Web storage of the page and the cookies a script sees: no credential ever (the session rides
+   * in the HttpOnly cookie); localStorage holds at most the chosen language.
+   */
+  function storage(page: Page) {
+    return page.evaluate(
+      (lang) => ({
+        session: sessionStorage.length,
+        local: Object.keys(localStorage).filter((k) => k !== lang).length,
+        cookie: document.cookie,
+      }),
+      LANG_KEY,
+    );
   }
 
   it("takes a task from the queue to completed with a photo", async () => {
@@ -106,16 +130,29 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     const context = await newContext({ viewport: { width: 1024, height: 900 }, locale: "en-CA" });
     const page = await context.newPage();
 
-    // A wrong key is refused with a message; nothing is stored.
-    await signIn(page, "svc_0000000000000000000000000000000000000000");
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("This key is not valid.");
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    // Wrong credentials are refused with a message; nothing is stored.
+    const owner = await createStaff("owner", "Olive Owner");
+    await signInStaff(page, env.host.url, { ...owner, password: "not the password" }, "/operator/", "000000");
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toContain("The e-mail, password or code is wrong");
+    expect(await storage(page)).toEqual({ session: 0, local: 0, cookie: "" });
+    const form = page.locator("form.auth-form");
+    expect(await form.getByLabel("E-mail").getAttribute("autocomplete")).toBe("username");
+    expect(await form.getByLabel("Password").getAttribute("autocomplete")).toBe("current-password");
+    const codeInput = form.getByLabel("Authenticator code");
+    expect(await codeInput.getAttribute("autocomplete")).toBe("one-time-code");
+    expect(await codeInput.getAttribute("inputmode")).toBe("numeric");
+    await shot(page, env.shots, "operator-sign-in.png");
 
-    // The admin key: the review queue, closest review deadline (the urgent task) first.
-    await page.getByLabel("Admin API key").fill(env.admin);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    // The owner signs in: the review queue, closest review deadline (the urgent task) first.
+    await signInStaff(page, env.host.url, owner);
     await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("operator.apiKey"))).toBe(env.admin);
+    expect(await page.locator("#whoami").textContent()).toBe("Olive Owner · owner");
+    // The session is in the HttpOnly cookie: no script sees it, nothing is in web storage.
+    expect(await storage(page)).toEqual({ session: 0, local: 0, cookie: "" });
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([["staff_session", true, "Strict"]]);
     const ids = await page.locator(".card-title a").allTextContents();
     expect(ids).toEqual([urgent, standard]);
     const firstSla = page.locator(".card").first().locator(".sla");
@@ -190,8 +227,16 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
       "completed",
     ]);
 
-    // Every POST carried the key in a header and an Idempotency-Key; no URL ever held the key.
-    const posts = watch.requests.filter((r) => r.method === "POST");
+    // Who did each step: the owner's name and role on every transition.
+    const actors = page.locator("section[aria-labelledby=sec-actors] li");
+    await expect.poll(() => actors.allTextContents()).toHaveLength(5);
+    for (const line of await actors.allTextContents()) expect(line).toContain("owner Olive Owner");
+
+    // Every POST carried the session's CSRF token and an Idempotency-Key, never a key; no URL
+    // ever held a credential.
+    const posts = watch.requests.filter(
+      (r) => r.method === "POST" && new URL(r.url).pathname !== "/api/staff-auth",
+    );
     const urls = watch.requests.map((r) => r.url);
     expect(posts.map((p) => new URL(p.url).pathname)).toEqual([
       "/api/task-review",
@@ -200,12 +245,16 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
       "/api/task-complete",
       "/api/task-complete",
     ]);
+    const csrf = posts[0]!.headers["x-csrf-token"];
+    expect(csrf).toMatch(/^[\w-]{43}$/);
     for (const post of posts) {
-      expect(post.headers["x-api-key"]).toBe(env.admin);
+      expect(post.headers["x-api-key"]).toBeUndefined();
+      expect(post.headers["x-csrf-token"]).toBe(csrf);
       expect(post.headers["idempotency-key"]).toMatch(/^[0-9a-f-]{32,36}$/);
     }
     expect(new Set(posts.map((p) => p.headers["idempotency-key"])).size).toBe(posts.length);
-    expect(urls.filter((u) => u.includes(env.admin))).toEqual([]);
+    expect(urls.filter((u) => u.includes(owner.password) || u.includes("sts_"))).toEqual([]);
+    expect(await storage(page)).toEqual({ session: 0, local: 0, cookie: "" });
     await context.close();
   });
 
@@ -213,7 +262,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     const id = await submit({ task_description: "Inspect the parking lot lighting after dark." });
     const context = await newContext({ viewport: { width: 1024, height: 800 }, locale: "en-CA" });
     const page = await context.newPage();
-    await signIn(page, env.admin);
+    await signIn(page, "Oscar Owner");
     await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     await page.getByRole("link", { name: id }).click();
     await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
@@ -302,7 +351,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await page.getByRole("button", { name: "Show dead letters" }).click();
     await expect.poll(() => page.locator("main [role=alert]").textContent()).toContain("Error NOT_FOUND");
 
-    // French, remembered across reloads; the key stays for the tab.
+    // French, remembered across reloads; the session survives a reload (the cookie).
     await page.getByLabel("Language").selectOption("fr");
     await page.getByRole("heading", { level: 1, name: "Webhooks en échec", exact: true }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe("fr");
@@ -313,7 +362,11 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
 
     await page.getByRole("button", { name: "Se déconnecter" }).click();
     await page.getByRole("heading", { level: 1, name: "Connexion opérateur", exact: true }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await storage(page)).toEqual({ session: 0, local: 0, cookie: "" });
+    // Signed out on the server too: a reload shows the form again.
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Connexion opérateur", exact: true }).waitFor();
+    expect(await page.locator("#nav").isHidden()).toBe(true);
     await context.close();
   });
 
@@ -328,7 +381,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
 
     const context = await newContext({ viewport: { width: 1024, height: 900 }, locale: "en-CA" });
     const page = await context.newPage();
-    await signIn(page, env.admin);
+    await signIn(page, "Opal Owner");
     await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     await page.goto(`${env.host.url}/operator/#/task/${id}`);
     await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
@@ -365,7 +418,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
       locale: "fr-CA",
     });
     const page = await context.newPage();
-    await signIn(page, env.admin);
+    await signIn(page, "Orla Owner");
     await page.getByRole("heading", { level: 1, name: "File de révision", exact: true }).waitFor();
     const wide = await page.evaluate(() =>
       [...document.querySelectorAll("body *")]

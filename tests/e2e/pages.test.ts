@@ -15,8 +15,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
+import { createStaff, freshTotp } from "../helpers/staff.js";
 import { validTask } from "../helpers/tasks.js";
-import { CHROMIUM, newWatchedContext, useBrowserHost, type Watch, warnIfNoChromium } from "./browser.js";
+import {
+  CHROMIUM,
+  newWatchedContext,
+  signInStaff,
+  useBrowserHost,
+  type Watch,
+  warnIfNoChromium,
+} from "./browser.js";
 
 warnIfNoChromium("tests/e2e/pages.test.ts");
 
@@ -61,7 +69,7 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
     });
   });
 
-  async function openPage(viewport: (typeof VIEWPORTS)[number], init?: { jwt?: string; adminKey?: string }) {
+  async function openPage(viewport: (typeof VIEWPORTS)[number], init?: { jwt?: string }) {
     const context = await newWatchedContext(env.browser, watch, {
       viewport: { width: viewport.width, height: viewport.height },
       locale: "en-CA",
@@ -78,10 +86,6 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
         { token: init.jwt, expiresAt },
       );
     }
-    if (init?.adminKey)
-      await context.addInitScript((key) => {
-        if (location.protocol === "http:") sessionStorage.setItem("operator.apiKey", key);
-      }, init.adminKey);
     const page = await context.newPage();
     page.on("response", (res) => {
       const url = new URL(res.url());
@@ -185,9 +189,7 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
     it(`${size}: the console filters from capabilities, hides sandbox tasks, and its toast can be dismissed`, async () => {
       const page = await openPage(viewport);
       await page.clock.install();
-      await page.goto(`${env.host.url}/operator/`);
-      await page.getByLabel("Admin API key").fill(env.admin);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await signInStaff(page, env.host.url, await createStaff("owner"));
       await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
       const toast = page.locator(".toast");
       await expect.poll(() => page.locator("#status").textContent()).toBe("Signed in.");
@@ -209,16 +211,19 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
       await page.getByRole("button", { name: "Log out" }).click();
       await page.getByRole("heading", { level: 1, name: "Operator sign-in", exact: true }).waitFor();
       expect(await logoutVisible(page)).toBe(false);
-      expect(await page.locator("#status").textContent()).toBe("Signed out; the key was forgotten.");
+      expect(await page.locator("#status").textContent()).toBe("Signed out; this session no longer works.");
       await page.clock.runFor(7000);
       await expect
         .poll(() => toast.evaluate((el) => el.getBoundingClientRect().width))
         .toBeLessThanOrEqual(1);
 
+      const again = await createStaff("owner");
       // Signed in again: the task list leaves the sandbox task out until the toggle is on.
-      await page.getByLabel("Admin API key").fill(env.admin);
+      await page.getByLabel("E-mail").fill(again.email);
+      await page.getByLabel("Password").fill(again.password);
+      await page.getByLabel("Authenticator code").fill(await freshTotp(again.totpSecret));
       await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      // Back on the route where the key was dropped.
+      // Back on the route where the session ended.
       await page.getByRole("heading", { level: 1, name: "Tasks", exact: true }).waitFor();
       await page.getByRole("link", { name: realTask }).waitFor();
       expect(await page.getByRole("link", { name: sandboxTask }).count()).toBe(0);

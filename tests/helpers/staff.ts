@@ -23,6 +23,26 @@ export interface TestStaff {
 
 let counter = 0;
 
+/** TOTP steps (30 s) this process already used per secret: the server accepts a step once. */
+const usedSteps = new Map<string, number>();
+
+/**
+ * A TOTP code of `secret` the server has not seen yet: the current step's, or the next step's
+ * (within the server's one-step tolerance) when the current one was used; waits for the clock
+ * past that.
+ */
+export async function freshTotp(secret: string): Promise<string> {
+  for (;;) {
+    const now = Math.floor(Date.now() / 1000 / 30);
+    const step = Math.max(now, (usedSteps.get(secret) ?? -1) + 1);
+    if (step <= now + 1) {
+      usedSteps.set(secret, step);
+      return generate({ secret, epoch: step * 30 });
+    }
+    await new Promise((resolve) => setTimeout(resolve, (now + 1) * 30_000 - Date.now() + 50));
+  }
+}
+
 /** The invitation code e-mailed to `email` (the newest). */
 export async function invitationCodeFor(email: string): Promise<string> {
   const db = await getDb();
@@ -46,7 +66,7 @@ export async function createStaff(role: Role, name = `${role} ${++counter}`): Pr
   const { totpSecret } = await acceptInvitation({ code, password, displayName: name });
   const { staff, session } = await confirmEnrollment({
     code,
-    totpCode: await generate({ secret: totpSecret }),
+    totpCode: await freshTotp(totpSecret),
   });
   return {
     staffId: staff.id,

@@ -1,7 +1,8 @@
 /**
  * `npm run dev` for real: a child process with a fresh embedded database and its two local
- * Hardhat chains. Checks the banner and the bootstrap admin key, `admin:create-key` while it
- * runs (through the control channel) and without a database, a task paid with `npm run dev:pay`,
+ * Hardhat chains. Checks the banner, the bootstrap admin key and the development owner (signed in
+ * with `npm run staff:totp`), `admin:create-key` and `admin:create-staff` while it runs (through
+ * the control channel) and without a database, a task paid with `npm run dev:pay`,
  * the /dev/mail viewer, and that killing the printed pid stops it.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -102,6 +103,51 @@ describe("npm run dev", () => {
     const key = out.match(/"api_key": "(svc_\w+)"/)![1]!;
     const list = await api("GET", "/api/task-list", key);
     expect(list.status).toBe(200);
+  });
+
+  it("prints a ready owner sign-in once; staff:totp gives its code; admin:create-staff invites", async () => {
+    const out = server.output();
+    const email = out.match(/e-mail {7}(\S+)/)![1]!;
+    const password = out.match(/password {5}(\S+)/)![1]!;
+    const secret = out.match(/TOTP secret {2}([A-Z2-7]+)/)![1]!;
+    expect(email).toBe("owner@localhost.test");
+    expect(out).toMatch(/otpauth URI {2}otpauth:\/\/totp\//);
+    const totp = run(["run", "staff:totp", "--silent", "--", secret]);
+    expect(await totp.exited).toBe(0);
+    const code = totp.output().match(/^(\d{6})$/m)![1]!;
+    const res = await fetch(`${base}/api/staff-auth`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password, totp_code: code }),
+    });
+    const signed = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect(signed.staff).toMatchObject({ email, role: "owner" });
+
+    const cmd = run([
+      "run",
+      "admin:create-staff",
+      "--silent",
+      "--",
+      "--email",
+      "reviewer@example.com",
+      "--role",
+      "reviewer",
+      "--name",
+      "Rae",
+    ]);
+    expect(await cmd.exited).toBe(0);
+    const invited = cmd.output();
+    expect(invited).toContain(`Invited through the running server (pid ${pid})`);
+    const invitation = invited.match(/"invitation_code": "(inv_\w+)"/)![1]!;
+    expect(invited).toContain(`/operator/#/accept?code=${invitation}`);
+    const accepted = await fetch(`${base}/api/staff-auth?action=accept-invite`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code: invitation, password: "correct horse battery" }),
+    });
+    expect(accepted.status).toBe(200);
+    expect(((await accepted.json()) as any).otpauth_uri).toMatch(/^otpauth:\/\/totp\//);
   });
 
   it("admin:create-key never creates a database silently", async () => {

@@ -158,6 +158,27 @@ export const taskStatusSchema = z
         at: dateTime,
       }),
     ),
+    actors: z
+      .array(
+        z.object({
+          at: dateTime,
+          action: z.string().meta({ description: "The audit action (task.approve, refund.settle, …)." }),
+          actor_kind: z.enum(["staff", "admin_key", "system", "requester"]),
+          actor_role: z
+            .string()
+            .nullable()
+            .meta({ description: "The staff member's role; owner for an admin key." }),
+          actor_display_name: z.string().nullable().meta({
+            description:
+              "A staff member's display name, an admin key's id (key_…), a job's name; null for the requester.",
+          }),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          "Admin only (an admin key or a staff member), never the owner's or the public status: who did each step, from the audit trail (docs/staff-and-audit.md), oldest first.",
+      }),
     _polling: z.object({
       next_poll_seconds: z.number().int(),
       is_terminal: z.boolean(),

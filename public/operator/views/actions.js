@@ -1,9 +1,10 @@
 /**
  * The action forms of the console's task page: review, payment record, progress, completion
- * with proof files, failure, refund settlement — each shown only in the statuses that allow it.
+ * with proof files, failure, refund settlement — each shown only in the statuses that allow it
+ * and to the roles holding its permission (./api.js `can`; the server checks again).
  */
 import { field, h } from "../../shared/dom.js";
-import { postIdempotent } from "../api.js";
+import { can, postIdempotent } from "../api.js";
 import { messages, render } from "../context.js";
 import { formatCad, t } from "../i18n.js";
 import { proofPicker } from "../proof.js";
@@ -318,19 +319,27 @@ function refundForms(task) {
   ];
 }
 
-/** The forms allowed in the task's status (the transition table of lib/tasks/transitions.ts). */
+/** The forms allowed in the task's status (lib/tasks/transitions.ts) and the signed-in role. */
 export function actionsSection(task) {
   const forms = [];
-  if (task.status === "received") forms.push(...reviewForms(task));
+  let withheld = false;
+  const add = (permission, make) => {
+    if (can(permission)) forms.push(...make(task));
+    else withheld = true;
+  };
+  if (task.status === "received") add("tasks.review", reviewForms);
   if (task.status === "accepted_pending_payment" || task.status === "counter_offered")
-    forms.push(...paymentForms(task));
-  if (task.status === "paid" || task.status === "dispatched") forms.push(...progressForms(task));
-  if (["paid", "dispatched", "on_site"].includes(task.status)) forms.push(...executionForms(task));
-  if (task.refund_status === "pending") forms.push(...refundForms(task));
+    add("payments.record", paymentForms);
+  if (task.status === "paid") add("tasks.dispatch", progressForms);
+  if (task.status === "dispatched") add("tasks.execute", progressForms);
+  if (["paid", "dispatched", "on_site"].includes(task.status)) add("tasks.execute", executionForms);
+  if (task.refund_status === "pending") add("refunds.settle", refundForms);
   return h(
     "section",
     { class: "panel actions", "aria-labelledby": "sec-actions" },
     h("h2", { id: "sec-actions" }, t("task.actions")),
-    forms.length ? forms : h("p", { class: "muted" }, t("task.no_actions")),
+    forms.length
+      ? forms
+      : h("p", { class: "muted" }, t(withheld ? "task.no_actions_role" : "task.no_actions")),
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The console's task page (#/task/<id>): what the agent sent, the estimate breakdown, the
- * payment, the actions the status allows (./actions.js), the result, the location and the
- * history. Everything from the API is inserted as text nodes.
+ * payment, the actions the status allows (./actions.js), the result, the location, the
+ * history and who did each step (`actors`, from the audit trail). Everything from the API is
+ * inserted as text nodes.
  */
 import { definitions, h } from "../../shared/dom.js";
 import { badge, heading, proofItem } from "../../shared/views.js";
@@ -237,6 +238,50 @@ function historySection(task) {
   );
 }
 
+/** Who did a step: "reviewer Ana", "API key key_…", "system (expire-payments)", "requester". */
+export function actorLabel(actor) {
+  switch (actor.actor_kind) {
+    case "staff":
+      return t("actor.staff", {
+        role: t(`role.${actor.actor_role}`),
+        name: actor.actor_display_name ?? "?",
+      });
+    case "admin_key":
+      return t("actor.admin_key", { id: actor.actor_display_name ?? "?" });
+    case "system":
+      return t("actor.system", { job: actor.actor_display_name ?? "?" });
+    default:
+      return t("actor.requester");
+  }
+}
+
+/** Who did each step (the admin view's `actors`), oldest first. */
+function actorsSection(task) {
+  const actors = task.actors ?? [];
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": "sec-actors" },
+    h("h2", { id: "sec-actors" }, t("task.actors")),
+    actors.length
+      ? h(
+          "ol",
+          { class: "history actors" },
+          actors.map((a) =>
+            h(
+              "li",
+              {},
+              h("code", {}, a.action),
+              " · ",
+              h("span", { class: "actor" }, actorLabel(a)),
+              " ",
+              h("span", { class: "muted" }, formatDateTime(a.at)),
+            ),
+          ),
+        )
+      : h("p", { class: "muted" }, t("task.no_actors")),
+  );
+}
+
 /** #/task/<id>: everything about one task and the actions its status allows. */
 export async function taskView(id) {
   let task;
@@ -274,5 +319,6 @@ export async function taskView(id) {
     verifiableSection(task),
     locationSection(task, mapUrl),
     historySection(task),
+    actorsSection(task),
   );
 }

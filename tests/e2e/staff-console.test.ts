@@ -1,0 +1,187 @@
+/**
+ * Staff roles in the operator console (issue 26 items 1 and 3), in Chromium: a reviewer signs in
+ * and approves a task (the navigation and actions the role lacks are hidden; a page it may not
+ * read shows the 403 with the permission); a finance person settles a refund; the task page shows
+ * who did each step (staff, admin key, requester); an owner invites a person from #/staff, who
+ * accepts the invitation in the page, enrols an authenticator (a code computed with otplib from
+ * the secret the page shows) and lands signed in; the owner then suspends them.
+ */
+import { generate } from "otplib";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "../helpers/db.js";
+import { makeKey } from "../helpers/keys.js";
+import { createStaff, invitationCodeFor } from "../helpers/staff.js";
+import { validTask } from "../helpers/tasks.js";
+import {
+  CHROMIUM,
+  newWatchedContext,
+  shot,
+  signInStaff,
+  useBrowserHost,
+  type Watch,
+  warnIfNoChromium,
+} from "./browser.js";
+
+warnIfNoChromium("tests/e2e/staff-console.test.ts");
+
+describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
+  useTestDatabase();
+
+  const env = useBrowserHost("ptes-staff-e2e-");
+  const { api } = env;
+  let agent: string;
+  const watch: Watch = { problems: [], requests: [] };
+
+  beforeAll(async () => {
+    agent = await makeKey(["audit_only", "task_create", "task_cancel"]);
+  });
+
+  async function submit(description: string) {
+    const res = await api("POST", "/api/submit-task", agent, {
+      ...validTask,
+      lang: "en",
+      task_description: description,
+    });
+    expect(res.status).toBe(201);
+    return res.body.task_id as string;
+  }
+
+  async function newPage(): Promise<Page> {
+    const context = await newWatchedContext(env.browser, watch, {
+      viewport: { width: 1024, height: 900 },
+      locale: "en-CA",
+    });
+    return context.newPage();
+  }
+
+  const navLinks = (page: Page) => page.locator("#nav li:not([hidden]) a").allTextContents();
+  const actorLines = (page: Page) => page.locator("section[aria-labelledby=sec-actors] li").allTextContents();
+
+  it("a reviewer approves a task; what the role lacks is hidden, or refused naming the permission", async () => {
+    const id = await submit("Photograph the posted building permit.");
+    const reviewer = await createStaff("reviewer", "Rita Reviewer");
+    const page = await newPage();
+    await signInStaff(page, env.host.url, reviewer);
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
+    expect(await page.locator("#whoami").textContent()).toBe("Rita Reviewer · reviewer");
+    expect(await navLinks(page)).toEqual(["Queue", "Tasks", "Refunds"]);
+
+    await page.getByRole("link", { name: id }).click();
+    await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Task approved.");
+    await page.locator(".badge", { hasText: "accepted, awaiting payment" }).first().waitFor();
+    // Recording a payment needs payments.record: no form, a sentence instead.
+    expect(await page.getByRole("button", { name: "Record payment" }).count()).toBe(0);
+    expect(await page.locator("#sec-actions").locator("..").textContent()).toContain(
+      "Your role cannot act on this task in its current status.",
+    );
+    await expect
+      .poll(() => actorLines(page))
+      .toEqual([expect.stringMatching(/^task\.approve · reviewer Rita Reviewer /)]);
+    await page.evaluate(() => document.getElementById("sec-history")?.scrollIntoView());
+    await shot(page, env.shots, "operator-task-actors.png");
+
+    // A section the role may not read: the 403 names the permission.
+    await page.goto(`${env.host.url}/operator/#/payments`);
+    await expect
+      .poll(() => page.locator("main [role=alert]").textContent())
+      .toContain("Your role (reviewer) lacks the permission payments.read.");
+    // The analytics page too.
+    await page.goto(`${env.host.url}/operator/analytics`);
+    await expect
+      .poll(() => page.locator("main [role=alert]").textContent())
+      .toContain("Your role (reviewer) lacks the permission analytics.read.");
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.context().close();
+  });
+
+  it("a finance person settles a refund; the task page shows who did each step", async () => {
+    const id = await submit("Attend the auction and bid on lot 7.");
+    expect(
+      (await api("POST", "/api/task-review", env.admin, { task_id: id, action: "approve" })).status,
+    ).toBe(200);
+    expect((await api("POST", "/api/task-payment", env.admin, { task_id: id, note: "cash" })).status).toBe(
+      200,
+    );
+    expect((await api("DELETE", `/api/submit-task?task_id=${id}`, agent)).body.refund_status).toBe("pending");
+    const finance = await createStaff("finance", "Fanny Finance");
+    const page = await newPage();
+    await signInStaff(page, env.host.url, finance);
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
+    expect(await navLinks(page)).toEqual(["Queue", "Tasks", "Payments", "Refunds"]);
+    await page.getByRole("link", { name: "Refunds", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Refund requests", exact: true }).waitFor();
+    await page.getByRole("link", { name: id }).click();
+    await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
+    await page.getByLabel("Note to the requester (optional)").fill("Refunded by bank transfer.");
+    await page.getByRole("button", { name: "Mark refunded" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Refund recorded.");
+    expect((await api("GET", `/api/submit-task?task_id=${id}`, env.admin)).body.refund_status).toBe(
+      "refunded",
+    );
+    await expect.poll(() => actorLines(page)).toHaveLength(4);
+    const lines = await actorLines(page);
+    expect(lines[0]).toMatch(/^task\.approve · API key key_\w+ /);
+    expect(lines[1]).toMatch(/^task\.pay · API key key_\w+ /);
+    expect(lines[2]).toMatch(/^task\.cancel · requester /);
+    expect(lines[3]).toMatch(/^refund\.settle · finance Fanny Finance /);
+    await page.context().close();
+  });
+
+  it("an owner invites a person, who enrols in the page and lands signed in; the owner suspends them", async () => {
+    const owner = await createStaff("owner", "Olga Owner");
+    const ownerPage = await newPage();
+    await signInStaff(ownerPage, env.host.url, owner);
+    await ownerPage.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
+    await ownerPage.getByRole("link", { name: "Staff", exact: true }).click();
+    await ownerPage.getByRole("heading", { level: 1, name: "Staff", exact: true }).waitFor();
+    const email = `dina.${Date.now()}@staff.example.com`;
+    await ownerPage.getByLabel("E-mail").fill(email);
+    await ownerPage.getByLabel("Display name").fill("Dina");
+    await ownerPage.getByLabel("Role", { exact: true }).selectOption("dispatcher");
+    await ownerPage.getByRole("button", { name: "Send the invitation" }).click();
+    await expect.poll(() => ownerPage.locator("#status").textContent()).toBe("Invitation sent.");
+    const row = ownerPage.locator("tr", { hasText: email });
+    await expect.poll(() => row.textContent()).toContain("invited");
+    await shot(ownerPage, env.shots, "operator-staff.png", true);
+
+    // The invitee opens the e-mailed link.
+    const code = await invitationCodeFor(email);
+    const page = await newPage();
+    await page.goto(`${env.host.url}/operator/#/accept?code=${code}`);
+    await page.getByRole("heading", { level: 1, name: "Join the operator console" }).waitFor();
+    await page.getByLabel("Display name").fill("Dina D.");
+    await page.getByLabel("Password").fill("a long enough password");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page
+      .getByRole("heading", { level: 1, name: "Add the account to your authenticator app" })
+      .waitFor();
+    const secret = await page.getByLabel("Secret key").inputValue();
+    expect(await page.getByLabel("otpauth link").inputValue()).toMatch(/^otpauth:\/\/totp\/.+secret=/);
+    await shot(page, env.shots, "operator-enrol.png");
+    await page.getByLabel("Authenticator code").fill(await generate({ secret }));
+    await page.getByRole("button", { name: "Confirm and sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
+    expect(await page.locator("#whoami").textContent()).toBe("Dina D. · dispatcher");
+    expect(await page.evaluate(() => sessionStorage.length + localStorage.length)).toBeLessThanOrEqual(1);
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+
+    // The owner sees the account active, then suspends it: the invitee's next page is the form.
+    await ownerPage.getByRole("button", { name: "Refresh" }).click();
+    await expect.poll(() => row.textContent()).toContain("active");
+    ownerPage.once("dialog", (dialog) => dialog.accept());
+    await row.getByRole("button", { name: "Suspend" }).click();
+    await expect.poll(() => ownerPage.locator("#status").textContent()).toBe("Account suspended.");
+    await expect.poll(() => row.textContent()).toContain("suspended");
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Operator sign-in", exact: true }).waitFor();
+    await ownerPage.context().close();
+    await page.context().close();
+  });
+
+  it("loaded every page without console errors or CSP violations", () => {
+    expect(watch.problems).toEqual([]);
+  });
+});
