@@ -1,5 +1,5 @@
 /**
- * GET /api/cron/privacy-retention — Vercel Cron, daily: de-identifies due erasure requests and
+ * GET /api/cron/privacy-retention — Vercel Cron, hourly: de-identifies due erasure requests and
  * deletes activity-log rows and proof files past their retention (lib/jobs/privacy-retention.ts).
  */
 import { endpoint, route } from "../../lib/http/handler.js";

@@ -1,5 +1,5 @@
 /**
- * The privacy-retention job (api/cron/privacy-retention, daily): de-identifies the accounts whose
+ * The privacy-retention job (api/cron/privacy-retention, hourly): de-identifies the accounts whose
  * erasure request is due (lib/privacy/erasure.ts), replaces the requester contact of tasks of
  * others that named a de-identified account's e-mail once they are terminal, and deletes activity-log rows and proof files
  * past their retention (lib/privacy/retention.ts); the run is recorded in `job_runs`.

@@ -230,6 +230,43 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal: "feedback",
     none: "task_id api_key_id rating outcome created_at",
   }),
+  staff_members: table({
+    purpose: "the operator's staff: sign-in, role, the display name requesters may see",
+    export: {
+      excluded:
+        "the operator's employees, not the client's data (their own access requests go to the operator)",
+    },
+    erasure: "kept while employed; an owner suspends an account (no client erasure reaches it)",
+    personal: "email display_name",
+    secret: "password_hash totp_secret",
+    none: "id role status totp_enabled_at totp_last_step last_sign_in_at suspended_at created_at updated_at",
+  }),
+  staff_invitations: table({
+    purpose: "one-time invitation codes of new staff (hash only)",
+    export: { excluded: "the operator's employees; hashes of one-time codes only" },
+    erasure: "kept with the staff account",
+    secret: "code_hash",
+    none: "staff_id expires_at used_at created_at",
+  }),
+  staff_sessions: table({
+    purpose: "staff sessions (sign-out, suspension)",
+    export: { excluded: "the operator's employees; hashes of session tokens only" },
+    erasure: "kept with the staff account",
+    secret: "token_hash",
+    none: "id staff_id created_at expires_at revoked_at",
+  }),
+  site_visits: table({
+    purpose:
+      "evidence that the assigned field person was on site: check-in and check-out positions and times",
+    export: {
+      excluded:
+        "positions and words of the operator's field staff, not of the client; the task's status shows the client the visit's times, distance and geofence result",
+    },
+    erasure:
+      "kept with the task as evidence of the work (positions of the operator's staff at the task's place, not the client's)",
+    personal: "check_in_latitude check_in_longitude check_out_latitude check_out_longitude reason",
+    none: "task_id staff_id checked_in_at check_in_accuracy_m check_in_distance_m within_geofence checked_out_at check_out_accuracy_m check_out_distance_m created_at",
+  }),
   tasks: table({
     purpose: "the tasks ordered: where, what, who to tell, payment and refund",
     export: "tasks",
@@ -238,7 +275,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal:
       "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason cancel_reason refund_note policy receipt",
     secret: "access_token_hash",
-    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash receipt_invoice_id paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at refund_tx_hash version created_at updated_at",
+    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash receipt_invoice_id paid_at dispatched_at on_site_at completed_at assigned_staff_id assigned_at at_risk_at cancelled_at refund_status refund_amount_cad refund_settled_at refund_tx_hash version created_at updated_at",
   }),
   webhooks: table({
     purpose: "webhooks registered by the client's keys",

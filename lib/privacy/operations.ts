@@ -15,7 +15,7 @@ export const privacyRequestOperation = defineOperation({
   path: "/api/privacy",
   summary: "Client: ask for the erasure (de-identification) of your personal information",
   description:
-    "Client JWT only. Records an erasure request; the daily privacy-retention job de-identifies the account, its " +
+    "Client JWT only. Records an erasure request; the hourly privacy-retention job de-identifies the account, its " +
     "keys, tasks, events, e-mails and proof files once the accounting records are past their legal retention " +
     "(`due_at`). Invoices and ledger entries are kept for that period. Until then the account is on hold: its " +
     "API keys are refused (403 FORBIDDEN, `reason` erasure_pending), no task is charged to it and no deposit is " +

@@ -31,6 +31,7 @@ import {
 import { privacyRetention } from "../../lib/jobs/privacy-retention.js";
 import { DATA_CLASSIFICATION } from "../../lib/privacy/classification.js";
 import { processDueErasures } from "../../lib/privacy/erasure.js";
+import { purgeExpiredPersonalData } from "../../lib/privacy/retention.js";
 import { buildCapabilities } from "../../lib/system/capabilities.js";
 import { accountAdmin, openLinkedAccount, readAccount, signIn } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -348,7 +349,28 @@ describe("Law 25: export, erasure, retention, incidents", () => {
     const files = (await db.select({ id: proofFiles.id }).from(proofFiles)).map((r) => r.id);
     expect(files).toEqual(["pf_new"]);
     const [audit] = await db.select().from(privacyAudit).where(eq(privacyAudit.action, "retention_purge"));
-    expect(audit!.details).toEqual({ activity_rows_deleted: 1, proof_files_deleted: 1 });
+    expect(audit!.details).toEqual({
+      activity_rows_deleted: 1,
+      proof_files_deleted: 1,
+      retention_backlog: false,
+    });
+  });
+
+  it("retention deletes in bounded batches, oldest first, and leaves a backlog to the next run", async () => {
+    const db = await getDb();
+    const old = new Date(Date.now() - 400 * 86_400_000);
+    await db.execute(sql`
+      insert into activity_log (request_id, at, method, endpoint, status, latency_ms, ip)
+      select 'req_batch_' || g, ${old.toISOString()}::timestamptz + (g || ' seconds')::interval, 'GET', '/api/status', 200, 1, '127.0.0.1'
+      from generate_series(1, 25) as g`);
+    const first = await purgeExpiredPersonalData(new Date(), { batchRows: 10, budgetMs: 0 });
+    expect(first).toEqual({ activity_rows_deleted: 0, proof_files_deleted: 0, retention_backlog: true });
+    const second = await purgeExpiredPersonalData(new Date(), { batchRows: 10 });
+    expect(second).toEqual({ activity_rows_deleted: 25, proof_files_deleted: 0, retention_backlog: false });
+    const left = await db.execute(
+      sql`select count(*)::int as n from activity_log where request_id like 'req_batch_%'`,
+    );
+    expect(JSON.stringify(left)).toContain('"n":0');
   });
 
   it("keeps the incident register (operator only)", async () => {
