@@ -8,7 +8,7 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   GET: endpoint(analyticsOperation, async ({ query }) => {
     const result = await runAnalytics(query);
     return result instanceof CsvExport
-      ? attachment(result.csv, "text/csv; charset=utf-8", result.filename)
+      ? attachment(result.body, "text/csv; charset=utf-8", result.filename)
       : result;
   }),
 });

@@ -15,7 +15,8 @@
  * discount, else its price) less any refund granted, counted in the ISO week of payment.
  * Completion rate = completed ÷ (completed + failed + cancelled) among paid tasks that ended.
  */
-import { stringify } from "csv-stringify/sync";
+import { Readable } from "node:stream";
+import { stringify } from "csv-stringify";
 import { and, asc, count, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { DateTime } from "luxon";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
@@ -49,14 +50,55 @@ function orgIdOf(query: AnalyticsQuery): string {
 const round2 = (n: number | string | null) => roundCad(Number(n ?? 0));
 
 /**
- * A CSV document to download: `filename` (letters, digits, `_.-` only) and the text. The HTTP
- * adapter sends it as `text/csv` with a Content-Disposition attachment.
+ * A CSV document to download, streamed (issue 32 item 4): `filename` (letters, digits, `_.-`
+ * only) and `body`, the CSV bytes as they are produced from pages of rows, so an export of any
+ * size never sits whole in memory. The HTTP adapter sends it as `text/csv` with a
+ * Content-Disposition attachment.
  */
 export class CsvExport {
   constructor(
     readonly filename: string,
-    readonly csv: string,
+    readonly body: ReadableStream<Uint8Array>,
   ) {}
+}
+
+/** Rows per page of a streamed export (one indexed range read each). */
+export const EXPORT_PAGE_ROWS = 5_000;
+
+/**
+ * The CSV of `records` with a header of `columns`, as a byte stream (csv-stringify's stream API;
+ * every string cell through `neutralizeFormula`).
+ */
+function csvStream(
+  records: AsyncIterable<Record<string, unknown>>,
+  columns: readonly string[],
+): ReadableStream<Uint8Array> {
+  const stringifier = stringify({
+    header: true,
+    columns: [...columns],
+    cast: { boolean: (v) => String(v), string: neutralizeFormula },
+  });
+  Readable.from(records)
+    .on("error", (e) => stringifier.destroy(e))
+    .pipe(stringifier);
+  return Readable.toWeb(stringifier) as unknown as ReadableStream<Uint8Array>;
+}
+
+/**
+ * The rows of a keyset-paged query, page after page: `page(after)` reads up to EXPORT_PAGE_ROWS
+ * rows after the key `after` (null first), `keyOf` gives a row's key.
+ */
+async function* pages<R, K>(
+  page: (after: K | null) => Promise<R[]>,
+  keyOf: (row: R) => K,
+): AsyncGenerator<R> {
+  let after: K | null = null;
+  for (;;) {
+    const rows = await page(after);
+    yield* rows;
+    if (rows.length < EXPORT_PAGE_ROWS) return;
+    after = keyOf(rows[rows.length - 1]!);
+  }
 }
 
 /** Runs the analytics `query.action`; `export` with format csv returns a `CsvExport`, the others JSON data. */
@@ -221,61 +263,114 @@ export const EXPORT_COLUMNS = {
   ],
 } as const;
 
+/** An activity row as the export writes it. */
+function activityRecord(r: typeof activityLog.$inferSelect): Record<string, unknown> {
+  return {
+    at: r.at.toISOString(),
+    request_id: r.requestId,
+    api_key_id: r.apiKeyId,
+    ip: r.ip,
+    method: r.method,
+    endpoint: r.endpoint,
+    status: r.status,
+    latency_ms: r.latencyMs,
+    agent_model: r.agentModel,
+    agent_name: r.agentName,
+    org_id: r.orgId,
+  };
+}
+
+/** A task row as the export writes it. */
+function taskRecord(t: typeof tasks.$inferSelect): Record<string, unknown> {
+  return {
+    task_id: t.id,
+    created_at: t.createdAt.toISOString(),
+    service_type: t.serviceType,
+    status: t.status,
+    urgency: t.urgency,
+    location_address: t.locationAddress,
+    task_description: t.taskDescription,
+    requester_contact: t.requesterContact,
+    agent_identity: t.agentIdentity,
+    estimate_cad: t.estimateCad,
+    price_cad: t.priceCad,
+    payment_method: t.paymentMethod,
+    paid_at: t.paidAt?.toISOString() ?? null,
+    completed_at: t.completedAt?.toISOString() ?? null,
+  };
+}
+
+/** A timestamp as text at full precision (microseconds): a page key a Date would cut to milliseconds. */
+function fullPrecision(column: typeof tasks.createdAt | typeof activityLog.at): SQL<string> {
+  return sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+/**
+ * The export's records, page by page in (time, id) order: activity by `(at, id)`, tasks by
+ * `(created_at, id)`, each page a keyset range of the organisation's index.
+ */
+async function* exportRecords(
+  dataset: AnalyticsQuery["dataset"],
+  orgId: string,
+  from: Date,
+  to: Date,
+): AsyncGenerator<Record<string, unknown>> {
+  const db = await getDb();
+  if (dataset === "activity") {
+    const rows = pages(
+      (after: { at: string; id: number } | null) =>
+        db
+          .select({ row: activityLog, key: fullPrecision(activityLog.at) })
+          .from(activityLog)
+          .where(
+            and(
+              eq(activityLog.orgId, orgId),
+              gte(activityLog.at, from),
+              lt(activityLog.at, to),
+              after
+                ? sql`(${activityLog.at}, ${activityLog.id}) > (${after.at}::timestamptz, ${after.id})`
+                : undefined,
+            ),
+          )
+          .orderBy(asc(activityLog.at), asc(activityLog.id))
+          .limit(EXPORT_PAGE_ROWS),
+      (r) => ({ at: r.key, id: r.row.id }),
+    );
+    for await (const r of rows) yield activityRecord(r.row);
+    return;
+  }
+  const rows = pages(
+    (after: { at: string; id: string } | null) =>
+      db
+        .select({
+          task: tasks,
+          key: fullPrecision(tasks.createdAt),
+        })
+        .from(tasks)
+        .where(
+          and(
+            eq(tasks.orgId, orgId),
+            eq(tasks.sandbox, false),
+            gte(tasks.createdAt, from),
+            lt(tasks.createdAt, to),
+            after
+              ? sql`(${tasks.createdAt}, ${tasks.id}) > (${after.at}::timestamptz, ${after.id})`
+              : undefined,
+          ),
+        )
+        .orderBy(asc(tasks.createdAt), asc(tasks.id))
+        .limit(EXPORT_PAGE_ROWS),
+    (r) => ({ at: r.key, id: r.task.id }),
+  );
+  for await (const r of rows) yield taskRecord(r.task);
+}
+
 async function exportOrg(query: AnalyticsQuery): Promise<unknown> {
   const orgId = orgIdOf(query);
   const { from, to } = period(query, 30);
-  const db = await getDb();
-  let records: Record<string, unknown>[];
-  if (query.dataset === "activity") {
-    const rows = await db
-      .select()
-      .from(activityLog)
-      .where(and(eq(activityLog.orgId, orgId), gte(activityLog.at, from), lt(activityLog.at, to)))
-      .orderBy(asc(activityLog.at), asc(activityLog.id));
-    records = rows.map((r) => ({
-      at: r.at.toISOString(),
-      request_id: r.requestId,
-      api_key_id: r.apiKeyId,
-      ip: r.ip,
-      method: r.method,
-      endpoint: r.endpoint,
-      status: r.status,
-      latency_ms: r.latencyMs,
-      agent_model: r.agentModel,
-      agent_name: r.agentName,
-      org_id: r.orgId,
-    }));
-  } else {
-    const rows = await db
-      .select()
-      .from(tasks)
-      .where(
-        and(
-          eq(tasks.orgId, orgId),
-          eq(tasks.sandbox, false),
-          gte(tasks.createdAt, from),
-          lt(tasks.createdAt, to),
-        ),
-      )
-      .orderBy(asc(tasks.createdAt), asc(tasks.id));
-    records = rows.map((t) => ({
-      task_id: t.id,
-      created_at: t.createdAt.toISOString(),
-      service_type: t.serviceType,
-      status: t.status,
-      urgency: t.urgency,
-      location_address: t.locationAddress,
-      task_description: t.taskDescription,
-      requester_contact: t.requesterContact,
-      agent_identity: t.agentIdentity,
-      estimate_cad: t.estimateCad,
-      price_cad: t.priceCad,
-      payment_method: t.paymentMethod,
-      paid_at: t.paidAt?.toISOString() ?? null,
-      completed_at: t.completedAt?.toISOString() ?? null,
-    }));
-  }
   if (query.format === "json") {
+    const records: Record<string, unknown>[] = [];
+    for await (const r of exportRecords(query.dataset, orgId, from, to)) records.push(r);
     return {
       action: "export",
       org_id: orgId,
@@ -286,13 +381,11 @@ async function exportOrg(query: AnalyticsQuery): Promise<unknown> {
       records,
     };
   }
-  const csv = stringify(records, {
-    header: true,
-    columns: [...EXPORT_COLUMNS[query.dataset]],
-    cast: { boolean: (v) => String(v), string: neutralizeFormula },
-  });
   const safeOrg = orgId.replace(/[^A-Za-z0-9_.-]/g, "_");
-  return new CsvExport(`org-${safeOrg}-${query.dataset}.csv`, csv);
+  return new CsvExport(
+    `org-${safeOrg}-${query.dataset}.csv`,
+    csvStream(exportRecords(query.dataset, orgId, from, to), EXPORT_COLUMNS[query.dataset]),
+  );
 }
 
 async function dashboard(query: AnalyticsQuery) {

@@ -20,11 +20,16 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 }
 
 /**
- * A 200 download: `text` as `contentType`, saved under `filename` (Content-Disposition attachment;
- * the caller keeps the name to safe characters, no quotes).
+ * A 200 download: `body` (a string, or a byte stream sent as it is produced) as `contentType`,
+ * saved under `filename` (Content-Disposition attachment; the caller keeps the name to safe
+ * characters, no quotes).
  */
-export function attachment(text: string, contentType: string, filename: string): Response {
-  return textResponse(text, {
+export function attachment(
+  body: string | ReadableStream<Uint8Array>,
+  contentType: string,
+  filename: string,
+): Response {
+  return new Response(body, {
     status: 200,
     headers: { "content-type": contentType, "content-disposition": `attachment; filename="${filename}"` },
   });

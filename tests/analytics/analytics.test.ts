@@ -4,11 +4,14 @@
  * formula-like cells quoted) and the dashboard (revenue by service and ISO week, top
  * clients, completion rate). Sandbox tasks never count.
  */
+import { sql } from "drizzle-orm";
 import { DateTime } from "luxon";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as analyticsGet } from "../../api/analytics.js";
 import { GET as estimateGet } from "../../api/estimate.js";
 import { flushActivity } from "../../lib/activity/record-activity.js";
+import { EXPORT_PAGE_ROWS } from "../../lib/analytics/analytics.js";
+import { getDb } from "../../lib/db/client.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
@@ -124,6 +127,31 @@ describe("GET /api/analytics", () => {
     const json = await analytics(`action=export&org_id=${ORG}&format=json&dataset=tasks`);
     expect(json.body.count).toBe(2);
     expect(json.body.records[0].task_description).toBe(TRICKY);
+  });
+
+  it("a CSV export larger than a page streams every row once, in order", async () => {
+    const big = "bigcorp-stream";
+    const db = await getDb();
+    const n = EXPORT_PAGE_ROWS * 2 + 7;
+    await db.execute(sql`
+      insert into activity_log (request_id, at, method, endpoint, status, latency_ms, org_id)
+      select 'req_stream_' || lpad(g::text, 6, '0'), now() - interval '2 days' + (g || ' milliseconds')::interval,
+             'GET', '/api/status', 200, 1, ${big}
+      from generate_series(1, ${n}::int) as g`);
+    const res = await analyticsGet(
+      new Request(`http://localhost:3000/api/analytics?action=export&org_id=${big}`, {
+        headers: keyHeaders(admin),
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toBeInstanceOf(ReadableStream);
+    expect(res.headers.get("content-length")).toBeNull(); // streamed, not built whole
+    const lines = (await res.text()).trim().split("\n").slice(1);
+    expect(lines).toHaveLength(n);
+    const ids = lines.map((l) => l.split(",")[1]);
+    expect(new Set(ids).size).toBe(n);
+    expect(ids[0]).toBe("req_stream_000001");
+    expect(ids.at(-1)).toBe(`req_stream_${String(n).padStart(6, "0")}`);
   });
 
   it("action=dashboard: revenue by service and ISO week, top clients, completion rate", async () => {
