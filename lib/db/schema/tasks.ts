@@ -173,6 +173,15 @@ export const tasks = pgTable(
     refundTxHash: text("refund_tx_hash"),
     /** Operator's note to the requester (why denied, how refunded). */
     refundNote: text("refund_note"),
+    /**
+     * A refund owed in USDC (a dispute resolved with a refund, an SLA credit; issue 27): the exact
+     * micro-USDC at the task's own rate, fixed when it was owed; null otherwise.
+     */
+    refundUsdcMicro: usdcMicro("refund_usdc_micro"),
+
+    // --- Recourse (issue 27) ---
+    /** A follow-up task created by a dispute resolved `redo`: the disputed task it redoes. */
+    redoOfTaskId: text("redo_of_task_id"),
 
     /** Optimistic-concurrency counter, incremented by every update. */
     version: integer("version").notNull().default(1),
