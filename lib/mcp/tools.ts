@@ -43,7 +43,7 @@ import {
   writeTool,
 } from "./tool-kit.js";
 
-/** The tool list, in the spec's order, then the tools MCP adds (cancel_task, list_my_tasks). */
+/** The tool list, in the spec's order, then the tools MCP adds (cancel_task, dispute_task, list_my_tasks). */
 export const TOOLS: ToolDefinition[] = [
   {
     name: "list_services",
@@ -215,5 +215,6 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   TASK_TOOLS.cancel_task!,
+  TASK_TOOLS.dispute_task!,
   TASK_TOOLS.list_my_tasks!,
 ];
