@@ -9,6 +9,7 @@
  * anything else is a validation error. Unknown query parameters are ignored (stripped).
  */
 import { z } from "zod";
+import { recourseTermsSchema } from "../tasks/state/recourse.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 
 /** Longest `id` query value accepted before the catalog lookup. */
@@ -97,6 +98,7 @@ export const serviceContractSchema = z
         contact: z.email().meta({ description: "E-mail to contact about a cancellation or refund." }),
       })
       .meta({ description: "Refund terms by stage of the task." }),
+    recourse: recourseTermsSchema,
   })
   .meta({ description: "Machine-readable contract of the service." });
 

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { getConfig } from "../config.js";
+import { type RecourseTerms, recourseTerms } from "../tasks/state/recourse.js";
 import {
   BUDGET_LIMIT_SERVICES,
   type ServiceType,
@@ -49,6 +50,8 @@ export interface ServiceContract {
   outputs_schema: Readonly<Record<string, unknown>>;
   /** Deadlines, hours. */
   sla: typeof SLA;
+  /** Disputes and SLA credits (issue 27). */
+  recourse: RecourseTerms;
   /** Prices in CAD. */
   pricing: {
     currency: "CAD";
@@ -326,6 +329,7 @@ function contractOf(def: ServiceDefinition): ServiceContract {
       after_dispatch: def.after_dispatch,
       contact: getConfig().CONTACT_EMAIL,
     },
+    recourse: recourseTerms(),
   };
 }
 

@@ -5,6 +5,7 @@
  * the owner's status view and the signed receipt (`sla`). No database import: the catalogue and
  * the capabilities read it at start.
  */
+import { z } from "zod";
 import { getConfig } from "../../config.js";
 import { DISPUTE_REASONS, DISPUTE_RESOLUTIONS } from "../../db/schema/enums.js";
 import type { Task } from "../../db/schema/index.js";
@@ -39,6 +40,42 @@ export function recourseTerms(config = getConfig()) {
     },
   };
 }
+
+/** The recourse terms as published (response documentation of the catalog and the capabilities). */
+export const recourseTermsSchema = z
+  .object({
+    disputes: z.object({
+      window_hours: z
+        .number()
+        .int()
+        .meta({ description: "Hours after completed_at to open a dispute (72)." }),
+      window_starts: z.literal("completed_at"),
+      who: z.string(),
+      open_with: z.string(),
+      reasons: z.array(z.enum(DISPUTE_REASONS)),
+      resolutions: z.array(z.enum(DISPUTE_RESOLUTIONS)),
+      one_open_per_task: z.boolean(),
+    }),
+    sla_credit: z.object({
+      automatic: z.boolean(),
+      applies_to: z.string(),
+      percent_per_started_day: z
+        .number()
+        .int()
+        .meta({ description: "Percent of the amount paid per started 24 h past execution_deadline (10)." }),
+      cap_percent: z
+        .number()
+        .int()
+        .meta({ description: "Most of the amount paid a credit reaches, percent (50)." }),
+      of: z.string(),
+      paid_as: z.string(),
+    }),
+    review_sla_missed: z.object({ rule: z.string() }),
+  })
+  .meta({
+    description:
+      "Recourse when the work is wrong or late: disputes (window, reasons, resolutions) and the automatic SLA credit policy.",
+  });
 
 /** The recourse terms' type. */
 export type RecourseTerms = ReturnType<typeof recourseTerms>;
