@@ -218,15 +218,16 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
   }),
   task_disputes: table({
     purpose: "disputes of completed tasks and how staff resolved them (issue 27)",
-    export: { excluded: "not yet in the export (issue 27 follow-up); readable in the task's status view" },
-    erasure: "not yet handled by erasure (issue 27 follow-up); deleted with its task",
+    export: "task_disputes",
+    erasure:
+      "details replaced, staff's reason cleared; ids, reasons, resolutions and amounts kept (accounting)",
     personal: "details resolution_reason",
     none: "id task_id status reason opened_at resolution refund_amount_cad refund_usdc_micro follow_up_task_id resolved_at",
   }),
   dispute_files: table({
     purpose: "evidence files the requester gave with a dispute",
-    export: { excluded: "not yet in the export (issue 27 follow-up); the metadata is in GET /api/disputes" },
-    erasure: "not yet handled by erasure (issue 27 follow-up); deleted with its dispute",
+    export: "dispute_files",
+    erasure: "deleted",
     personal: "filename content",
     none: "id dispute_id mime_type size_bytes sha256 position created_at",
   }),
