@@ -8,14 +8,14 @@
  * key), the `task.sla_credited` event and the audit row `sla.credit` in one transaction, under the
  * task's row lock: run twice, or by two instances at once, a task is credited once.
  */
-import { and, eq, gt, inArray, isNotNull, notExists, sql } from "drizzle-orm";
+import { and, eq, gt, notExists, sql } from "drizzle-orm";
 import { accountChargeCad } from "../billing/charge-task.js";
 import { findUsdcReceipt } from "../billing/credit-notes.js";
 import { getConfig } from "../config.js";
 import { eventsCommitted } from "../db/after-events.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb, type Tx } from "../db/client.js";
-import { ledgerEntries, slaCredits, type Task, tasks } from "../db/schema/index.js";
+import { ledgerEntries, SLA_CREDIT_CANDIDATE, slaCredits, type Task, tasks } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
 import { grantRefund, refundableCad } from "./recourse-refund.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
@@ -119,7 +119,9 @@ async function creditTask(taskId: string, finished: Date, now: Date): Promise<nu
 
 /**
  * Credits every paid, non-sandbox task finished after its execution deadline and not yet
- * credited (at most `batch` per run, oldest deadline first).
+ * credited (at most `batch` per run, oldest deadline first). The scan reads the partial index of
+ * late or failed tasks (`SLA_CREDIT_CANDIDATE`); a failed task's lateness is read from its
+ * `task.failed` event.
  * @returns `{ checked, credited, credited_cad }`
  */
 export async function creditLateTasks(
@@ -132,9 +134,7 @@ export async function creditLateTasks(
     .from(tasks)
     .where(
       and(
-        inArray(tasks.status, ["completed", "failed"]),
-        eq(tasks.sandbox, false),
-        isNotNull(tasks.paidAt),
+        SLA_CREDIT_CANDIDATE,
         gt(tasks.priceCad, 0),
         sql`${finishedAt} > ${tasks.executionDeadline}`,
         notExists(db.select({ one: sql`1` }).from(slaCredits).where(eq(slaCredits.taskId, tasks.id))),

@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_sla_credit_candidates_idx" ON "tasks" USING btree ("execution_deadline","id") WHERE not sandbox and paid_at is not null and status in ('completed', 'failed') and (completed_at is null or completed_at > execution_deadline);
