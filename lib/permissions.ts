@@ -18,6 +18,9 @@ export const PERMISSIONS = {
   "payments.read": "Read the USDC transfers the payment checker saw (GET /api/chain-transfers).",
   "payments.record": "Record a payment received out of band (POST /api/task-payment).",
   "refunds.settle": "Settle a refund request (POST /api/task-refund).",
+  "disputes.read": "List disputes with their evidence (GET /api/disputes).",
+  "disputes.resolve":
+    "Resolve a dispute: redo, partial or full refund, or reject (POST /api/dispute-resolve).",
   "billing.deposit": "Record a deposit to a prepaid account (POST /api/account-admin action deposit).",
   "billing.adjust":
     "Record a signed adjustment of a prepaid account (POST /api/account-admin action adjust).",
@@ -35,11 +38,11 @@ export type Permission = keyof typeof PERMISSIONS;
 /**
  * What each role holds (issue 26: owner everything; reviewer the review queue; dispatcher
  * assignment and dispatch; field the execution of the tasks assigned to them; finance payments,
- * refunds, deposits, adjustments).
+ * refunds, deposits, adjustments, dispute resolutions; the reviewer also reads disputes).
  */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   owner: Object.keys(PERMISSIONS) as Permission[],
-  reviewer: ["tasks.read", "tasks.review"],
+  reviewer: ["tasks.read", "tasks.review", "disputes.read"],
   dispatcher: ["tasks.read", "tasks.dispatch"],
   field: ["tasks.execute"],
   finance: [
@@ -47,6 +50,8 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
     "payments.read",
     "payments.record",
     "refunds.settle",
+    "disputes.read",
+    "disputes.resolve",
     "billing.deposit",
     "billing.adjust",
   ],

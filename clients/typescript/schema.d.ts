@@ -68,6 +68,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/task-dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dispute a completed task (within the dispute window)
+         * @description The task's owner (the submitting key or a key linked to the same client account, the signed-in client, or the task's `access_token` as `X-Task-Access-Token` or `Authorization: Bearer tok_…`) disputes a completed task within DISPUTE_WINDOW_HOURS (default 72) of its completion; see `recourse` in GET /api/capabilities. The task keeps its status; the answer is its status view with `dispute`. Events task.disputed, then task.dispute_resolved. Anyone else, or an unknown task → 404; a dispute already open, or a task not completed → 409 CONFLICT; the window closed → 422 VALIDATION_ERROR with `dispute_window_ends_at`. Evidence files are checked as proof files are.
+         */
+        post: operations["openTaskDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks/stream": {
         parameters: {
             query?: never;
@@ -366,6 +386,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dispute-resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a dispute: redo, partial or full refund, or reject (operator)
+         * @description redo creates a follow-up task at no charge (`follow_up_task_id`; it carries `redo_of_task_id`). A refund of a prepaid-account task is credited to the account at once (credit note and ledger refund); of a USDC task it becomes a refund owed (refund_status pending, the USDC amount at the task's rate), settled with POST /api/task-refund and its tx_hash. amount_cad above what is left → 422 with `max_amount_cad`; a resolved dispute → 409 CONFLICT. Exactly once under retries and concurrent calls. Permission: `disputes.resolve` (roles: owner, finance); a staff session acts with its role, an admin key as owner.
+         */
+        post: operations["resolveDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Disputes, open first and oldest first, with their evidence files' metadata (operator)
+         * @description Permission: `disputes.read` (roles: owner, reviewer, finance); a staff session acts with its role, an admin key as owner.
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chain-transfers": {
         parameters: {
             query?: never;
@@ -417,7 +477,7 @@ export interface paths {
         put?: never;
         /**
          * Client: ask for the erasure (de-identification) of your personal information
-         * @description Client JWT only. Records an erasure request; the daily privacy-retention job de-identifies the account, its keys, tasks, events, e-mails and proof files once the accounting records are past their legal retention (`due_at`). Invoices and ledger entries are kept for that period. Until then the account is on hold: its API keys are refused (403 FORBIDDEN, `reason` erasure_pending), no task is charged to it and no deposit is taken; sign-in still works, and `withdraw_erasure` ends the hold. A positive balance is recorded on the request (`balance_to_refund_cad`) for the operator to refund. The export of everything held is GET /api/client-account?action=export.
+         * @description Client JWT only. Records an erasure request; the hourly privacy-retention job de-identifies the account, its keys, tasks, events, e-mails and proof files once the accounting records are past their legal retention (`due_at`). Invoices and ledger entries are kept for that period. Until then the account is on hold: its API keys are refused (403 FORBIDDEN, `reason` erasure_pending), no task is charged to it and no deposit is taken; sign-in still works, and `withdraw_erasure` ends the hold. A positive balance is recorded on the request (`balance_to_refund_cad`) for the operator to refund. The export of everything held is GET /api/client-account?action=export.
          */
         post: operations["privacyRequest"];
         delete?: never;
@@ -505,7 +565,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint (Streamable HTTP, stateless, JSON responses)
-         * @description Protocol revision 2025-11-25 by default (2025-06-18 and 2025-03-26 clients answered in theirs). Methods: initialize, ping, tools/list, tools/call (task-augmented for submit_task), tasks/get, tasks/result, tasks/list, tasks/cancel, resources/templates/list, resources/list, resources/read (proof files, task://{task_id}/proof/{n}). Tools: list_services, get_estimate, submit_task, check_task_status, score_task, get_capabilities, register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, list_my_tasks. Keys: x-api-key header, Bearer, or the api_key tool argument (counted on that key's rate limit); anonymous tasks: the access_token argument. Failures: JSON-RPC error objects (protocol; an unknown tool is -32602) or isError tool results carrying the HTTP API's error codes. Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).
+         * @description Protocol revision 2025-11-25 by default (2025-06-18 and 2025-03-26 clients answered in theirs). Methods: initialize, ping, tools/list, tools/call (task-augmented for submit_task), tasks/get, tasks/result, tasks/list, tasks/cancel, resources/templates/list, resources/list, resources/read (proof files, task://{task_id}/proof/{n}). Tools: list_services, get_estimate, submit_task, check_task_status, score_task, get_capabilities, register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, dispute_task, list_my_tasks. Keys: x-api-key header, Bearer, or the api_key tool argument (counted on that key's rate limit); anonymous tasks: the access_token argument. Failures: JSON-RPC error objects (protocol; an unknown tool is -32602) or isError tool results carrying the HTTP API's error codes. Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).
          */
         post: operations["mcp"];
         /**
@@ -774,7 +834,7 @@ export interface components {
              * @enum {string}
              */
             refund_status?: "none" | "pending" | "refunded" | "denied";
-            /** @description Present once a refund was requested (cancelled after payment). */
+            /** @description Present once a refund was requested (cancelled after payment) or owed (a dispute resolved with a refund, an SLA credit). */
             refund?: {
                 /** @enum {string} */
                 status: "pending" | "refunded" | "denied";
@@ -784,7 +844,37 @@ export interface components {
                 /** @description USDC refund transaction, when given. */
                 tx_hash: string | null;
                 note: string | null;
+                /** @description A refund owed in USDC (dispute or SLA credit): the exact amount at the task's rate. */
+                amount_usdc?: string;
             };
+            /** @description Owner or admin: the deadlines and the SLA credit policy (percent of the price per started 24 h late after execution_deadline, capped), and the credit given. */
+            sla?: {
+                /** Format: date-time */
+                review_deadline: string;
+                /** Format: date-time */
+                execution_deadline: string;
+                credit_percent_per_day: number;
+                cap_percent: number;
+                /** @description The SLA credit given, CAD, once given. */
+                credited_cad?: number;
+            };
+            /** @description Owner or admin: the task's latest dispute (POST /api/task-dispute), open or resolved. */
+            dispute?: {
+                dispute_id: string;
+                /** @enum {string} */
+                status: "open" | "resolved";
+                /** @enum {string} */
+                reason: "not_done" | "incomplete" | "wrong_location" | "damaged" | "late" | "other";
+                opened_at: string;
+                /** @enum {string} */
+                resolution?: "redo" | "partial_refund" | "full_refund" | "reject";
+                resolution_reason?: string | null;
+                refund_amount_cad?: number | null;
+                follow_up_task_id?: string | null;
+                resolved_at?: string;
+            };
+            /** @description A follow-up task created by a dispute resolved `redo`: the task it redoes. */
+            redo_of_task_id?: string;
             history: {
                 /** @enum {string} */
                 status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
@@ -888,6 +978,32 @@ export interface components {
                 operator_notes: string | null;
             } | null;
         };
+        TaskDisputeRequest: {
+            /**
+             * @description The task id.
+             * @example TASK-MI9X3K2A-0K5ZQ8W1RT
+             */
+            task_id: string;
+            /**
+             * @description Why: not_done, incomplete, wrong_location, damaged, late, other.
+             * @enum {string}
+             */
+            reason: "not_done" | "incomplete" | "wrong_location" | "damaged" | "late" | "other";
+            /** @description What went wrong, plain text (at most 2000 characters). */
+            details: string;
+            /** @description Photos or documents supporting the dispute: the same items, types, sizes and checks as proof files (base64 content). */
+            evidence_files?: {
+                /** @description File name, with extension (no path). */
+                filename: string;
+                /**
+                 * @description MIME type of the file, checked against its content. One of image/jpeg, image/png, image/webp, image/heic, image/heif, application/pdf, video/mp4, video/quicktime, text/plain, text/csv, application/json (image/jpg is read as image/jpeg).
+                 * @example image/jpeg
+                 */
+                type: string;
+                /** @description File content, standard base64 (a data: URL prefix is accepted). At most 3145728 bytes decoded. */
+                content: string;
+            }[];
+        };
         CreateApiKeyRequest: {
             /**
              * @description Label of the key (an agent or application name).
@@ -938,13 +1054,13 @@ export interface components {
              * @example https://agent.example.com/hooks/tasks
              */
             url: string;
-            /** @description Event names to receive (duplicates ignored): task.created, task.accepted, task.counter_offered, task.rejected, task.paid, task.dispatched, task.on_site, task.assigned, task.at_risk, task.completed, task.failed, task.payment_expired, task.cancelled, billing.low_balance, billing.payment_required. */
-            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
+            /** @description Event names to receive (duplicates ignored): task.created, task.accepted, task.counter_offered, task.rejected, task.paid, task.dispatched, task.on_site, task.assigned, task.at_risk, task.completed, task.failed, task.payment_expired, task.cancelled, task.disputed, task.dispute_resolved, task.sla_credited, task.sla_missed, billing.low_balance, billing.payment_required. */
+            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "task.disputed" | "task.dispute_resolved" | "task.sla_credited" | "task.sla_missed" | "billing.low_balance" | "billing.payment_required")[];
         };
         WebhookCreated: {
             webhook_id: string;
             url: string;
-            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
+            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "task.disputed" | "task.dispute_resolved" | "task.sla_credited" | "task.sla_missed" | "billing.low_balance" | "billing.payment_required")[];
             /** Format: date-time */
             created_at: string;
             /**
@@ -959,7 +1075,7 @@ export interface components {
         Webhook: {
             webhook_id: string;
             url: string;
-            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "billing.low_balance" | "billing.payment_required")[];
+            events: ("task.created" | "task.accepted" | "task.counter_offered" | "task.rejected" | "task.paid" | "task.dispatched" | "task.on_site" | "task.assigned" | "task.at_risk" | "task.completed" | "task.failed" | "task.payment_expired" | "task.cancelled" | "task.disputed" | "task.dispute_resolved" | "task.sla_credited" | "task.sla_missed" | "billing.low_balance" | "billing.payment_required")[];
             /** Format: date-time */
             created_at: string;
         };
@@ -1331,6 +1447,46 @@ export interface components {
             /** @description To the requester (in the e-mail and the status); required when denied. */
             note?: string;
         };
+        DisputeResolveRequest: {
+            /**
+             * @description The dispute id (dsp_…).
+             * @example dsp_8f3k2m9q1x
+             */
+            dispute_id: string;
+            /**
+             * @description redo: a linked follow-up task at no charge; partial_refund: amount_cad; full_refund: what is left of what was paid; reject: reason required.
+             * @enum {string}
+             */
+            resolution: "redo" | "partial_refund" | "full_refund" | "reject";
+            /** @description partial_refund: CAD (taxes included), at most what is left of what was paid. */
+            amount_cad?: number;
+            /** @description To the requester; required for reject. */
+            reason?: string;
+        };
+        Dispute: {
+            dispute_id: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            /** @enum {string} */
+            reason: "not_done" | "incomplete" | "wrong_location" | "damaged" | "late" | "other";
+            opened_at: string;
+            /** @enum {string} */
+            resolution?: "redo" | "partial_refund" | "full_refund" | "reject";
+            resolution_reason?: string | null;
+            refund_amount_cad?: number | null;
+            follow_up_task_id?: string | null;
+            resolved_at?: string;
+            task_id: string;
+            details: string;
+            evidence_files: {
+                filename: string;
+                type: string;
+                size: number;
+                sha256: string;
+            }[];
+            /** @description USDC refund owed (decimal string). */
+            refund_usdc?: string | null;
+        };
         AccountAdminRequest: {
             /**
              * @description deposit: credit a funded deposit (activates a pending account); adjust: signed correction; suspend / activate; set_discount: discount_percent for future charges.
@@ -1438,7 +1594,7 @@ export interface components {
                 role: ("owner" | "reviewer" | "dispatcher" | "field" | "finance") | null;
             };
             /** @enum {string} */
-            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload";
+            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload";
             task_id: string | null;
             /** @description What changed besides a task: `account`, `api_key`, `ledger_entry`. */
             target: {
@@ -1491,6 +1647,33 @@ export interface components {
             };
             avg_response_times: {
                 [key: string]: number;
+            };
+            /** @description Recourse when the work is wrong or late: disputes (window, reasons, resolutions) and the automatic SLA credit policy. */
+            recourse: {
+                disputes: {
+                    /** @description Hours after completed_at to open a dispute (72). */
+                    window_hours: number;
+                    /** @constant */
+                    window_starts: "completed_at";
+                    who: string;
+                    open_with: string;
+                    reasons: ("not_done" | "incomplete" | "wrong_location" | "damaged" | "late" | "other")[];
+                    resolutions: ("redo" | "partial_refund" | "full_refund" | "reject")[];
+                    one_open_per_task: boolean;
+                };
+                sla_credit: {
+                    automatic: boolean;
+                    applies_to: string;
+                    /** @description Percent of the amount paid per started 24 h past execution_deadline (10). */
+                    percent_per_started_day: number;
+                    /** @description Most of the amount paid a credit reaches, percent (50). */
+                    cap_percent: number;
+                    of: string;
+                    paid_as: string;
+                };
+                review_sla_missed: {
+                    rule: string;
+                };
             };
             languages: string[];
             currencies: {
@@ -1724,6 +1907,33 @@ export interface operations {
                                      * @description E-mail to contact about a cancellation or refund.
                                      */
                                     contact: string;
+                                };
+                                /** @description Recourse when the work is wrong or late: disputes (window, reasons, resolutions) and the automatic SLA credit policy. */
+                                recourse: {
+                                    disputes: {
+                                        /** @description Hours after completed_at to open a dispute (72). */
+                                        window_hours: number;
+                                        /** @constant */
+                                        window_starts: "completed_at";
+                                        who: string;
+                                        open_with: string;
+                                        reasons: ("not_done" | "incomplete" | "wrong_location" | "damaged" | "late" | "other")[];
+                                        resolutions: ("redo" | "partial_refund" | "full_refund" | "reject")[];
+                                        one_open_per_task: boolean;
+                                    };
+                                    sla_credit: {
+                                        automatic: boolean;
+                                        applies_to: string;
+                                        /** @description Percent of the amount paid per started 24 h past execution_deadline (10). */
+                                        percent_per_started_day: number;
+                                        /** @description Most of the amount paid a credit reaches, percent (50). */
+                                        cap_percent: number;
+                                        of: string;
+                                        paid_as: string;
+                                    };
+                                    review_sla_missed: {
+                                        rule: string;
+                                    };
                                 };
                             };
                         }[];
@@ -2581,6 +2791,197 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "FIELD_TOO_LONG" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    openTaskDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
+                "Idempotency-Key"?: string;
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+                /** @description The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`). */
+                "X-Task-Access-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskDisputeRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskStatus"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: MISSING_FIELD, INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
                         };
                     };
                 };
@@ -6642,6 +7043,342 @@ export interface operations {
             };
         };
     };
+    resolveDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
+                "Idempotency-Key"?: string;
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeResolveRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: MISSING_FIELD, INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /** @description open or resolved; default both. */
+                status?: "open" | "resolved";
+                limit?: number;
+            };
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disputes: components["schemas"]["Dispute"][];
+                    };
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
     listChainTransfers: {
         parameters: {
             query?: {
@@ -7704,7 +8441,7 @@ export interface operations {
                 /** @description Rows about this task. */
                 task_id?: string;
                 /** @description Rows of this action. */
-                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload";
+                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload";
                 /** @description Rows at or after this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */
                 from?: string;
                 /** @description Rows before this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */

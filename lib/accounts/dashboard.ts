@@ -1,9 +1,10 @@
 /**
  * The client dashboard data (`GET /api/client-account?include=dashboard`): the latest
  * transactions, tasks and invoices of an account (20 each, newest first). The account's
- * tasks are those submitted with a key linked to the account, or charged to it.
+ * tasks are those submitted with a key linked to the account, or charged to it; each says whether
+ * it has a dispute (`dispute_status`, issue 27).
  */
-import { desc, eq, inArray, or } from "drizzle-orm";
+import { desc, eq, inArray, or, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { apiKeys, type ClientAccount, invoices, ledgerEntries, tasks } from "../db/schema/index.js";
 
@@ -29,6 +30,8 @@ export interface Dashboard {
     payment_method: string | null;
     /** A sandbox task (X-Service-Mode: sandbox): never charged; the dashboard hides it by default. */
     sandbox: boolean;
+    /** The status of the task's latest dispute (issue 27), or null when it has none. */
+    dispute_status: "open" | "resolved" | null;
     created_at: string;
   }[];
   invoices: {
@@ -54,7 +57,12 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
       .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
       .limit(DASHBOARD_ROWS),
     db
-      .select()
+      .select({
+        task: tasks,
+        // Outer columns spelled qualified: drizzle writes them unqualified in a select list.
+        disputeStatus: sql<"open" | "resolved" | null>`(select d.status from task_disputes d
+          where d.task_id = "tasks"."id" order by d.opened_at desc limit 1)`,
+      })
       .from(tasks)
       .where(or(inArray(tasks.apiKeyId, keyIds), eq(tasks.accountId, account.id)))
       .orderBy(desc(tasks.createdAt))
@@ -76,13 +84,14 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
       description: e.description,
       created_at: e.createdAt.toISOString(),
     })),
-    tasks: taskRows.map((t) => ({
+    tasks: taskRows.map(({ task: t, disputeStatus }) => ({
       task_id: t.id,
       service_type: t.serviceType,
       status: t.status,
       price_cad: t.priceCad,
       payment_method: t.paymentMethod,
       sandbox: t.sandbox,
+      dispute_status: disputeStatus ?? null,
       created_at: t.createdAt.toISOString(),
     })),
     invoices: invoiceRows.map((i) => ({

@@ -11,6 +11,7 @@
 
 import { z } from "zod";
 import { HUB_NAME } from "../config/server.js";
+import { recourseTermsSchema } from "../tasks/state/recourse.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 import { KM_RATE_TEXT } from "./facts.js";
 
@@ -100,6 +101,7 @@ export const serviceContractSchema = z
         contact: z.email().meta({ description: "E-mail to contact about a cancellation or refund." }),
       })
       .meta({ description: "Refund terms by stage of the task." }),
+    recourse: recourseTermsSchema,
   })
   .meta({ description: "Machine-readable contract of the service." });
 

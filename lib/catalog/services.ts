@@ -12,6 +12,7 @@
 import { z } from "zod";
 import { HUB_NAME } from "../config/server.js";
 import { getConfig } from "../config.js";
+import { type RecourseTerms, recourseTerms } from "../tasks/state/recourse.js";
 import {
   BUDGET_LIMIT_SERVICES,
   type ServiceType,
@@ -39,6 +40,8 @@ export interface ServiceContract {
   outputs_schema: Readonly<Record<string, unknown>>;
   /** Deadlines, hours. */
   sla: typeof SLA;
+  /** Disputes and SLA credits (issue 27). */
+  recourse: RecourseTerms;
   /** Prices in CAD. */
   pricing: {
     currency: "CAD";
@@ -315,6 +318,7 @@ function contractOf(def: ServiceDefinition): ServiceContract {
       after_dispatch: def.after_dispatch,
       contact: getConfig().CONTACT_EMAIL,
     },
+    recourse: recourseTerms(),
   };
 }
 

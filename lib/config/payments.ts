@@ -85,4 +85,18 @@ export const paymentsSettings = () => ({
    * (0: reusable at once; the block-time rule still applies). Default 168 (7 days).
    */
   AMOUNT_REUSE_COOLDOWN_HOURS: int(168, 0, 24 * 366),
+
+  /**
+   * Hours after a task's completion during which its owner may open a dispute (POST
+   * /api/task-dispute; issue 27). Published in GET /api/capabilities `recourse` and each catalog
+   * contract.
+   */
+  DISPUTE_WINDOW_HOURS: int(72, 1, 24 * 90),
+  /**
+   * SLA credit of a paid task completed or failed after its execution deadline: this percent of
+   * its price per started 24 h late (api/cron/sla-credits; issue 27).
+   */
+  SLA_CREDIT_PERCENT: int(10, 0, 100),
+  /** Most an SLA credit may reach, percent of the task's price. */
+  SLA_CREDIT_CAP_PERCENT: int(50, 0, 100),
 });

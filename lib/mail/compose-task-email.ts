@@ -12,7 +12,10 @@
  * | task.completed          | completion             | always; proof files attached               |
  * | task.failed             | task-failed            | always                                     |
  * | task.payment_expired    | payment-expired        | always                                     |
- * Other events (paid, dispatched, on_site, cancelled) send nothing; sandbox tasks never
+ * | task.disputed           | recourse               | always (the requester's copy; issue 27)    |
+ * | task.dispute_resolved   | recourse               | always                                     |
+ * | task.sla_credited       | recourse               | always                                     |
+ * Other events (paid, dispatched, on_site, cancelled, sla_missed: the cancellation says it) send nothing; sandbox tasks never
  * send anything. Billing events are e-mailed by the billing module, not here.
  */
 import { getService } from "../catalog/services.js";
@@ -35,6 +38,9 @@ export const EVENT_TEMPLATES: Partial<Record<TaskEventType, TemplateName>> = {
   "task.completed": "completion",
   "task.failed": "task-failed",
   "task.payment_expired": "payment-expired",
+  "task.disputed": "recourse",
+  "task.dispute_resolved": "recourse",
+  "task.sla_credited": "recourse",
 };
 
 /** A proof file as listed in the completion e-mail. */
@@ -144,10 +150,34 @@ export function composeTaskEmail(
     case "payment-expired":
       values.expires_at = formatDateTime(task.paymentExpiresAt ?? event.createdAt, lang);
       break;
+    case "recourse":
+      Object.assign(values, recourseValues(event, task));
+      break;
     case "webhook-fallback":
       return null;
   }
   return taskEmailRow(task, template, values, `${template}:${event.id}`, attachments);
+}
+
+/** The values of the `recourse` template for a dispute or SLA-credit event (its payload). */
+function recourseValues(event: TaskEvent, task: Task): TemplateValues {
+  const p = event.payload;
+  const cadOf = (v: unknown) => (typeof v === "number" ? formatCad(v, task.lang) : null);
+  const text = (v: unknown) => (typeof v === "string" ? v : null);
+  return {
+    disputed: event.type === "task.disputed",
+    resolved: event.type === "task.dispute_resolved",
+    credited: event.type === "task.sla_credited",
+    reason: text(p.reason),
+    resolution: text(p.resolution),
+    note: event.type === "task.dispute_resolved" ? text(p.reason) : null,
+    refund_amount_cad: cadOf(p.refund_amount_cad),
+    follow_up_task_id: text(p.follow_up_task_id),
+    owed: p.refund_status === "pending",
+    days_late: typeof p.days_late === "number" ? p.days_late : null,
+    percent: typeof p.percent === "number" ? p.percent : null,
+    credited_cad: cadOf(p.credited_cad),
+  };
 }
 
 /**

@@ -26,6 +26,7 @@ export const TEMPLATE_NAMES = [
   "webhook-fallback",
   "refund-settled",
   "task-notice",
+  "recourse",
 ] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
@@ -69,6 +70,10 @@ const FILES: Record<TemplateName, Record<Lang, URL>> = {
   "task-notice": {
     fr: new URL("./templates/task-notice.fr.txt", import.meta.url),
     en: new URL("./templates/task-notice.en.txt", import.meta.url),
+  },
+  recourse: {
+    fr: new URL("./templates/recourse.fr.txt", import.meta.url),
+    en: new URL("./templates/recourse.en.txt", import.meta.url),
   },
 };
 

@@ -1,6 +1,6 @@
 /**
  * The MCP tools of the task lifecycle: submit_task (an MCP task when called task-augmented),
- * check_task_status, cancel_task and list_my_tasks. Each a thin adapter over the same lib
+ * check_task_status, cancel_task, dispute_task and list_my_tasks. Each a thin adapter over the same lib
  * functions as the HTTP endpoints; a keyless caller uses the task's `access_token`.
  * The workflows (submission, status read with sandbox progression, cancellation) are imported
  * by the call that needs them, so an MCP request that only initializes or lists tools does not
@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ApiError } from "../http/errors.js";
 import { parseOrThrow } from "../http/validation.js";
 import { hasScope } from "../keys/credentials.js";
+import { openDisputeShape } from "../tasks/state/dispute-schemas.js";
 import { MAX_TASK_PAGE, taskSubmissionSchema } from "../tasks/state/schemas.js";
 import { rejectForeignToken } from "../tasks/state/task-access.js";
 import { taskCreatedSchema } from "../tasks/state/view-schemas.js";
@@ -171,6 +172,46 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
       const { cancelTask } = await import("../tasks/cancel-task.js");
       const { task, access } = await actingAs(caller, () =>
         cancelTask(String(args.task_id), { caller, accessToken }, args.reason as string | undefined),
+      );
+      const { taskStatusView } = await import("../tasks/task-view.js");
+      const view = await taskStatusView(task, access, undefined, { proofContent: false });
+      return taskToolResult(task, view, access);
+    },
+  },
+  dispute_task: {
+    name: "dispute_task",
+    title: "Dispute a completed task",
+    description:
+      "Contest a completed task within the dispute window (hours after completion: recourse.disputes.window_hours " +
+      "of get_capabilities, default 72): reason not_done, incomplete, wrong_location, damaged, late or other, with " +
+      "details and optional evidence_files (as proof files: filename, type, base64 content). The task keeps its " +
+      "status; its status gains `dispute`, and staff resolve it (redo at no charge, partial or full refund, or " +
+      "reject: event task.dispute_resolved). Needs the key that submitted the task (or one of the same account), or " +
+      "its access_token. One open dispute per task (CONFLICT); after the window → VALIDATION_ERROR.",
+    input: {
+      ...openDisputeShape,
+      access_token: accessTokenArgument,
+      api_key: apiKeyArgument,
+    },
+    output: mcpTaskStatusSchema,
+    annotations: writeTool("Dispute a completed task"),
+    async run(args, ctx) {
+      const { api_key, access_token, ...rest } = args as { api_key?: string; access_token?: string } & Record<
+        string,
+        unknown
+      >;
+      const caller = await resolveCaller(ctx, api_key);
+      if (!caller && !access_token) {
+        throw new ApiError(
+          "UNAUTHORIZED",
+          "dispute_task needs the key that submitted the task (x-api-key header or api_key) or its access_token",
+        );
+      }
+      const { openDisputeBodySchema } = await import("../tasks/state/dispute-schemas.js");
+      const body = parseOrThrow(openDisputeBodySchema, rest);
+      const { openDispute } = await import("../tasks/open-dispute.js");
+      const { task, access } = await actingAs(caller, () =>
+        openDispute(body, { caller, accessToken: access_token }),
       );
       const { taskStatusView } = await import("../tasks/task-view.js");
       const view = await taskStatusView(task, access, undefined, { proofContent: false });

@@ -46,7 +46,7 @@ import {
   writeTool,
 } from "./tool-kit.js";
 
-/** The tool list, in the spec's order, then the tools MCP adds (cancel_task, list_my_tasks). */
+/** The tool list, in the spec's order, then the tools MCP adds (cancel_task, dispute_task, list_my_tasks). */
 export const TOOLS: ToolDefinition[] = [
   {
     name: "list_services",
@@ -222,5 +222,6 @@ export const TOOLS: ToolDefinition[] = [
     },
   },
   TASK_TOOLS.cancel_task!,
+  TASK_TOOLS.dispute_task!,
   TASK_TOOLS.list_my_tasks!,
 ];

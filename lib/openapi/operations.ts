@@ -37,13 +37,17 @@ import {
   getReceiptKeysOperation,
   getStatusOperation,
   privacyRetentionOperation,
+  slaCreditsOperation,
 } from "../system/descriptors/operations.js";
 import {
   cancelTaskOperation,
   completeTaskOperation,
   getTaskStatusOperation,
+  listDisputesOperation,
   listTasksOperation,
+  openDisputeOperation,
   recordPaymentOperation,
+  resolveDisputeOperation,
   reviewTaskOperation,
   settleRefundOperation,
   submitTaskOperation,
@@ -64,6 +68,7 @@ export function allOperations(): Operation[] {
     submitTaskOperation,
     getTaskStatusOperation,
     cancelTaskOperation,
+    openDisputeOperation,
     taskStreamOperation,
     createApiKeyOperation,
     listApiKeysOperation,
@@ -87,6 +92,8 @@ export function allOperations(): Operation[] {
     recordPaymentOperation,
     settleRefundOperation,
     listTasksOperation,
+    resolveDisputeOperation,
+    listDisputesOperation,
     listChainTransfersOperation,
     accountAdminOperation,
     privacyRequestOperation,
@@ -106,5 +113,6 @@ export function allOperations(): Operation[] {
     deliverWebhooksOperation,
     expirePaymentsOperation,
     privacyRetentionOperation,
+    slaCreditsOperation,
   ] as Operation[];
 }

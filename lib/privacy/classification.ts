@@ -216,6 +216,27 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal: "filename content capture",
     none: "id task_id mime_type size_bytes sha256 position created_at",
   }),
+  task_disputes: table({
+    purpose: "disputes of completed tasks and how staff resolved them (issue 27)",
+    export: "task_disputes",
+    erasure:
+      "details replaced, staff's reason cleared; ids, reasons, resolutions and amounts kept (accounting)",
+    personal: "details resolution_reason",
+    none: "id task_id status reason opened_at resolution refund_amount_cad refund_usdc_micro follow_up_task_id resolved_at",
+  }),
+  dispute_files: table({
+    purpose: "evidence files the requester gave with a dispute",
+    export: "dispute_files",
+    erasure: "deleted",
+    personal: "filename content",
+    none: "id dispute_id mime_type size_bytes sha256 position created_at",
+  }),
+  sla_credits: table({
+    purpose: "SLA credits of late tasks (accounting record)",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "task_id days_late percent amount_cad usdc_micro invoice_id created_at",
+  }),
   task_events: table({
     purpose: "task history and the notification outbox",
     export: "task_events",
@@ -275,7 +296,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal:
       "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason cancel_reason refund_note policy receipt",
     secret: "access_token_hash",
-    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash receipt_invoice_id paid_at dispatched_at on_site_at completed_at assigned_staff_id assigned_at at_risk_at cancelled_at refund_status refund_amount_cad refund_settled_at refund_tx_hash version created_at updated_at",
+    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash receipt_invoice_id paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at assigned_staff_id assigned_at at_risk_at refund_tx_hash refund_usdc_micro redo_of_task_id version created_at updated_at",
   }),
   webhooks: table({
     purpose: "webhooks registered by the client's keys",

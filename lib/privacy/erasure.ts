@@ -304,6 +304,8 @@ export async function deidentifyAccount(
     deletedAt: sql`coalesce(${webhooks.deletedAt}, ${now})`,
   });
   await remove("proof_files");
+  await remove("dispute_files");
+  await rewrite("task_disputes", { details: DEIDENTIFIED, resolutionReason: null });
   await rewrite("task_scores", { feedback: null });
   await remove("emails");
   await rewrite("activity", { ip: null, agentName: null });

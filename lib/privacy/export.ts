@@ -41,7 +41,10 @@ export function exportRow(table: PgTable, row: Record<string, unknown>): Record<
     const value = row[prop];
     if (typeof value === "bigint") out[column.name] = value.toString();
     else if (value instanceof Uint8Array)
-      out[column.name] = "not inlined: proof_files_data of GET /api/submit-task?task_id=<task_id>";
+      out[column.name] =
+        name === "dispute_files"
+          ? "not inlined: the evidence file sent with the dispute (size and sha256 listed)"
+          : "not inlined: proof_files_data of GET /api/submit-task?task_id=<task_id>";
     else out[column.name] = value instanceof Date ? value.toISOString() : value;
   }
   return out;

@@ -2,7 +2,8 @@
  * The records of one client (the "subject" of an access or erasure request; issue 25): the rows
  * the subject owns — their account, the API keys linked to it (by the account's owner, never the
  * key that merely opened the account: its contact is typed by whoever created it), the tasks
- * those keys submitted or charged to the account, their events, proof files, ratings and
+ * those keys submitted or charged to the account, their events, proof files, disputes and their
+ * evidence files, ratings and
  * transfers, the webhooks of those keys and their deliveries, the account's invoices, ledger and
  * pre-authorizations, its sessions, the e-mails of the account and of its tasks, and the activity of
  * its keys. Export and
@@ -34,6 +35,8 @@ export interface SubjectRows {
   tasks: SQL;
   task_events: SQL | undefined;
   proof_files: SQL;
+  task_disputes: SQL;
+  dispute_files: SQL;
   task_scores: SQL;
   chain_transfers: SQL;
   invoices: SQL;
@@ -54,6 +57,8 @@ export const SUBJECT_TABLES = {
   tasks: t.tasks,
   task_events: t.taskEvents,
   proof_files: t.proofFiles,
+  task_disputes: t.taskDisputes,
+  dispute_files: t.disputeFiles,
   task_scores: t.taskScores,
   chain_transfers: t.chainTransfers,
   invoices: t.invoices,
@@ -91,6 +96,14 @@ function subjectRows(db: Db | Tx, account: ClientAccount): SubjectRows {
     tasks: ownedTask,
     task_events: or(inArray(t.taskEvents.taskId, ownedTasks), eq(t.taskEvents.accountId, account.id)),
     proof_files: inArray(t.proofFiles.taskId, ownedTasks),
+    task_disputes: inArray(t.taskDisputes.taskId, ownedTasks),
+    dispute_files: inArray(
+      t.disputeFiles.disputeId,
+      db
+        .select({ id: t.taskDisputes.id })
+        .from(t.taskDisputes)
+        .where(inArray(t.taskDisputes.taskId, ownedTasks)),
+    ),
     task_scores: inArray(t.taskScores.taskId, ownedTasks),
     chain_transfers: inArray(t.chainTransfers.taskId, ownedTasks),
     invoices: eq(t.invoices.accountId, account.id),

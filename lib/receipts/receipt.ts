@@ -14,6 +14,7 @@
 import { createHash } from "node:crypto";
 // jose loads with the first signature or verification (cold start, docs/performance.md).
 import type { JWK } from "jose";
+import { getConfig } from "../config.js";
 import type { Task } from "../db/schema/index.js";
 import { receiptKeyRing } from "./keys.js";
 
@@ -45,6 +46,18 @@ export interface ReceiptClaims {
   completed_at: string | null;
   proof: ReceiptProof[];
   operator_notes_sha256: string | null;
+  /**
+   * The service level the task was held to (issue 27): its deadlines and the SLA credit policy in
+   * force when it finished (percent of the price per started 24 h past `execution_deadline`,
+   * capped). The credit itself is granted later (api/cron/sla-credits) and shown in the status.
+   */
+  sla: {
+    review_deadline: string;
+    execution_deadline: string;
+    credit_percent_per_day: number;
+    cap_percent: number;
+    credited_cad?: number;
+  };
   issued_at: string;
 }
 
@@ -64,6 +77,8 @@ export type ReceiptTask = Pick<
   | "dispatchedAt"
   | "completedAt"
   | "operatorNotes"
+  | "reviewDeadline"
+  | "executionDeadline"
 >;
 
 const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
@@ -92,6 +107,12 @@ export function receiptClaims(
     completed_at: status === "completed" ? (task.completedAt?.toISOString() ?? null) : null,
     proof: proof.map((p) => ({ sha256: p.sha256, size: p.size, type: p.type })),
     operator_notes_sha256: task.operatorNotes ? sha256Hex(task.operatorNotes) : null,
+    sla: {
+      review_deadline: task.reviewDeadline.toISOString(),
+      execution_deadline: task.executionDeadline.toISOString(),
+      credit_percent_per_day: getConfig().SLA_CREDIT_PERCENT,
+      cap_percent: getConfig().SLA_CREDIT_CAP_PERCENT,
+    },
     issued_at: issuedAt.toISOString(),
   };
 }

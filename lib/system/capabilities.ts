@@ -17,6 +17,7 @@ import { PERMISSIONS, ROLE_PERMISSIONS } from "../permissions.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
+import { recourseTerms } from "../tasks/state/recourse.js";
 import type { ServiceType } from "../tasks/state/schemas.js";
 import { OPERATIONAL_HOURS, SLA } from "../tasks/state/sla.js";
 import { type EndpointEntry, PUBLIC_ENDPOINTS } from "./endpoints.js";
@@ -48,6 +49,7 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       execution_hours_urgent: SLA.execution_hours_urgent,
       payment_window_hours: SLA.payment_window_hours,
     },
+    recourse: recourseTerms(config),
     languages: ["fr", "en"],
     currencies: { pricing: "CAD", payment: ["USDC"], prepaid_accounts: "CAD" },
     authentication: authentication(config, operations),

@@ -7,6 +7,10 @@
  * cancellation policy says (the operator fixes the amount). Terminal tasks → 409.
  * A task paid from a prepaid account and cancelled before dispatch is refunded to the
  * account in the same transaction (`refund_status: refunded`).
+ *
+ * Review SLA missed (issue 27): a task reviewed after its `review_deadline` may be cancelled by
+ * its owner with a full refund even after dispatch (prepaid: credited at once; USDC: the full
+ * amount pending for finance), and the cancellation also writes the event `task.sla_missed`.
  */
 import { refundTaskToAccount } from "../billing/charge-task.js";
 import { findUsdcReceipt } from "../billing/credit-notes.js";
@@ -14,6 +18,12 @@ import { DomainError } from "../errors.js";
 import { type Caller, hasScope } from "../keys/credentials.js";
 import { applyTransition, getTaskOrThrow, type TransitionResult } from "./state/apply-transition.js";
 import { type TaskAccess, taskAccess, tokenMatches } from "./state/task-access.js";
+import { emitTaskEvent } from "./state/task-events.js";
+
+/** Whether `task` was reviewed after its review deadline (the review SLA missed). */
+function reviewSlaMissed(task: { reviewedAt: Date | null; reviewDeadline: Date }): boolean {
+  return task.reviewedAt !== null && task.reviewedAt > task.reviewDeadline;
+}
 
 /**
  * Cancels task `taskId` for `credential`: its owner (lib/tasks/state/task-access.ts; a key needs
@@ -46,11 +56,18 @@ export async function cancelTask(
   const result = await applyTransition(taskId, "cancel", {
     changes: async (locked, tx) => {
       const paid = locked.paidAt !== null;
-      const dispatched = locked.dispatchedAt !== null;
+      // A review past its deadline: the full refund is owed whatever the dispatch (issue 27).
+      const missed = paid && reviewSlaMissed(locked);
+      const dispatched = locked.dispatchedAt !== null && !missed;
       // Paid from a prepaid account and not yet dispatched: refunded to the account at once.
       const accountRefund =
         paid && !dispatched && locked.paymentMethod === "account"
-          ? await refundTaskToAccount(tx, locked, "cancelled before dispatch", now)
+          ? await refundTaskToAccount(
+              tx,
+              locked,
+              missed ? "cancelled, review deadline missed" : "cancelled before dispatch",
+              now,
+            )
           : null;
       return {
         cancelledAt: now,
@@ -61,6 +78,17 @@ export async function cancelTask(
           accountRefund ??
           (paid && !dispatched ? ((await findUsdcReceipt(tx, locked))?.amountCad ?? locked.priceCad) : null),
       };
+    },
+    after: async (t, tx) => {
+      if (t.paidAt !== null && reviewSlaMissed(t)) {
+        await emitTaskEvent(tx, t, "task.sla_missed", {
+          sla: "review",
+          review_deadline: t.reviewDeadline.toISOString(),
+          reviewed_at: t.reviewedAt?.toISOString() ?? null,
+          refund_status: t.refundStatus,
+          refund_amount_cad: t.refundAmountCad,
+        });
+      }
     },
     payload: (t) => ({
       reason: t.cancelReason,

@@ -15,6 +15,13 @@ import {
   taskListQuerySchema,
   taskQuerySchema,
 } from "./state/admin-schemas.js";
+import {
+  disputeListSchema,
+  disputeSchema,
+  listDisputesQuerySchema,
+  openDisputeBodySchema,
+  resolveDisputeBodySchema,
+} from "./state/dispute-schemas.js";
 import { taskSubmissionSchema } from "./state/schemas.js";
 import { taskCreatedSchema, taskStatusSchema } from "./state/view-schemas.js";
 
@@ -196,5 +203,77 @@ export const listTasksOperation = defineOperation({
       description: "Pass as `cursor` (same filters and sort) for the next page; null on the last page.",
     }),
   }),
+  errors: ["VALIDATION_ERROR"],
+});
+
+export const openDisputeOperation = defineOperation({
+  id: "openTaskDispute",
+  method: "POST",
+  path: "/api/task-dispute",
+  summary: "Dispute a completed task (within the dispute window)",
+  description:
+    "The task's owner (the submitting key or a key linked to the same client account, the signed-in client, or the " +
+    "task's `access_token` as `X-Task-Access-Token` or `Authorization: Bearer tok_…`) disputes a completed task " +
+    "within DISPUTE_WINDOW_HOURS (default 72) of its completion; see `recourse` in GET /api/capabilities. The task " +
+    "keeps its status; the answer is its status view with `dispute`. Events task.disputed, then " +
+    "task.dispute_resolved. Anyone else, or an unknown task → 404; a dispute already open, or a task not completed → " +
+    "409 CONFLICT; the window closed → 422 VALIDATION_ERROR with `dispute_window_ends_at`. Evidence files are " +
+    "checked as proof files are.",
+  tags: ["Tasks"],
+  auth: "optional",
+  body: openDisputeBodySchema,
+  response: taskStatusSchema,
+  successStatus: 201,
+  idempotent: true,
+  maxBodyBytes: 4_400_000,
+  documentedHeaders: [
+    {
+      name: "X-Task-Access-Token",
+      required: false,
+      description: "The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`).",
+    },
+  ],
+  errors: [
+    "MISSING_FIELD",
+    "VALIDATION_ERROR",
+    "FIELD_TOO_LONG",
+    "INVALID_FORMAT",
+    "PAYLOAD_TOO_LARGE",
+    "NOT_FOUND",
+    "FORBIDDEN",
+    "CONFLICT",
+  ],
+});
+
+export const resolveDisputeOperation = defineOperation({
+  id: "resolveDispute",
+  method: "POST",
+  path: "/api/dispute-resolve",
+  summary: "Resolve a dispute: redo, partial or full refund, or reject (operator)",
+  description:
+    "redo creates a follow-up task at no charge (`follow_up_task_id`; it carries `redo_of_task_id`). A refund of a " +
+    "prepaid-account task is credited to the account at once (credit note and ledger refund); of a USDC task it " +
+    "becomes a refund owed (refund_status pending, the USDC amount at the task's rate), settled with POST " +
+    "/api/task-refund and its tx_hash. amount_cad above what is left → 422 with `max_amount_cad`; a resolved " +
+    "dispute → 409 CONFLICT. Exactly once under retries and concurrent calls.",
+  tags: ["Operator"],
+  auth: "admin",
+  permission: "disputes.resolve",
+  body: resolveDisputeBodySchema,
+  response: disputeSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+});
+
+export const listDisputesOperation = defineOperation({
+  id: "listDisputes",
+  method: "GET",
+  path: "/api/disputes",
+  summary: "Disputes, open first and oldest first, with their evidence files' metadata (operator)",
+  tags: ["Operator"],
+  auth: "admin",
+  permission: "disputes.read",
+  query: listDisputesQuerySchema,
+  response: disputeListSchema,
   errors: ["VALIDATION_ERROR"],
 });

@@ -13,7 +13,9 @@
  *   `cancellation_policy.after_dispatch`), with the reason for the requester.
  *
  * The task row (refund columns, version), the ledger rows and the requester's e-mail are
- * written in one transaction. The task's status does not change (it stays `cancelled`), so
+ * written in one transaction. A refund owed by recourse (a dispute resolved with a refund, an SLA
+ * credit; lib/tasks/recourse-refund.ts) is settled the same way on a completed or failed task.
+ * The task's status does not change (it stays `cancelled`, or finished), so
  * no task event is emitted: the contract's event list has no refund event.
  */
 import { eq, sql } from "drizzle-orm";
@@ -105,6 +107,7 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
     if (!task.sandbox) {
       const values = {
         ...commonValues(task),
+        cancelled: task.status === "cancelled",
         refunded: body.outcome === "refunded",
         denied: body.outcome === "denied",
         amount_cad: amount === null ? null : formatCad(amount, task.lang),

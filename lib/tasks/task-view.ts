@@ -4,19 +4,22 @@
  * ids, service, status, sandbox, urgency, times, deadlines, the history's statuses and times,
  * `_polling` and `_links`. For the owner or an admin also the task record, payment details from `accepted_pending_payment` on, the counter-offer,
  * proof files when completed (with their size, SHA-256 and capture metadata in `proof_files`),
- * the signed receipt once completed or failed, the policy screen's outcome, the history,
- * `_polling` and links. For an admin (an admin key or a staff member) also `actors`: who did each
- * step, from the audit trail; requesters never see it.
+ * the signed receipt once completed or failed, the policy screen's outcome, the SLA terms and any
+ * credit (`sla`), the latest dispute (`dispute`, issue 27), the history, `_polling` and links.
+ * For an admin (an admin key or a staff member) also `actors`: who did each step, from the audit
+ * trail; requesters never see it.
  */
 import { and, asc, eq } from "drizzle-orm";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { getDb } from "../db/client.js";
 import { type EventType, TASK_STATUSES, type TaskStatus } from "../db/schema/enums.js";
-import { auditLog, proofFiles, staffMembers, type Task, taskEvents } from "../db/schema/index.js";
+import { auditLog, proofFiles, slaCredits, staffMembers, type Task, taskEvents } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taxesForAmount } from "../taxes.js";
+import { disputeSummary, latestDispute } from "./state/dispute-view.js";
+import { slaView } from "./state/recourse.js";
 import { seesContent, type TaskAccess } from "./state/task-access.js";
 import { taskLinks } from "./state/task-links.js";
 import { isTerminal } from "./state/transitions.js";
@@ -91,6 +94,14 @@ export async function taskActors(taskId: string): Promise<TaskActorEntry[]> {
     }
     return { ...base, actor_kind: "requester", actor_role: null, actor_display_name: null };
   });
+}
+
+/**
+ * The entries of `history` that set a status: events that change none (a dispute, an SLA credit;
+ * issue 27) are delivered as events but are not steps of the status history.
+ */
+function statusHistory(history: TaskHistoryEntry[]): TaskHistoryEntry[] {
+  return history.filter((h) => h.status !== null);
 }
 
 /** The `refund` block of a task whose refund was requested (amounts in CAD). */
@@ -191,7 +202,7 @@ function publicStatusView(task: Task, history: TaskHistoryEntry[]): Record<strin
     updated_at: task.updatedAt.toISOString(),
     review_deadline: task.reviewDeadline.toISOString(),
     execution_deadline: task.executionDeadline.toISOString(),
-    history: history.map((h) => ({ status: h.status, at: h.at.toISOString() })),
+    history: statusHistory(history).map((h) => ({ status: h.status, at: h.at.toISOString() })),
     _polling: {
       next_poll_seconds: nextPollSeconds(task),
       is_terminal: isTerminal(task.status),
@@ -271,8 +282,21 @@ export async function taskStatusView(
     view.failure_reason = task.failureReason;
     view.operator_notes = task.operatorNotes;
   }
+  // Recourse (issue 27): only a finished task can be disputed or credited, so others skip the reads.
+  const finished = task.status === "completed" || task.status === "failed";
+  const [dispute, credit] = finished ? await Promise.all([latestDispute(task.id), slaCreditOf(task.id)]) : [];
+  view.sla = slaView(task, credit ?? null);
+  if (dispute) view.dispute = disputeSummary(dispute);
+  if (task.redoOfTaskId) view.redo_of_task_id = task.redoOfTaskId;
+  if (task.refundUsdcMicro !== null && view.refund) {
+    (view.refund as Record<string, unknown>).amount_usdc = formatUsdc(task.refundUsdcMicro);
+  }
   if (task.receipt) view.receipt = task.receipt;
-  view.history = history.map((h) => ({ status: h.status, event: h.event, at: h.at.toISOString() }));
+  view.history = statusHistory(history).map((h) => ({
+    status: h.status,
+    event: h.event,
+    at: h.at.toISOString(),
+  }));
   if (access === "admin") view.actors = await taskActors(task.id);
   const terminal = isTerminal(task.status);
   view._polling = {
@@ -284,6 +308,16 @@ export async function taskStatusView(
     ? { ...taskLinks(task.id), receipt_keys: `${publicBaseUrl()}${RECEIPT_JWKS_PATH}` }
     : taskLinks(task.id);
   return view;
+}
+
+/** The SLA credit given to task `taskId`, CAD, or undefined (lib/tasks/sla-credits.ts). */
+async function slaCreditOf(taskId: string): Promise<number | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ amountCad: slaCredits.amountCad })
+    .from(slaCredits)
+    .where(eq(slaCredits.taskId, taskId));
+  return row?.amountCad;
 }
 
 /**

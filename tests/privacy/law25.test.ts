@@ -20,10 +20,12 @@ import {
   chainTransfers,
   clientAccounts,
   deliveries,
+  disputeFiles,
   erasureRequests,
   preauthorizations,
   privacyAudit,
   proofFiles,
+  taskDisputes,
   taskEvents,
   taskScores,
   webhooks,
@@ -53,6 +55,8 @@ const MARKERS = {
   agent: "MARKER-AGENT",
   preauth: "MARKER-PREAUTH",
   proof: "marker-proof.png",
+  dispute: "MARKER-DISPUTE the photos are of another building",
+  evidence: "marker-evidence.png",
 };
 
 let admin: string;
@@ -101,6 +105,18 @@ async function seedSubject() {
     content: Buffer.from("abc"),
   });
   await db.insert(taskScores).values({ taskId, apiKeyId: k!.id, rating: 5, feedback: MARKERS.feedback });
+  await db
+    .insert(taskDisputes)
+    .values({ id: "dsp_law25", taskId, reason: "wrong_location", details: MARKERS.dispute });
+  await db.insert(disputeFiles).values({
+    id: "df_law25",
+    disputeId: "dsp_law25",
+    filename: MARKERS.evidence,
+    mimeType: "image/png",
+    sizeBytes: 3,
+    sha256: "00",
+    content: Buffer.from("abc"),
+  });
   await db.insert(webhooks).values({
     id: "wh_law25",
     apiKeyId: k!.id,

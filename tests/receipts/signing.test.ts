@@ -56,6 +56,8 @@ const task: ReceiptTask = {
   dispatchedAt: new Date("2026-11-20T14:00:00Z"),
   completedAt: new Date("2026-11-20T16:30:00Z"),
   operatorNotes: "Storefront photographed.",
+  reviewDeadline: new Date("2026-11-19T12:00:00Z"),
+  executionDeadline: new Date("2026-11-22T12:00:00Z"),
 };
 const proof = [
   { sha256: sha(photo), size: photo.length, type: "image/jpeg" },
@@ -87,6 +89,12 @@ describe("receipt claims", () => {
       completed_at: "2026-11-20T16:30:00.000Z",
       proof,
       operator_notes_sha256: sha(Buffer.from("Storefront photographed.")),
+      sla: {
+        review_deadline: "2026-11-19T12:00:00.000Z",
+        execution_deadline: "2026-11-22T12:00:00.000Z",
+        credit_percent_per_day: 10,
+        cap_percent: 50,
+      },
       issued_at: "2026-11-20T16:30:01.000Z",
     });
     const failed = receiptClaims({ ...task, operatorNotes: null }, "failed", [], new Date());
@@ -126,6 +134,7 @@ describe("signing and tampering", () => {
       ["proof", (c) => (c.proof[0]!.sha256 = "0".repeat(64))],
       ["proof order", (c) => c.proof.reverse()],
       ["operator_notes_sha256", (c) => (c.operator_notes_sha256 = null)],
+      ["sla", (c) => (c.sla.execution_deadline = "2030-01-01T00:00:00.000Z")],
       ["issued_at", (c) => (c.issued_at = "2020-01-01T00:00:00.000Z")],
     ];
     for (const [name, change] of tampered) {

@@ -10,13 +10,16 @@ import { eq, gt, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DELETE as keysDelete, POST as keysPost } from "../../api/api-keys.js";
 import { GET as auditGet } from "../../api/audit-log.js";
+import { POST as resolvePost } from "../../api/dispute-resolve.js";
 import { POST as staffPost } from "../../api/staff.js";
+import { POST as disputePost } from "../../api/task-dispute.js";
 import { POST as refundPost } from "../../api/task-refund.js";
 import { runAsActor, systemActor } from "../../lib/db/actor.js";
 import { getDb } from "../../lib/db/client.js";
 import { AUDIT_ACTIONS } from "../../lib/db/schema/enums.js";
 import { type AuditLogEntry, apiKeys, auditLog, tasks } from "../../lib/db/schema/index.js";
 import { expirePayments } from "../../lib/jobs/expire-payments.js";
+import { slaCredits } from "../../lib/jobs/sla-credits.js";
 import { applyTransitionBatch } from "../../lib/tasks/state/apply-transition.js";
 import { accountAdmin, accountKeys, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -189,6 +192,38 @@ describe("every audited change leaves one row with its actor", () => {
       ["task.pay", "system", "check-payments", null],
     ]);
     expect(rows.map((r) => r.taskId).sort()).toEqual([...ids].sort());
+  });
+
+  it("recourse: a dispute opened by the requester's key, resolved by the operator; an SLA credit by its job", async () => {
+    const { task_id } = await submitted();
+    await reviewTask(admin, { task_id, action: "approve", price_cad: 200 });
+    await recordPayment(admin, { task_id, tx_hash: `0x${"78".repeat(32)}`, network: "base" });
+    await completeTask(admin, { task_id, action: "complete", proof_files: [pngProof()] });
+    await newRows();
+    const opened = await call(disputePost, "/api/task-dispute", {
+      method: "POST",
+      headers: keyHeaders(agent),
+      json: { task_id, reason: "incomplete", details: "Half of it." },
+    });
+    expect(opened.res.status).toBe(201);
+    expect(who(await newRows())).toEqual([["dispute.open", "api_key", agentId, null]]);
+    const resolved = await call(resolvePost, "/api/dispute-resolve", {
+      method: "POST",
+      headers: keyHeaders(admin),
+      json: { dispute_id: opened.body.dispute.dispute_id, resolution: "partial_refund", amount_cad: 10 },
+    });
+    expect(resolved.res.status).toBe(200);
+    const rows = await newRows();
+    expect(who(rows)).toEqual([OWNER("dispute.resolve")]);
+    expect(rows[0]!.details).toMatchObject({ resolution: "partial_refund", refund_amount_cad: 10 });
+
+    const [task] = await (await getDb()).select().from(tasks).where(eq(tasks.id, task_id));
+    await (await getDb())
+      .update(tasks)
+      .set({ executionDeadline: new Date(task!.completedAt!.getTime() - 3600_000) })
+      .where(eq(tasks.id, task_id));
+    expect((await slaCredits()).ok).toBe(true);
+    expect(who(await newRows())).toEqual([["sla.credit", "system", "sla-credits", null]]);
   });
 
   it("prepaid accounts: link, deposit, charge, refund, adjustment, suspend, activate, discount, key changes", async () => {

@@ -135,6 +135,13 @@ describe("the permission table", () => {
     expect(may("finance", "accountAdmin", "adjust")).toBe(true);
     expect(may("finance", "accountAdmin", "suspend")).toBe(false);
     expect(may("finance", "reviewTask")).toBe(false);
+    // Disputes (issue 27): finance and the owner resolve; the reviewer reads the queue too.
+    expect(may("finance", "resolveDispute")).toBe(true);
+    expect(may("finance", "listDisputes")).toBe(true);
+    expect(may("reviewer", "listDisputes")).toBe(true);
+    expect(may("reviewer", "resolveDispute")).toBe(false);
+    expect(may("dispatcher", "listDisputes")).toBe(false);
+    expect(may("field", "resolveDispute")).toBe(false);
     for (const role of ["reviewer", "dispatcher", "field", "finance"] as const) {
       expect(may(role, "listAuditLog")).toBe(false);
       expect(may(role, "privacyAdmin")).toBe(false);

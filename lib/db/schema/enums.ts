@@ -91,6 +91,10 @@ export const TASK_EVENT_TYPES = [
   "task.failed",
   "task.payment_expired",
   "task.cancelled",
+  "task.disputed",
+  "task.dispute_resolved",
+  "task.sla_credited",
+  "task.sla_missed",
 ] as const;
 export type TaskEventType = (typeof TASK_EVENT_TYPES)[number];
 
@@ -137,6 +141,28 @@ export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
  */
 export const INVOICE_KINDS = ["deposit", "task_charge", "usdc_receipt", "refund"] as const;
 export type InvoiceKind = (typeof INVOICE_KINDS)[number];
+
+/** Why a requester disputes a completed task (POST /api/task-dispute `reason`; issue 27). */
+export const DISPUTE_REASONS = [
+  "not_done",
+  "incomplete",
+  "wrong_location",
+  "damaged",
+  "late",
+  "other",
+] as const;
+export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+
+/** State of a dispute: `open` until staff resolve it. */
+export const DISPUTE_STATUSES = ["open", "resolved"] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+/**
+ * How a dispute is resolved (POST /api/dispute-resolve): `redo` (a linked follow-up task at no
+ * charge), `partial_refund`, `full_refund` (what is left of what was paid) or `reject`.
+ */
+export const DISPUTE_RESOLUTIONS = ["redo", "partial_refund", "full_refund", "reject"] as const;
+export type DisputeResolution = (typeof DISPUTE_RESOLUTIONS)[number];
 
 /** Purposes of a one-time e-mailed token. */
 export const AUTH_TOKEN_PURPOSES = ["verify_email", "reset_password"] as const;
@@ -192,6 +218,9 @@ export const AUDIT_ACTIONS = [
   "ledger.refund",
   "ledger.adjustment",
   "refund.settle",
+  "dispute.open",
+  "dispute.resolve",
+  "sla.credit",
   "account.suspend",
   "account.activate",
   "account.set_discount",

@@ -15,6 +15,7 @@ export * from "./chain-transfers.js";
 export * from "./client-sessions.js";
 export * from "./columns.js";
 export * from "./deliveries.js";
+export * from "./disputes.js";
 export * from "./emails.js";
 export * from "./enums.js";
 export * from "./exchange-rates.js";

@@ -58,6 +58,16 @@ export const ACTIVE_NON_SANDBOX_TASK = sql.raw(
 );
 
 /**
+ * The SQL condition "a paid, non-sandbox task that finished late, or failed" (the candidates of
+ * the SLA-credit job, lib/tasks/sla-credits.ts; issue 27), as literal SQL: the predicate of the
+ * partial index `tasks_sla_credit_candidates_idx` and part of the job's WHERE, so the hourly scan
+ * reads only late or failed tasks, not every finished one.
+ */
+export const SLA_CREDIT_CANDIDATE = sql.raw(
+  "not sandbox and paid_at is not null and status in ('completed', 'failed') and (completed_at is null or completed_at > execution_deadline)",
+);
+
+/**
  * Tasks: one row per submitted task, its current state and every value the lifecycle
  * fixes along the way (estimate, approved price, payment terms, deadlines, refund).
  * Every state change goes through the transition table, bumps `version` (optimistic
@@ -189,6 +199,15 @@ export const tasks = pgTable(
     refundTxHash: text("refund_tx_hash"),
     /** Operator's note to the requester (why denied, how refunded). */
     refundNote: text("refund_note"),
+    /**
+     * A refund owed in USDC (a dispute resolved with a refund, an SLA credit; issue 27): the exact
+     * micro-USDC at the task's own rate, fixed when it was owed; null otherwise.
+     */
+    refundUsdcMicro: usdcMicro("refund_usdc_micro"),
+
+    // --- Recourse (issue 27) ---
+    /** A follow-up task created by a dispute resolved `redo`: the disputed task it redoes. */
+    redoOfTaskId: text("redo_of_task_id"),
 
     /** Optimistic-concurrency counter, incremented by every update. */
     version: integer("version").notNull().default(1),
@@ -207,6 +226,8 @@ export const tasks = pgTable(
     index("tasks_list_created_at_id_idx").on(t.createdAt, t.id).where(sql`not sandbox`),
     index("tasks_list_updated_at_id_idx").on(t.updatedAt, t.id).where(sql`not sandbox`),
     index("tasks_list_review_deadline_id_idx").on(t.reviewDeadline, t.id).where(sql`not sandbox`),
+    /** The SLA-credit job's candidates (`SLA_CREDIT_CANDIDATE`), oldest deadline first. */
+    index("tasks_sla_credit_candidates_idx").on(t.executionDeadline, t.id).where(SLA_CREDIT_CANDIDATE),
     index("tasks_api_key_id_idx").on(t.apiKeyId),
     /** A field person's tasks (the field app), by deadline. */
     index("tasks_assigned_staff_id_idx").on(t.assignedStaffId, t.executionDeadline),

@@ -31,7 +31,7 @@ export const mcpPostOperation = defineOperation({
     "initialize, ping, tools/list, tools/call (task-augmented for submit_task), tasks/get, tasks/result, tasks/list, " +
     "tasks/cancel, resources/templates/list, resources/list, resources/read (proof files, task://{task_id}/proof/{n}). " +
     "Tools: list_services, get_estimate, submit_task, check_task_status, score_task, get_capabilities, " +
-    "register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, list_my_tasks. " +
+    "register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, dispute_task, list_my_tasks. " +
     "Keys: x-api-key header, Bearer, or the api_key tool argument (counted on that key's rate limit); anonymous " +
     "tasks: the access_token argument. Failures: JSON-RPC error objects (protocol; an unknown tool is -32602) or " +
     "isError tool results carrying the HTTP API's error codes. " +

@@ -104,6 +104,10 @@ export const expirePaymentsOperation = cronOperation(
   "expire-payments",
   "Expire unpaid tasks after 48 h; purge expired Idempotency-Key records",
 );
+export const slaCreditsOperation = cronOperation(
+  "sla-credits",
+  "Credit paid tasks finished after their execution deadline (SLA credits, issue 27)",
+);
 export const privacyRetentionOperation = cronOperation(
   "privacy-retention",
   "De-identify accounts whose erasure is due; delete activity logs and proof files past their retention",

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { TASK_STATUSES } from "../../db/schema/enums.js";
+import { recourseTermsSchema } from "../../tasks/state/recourse.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
 
@@ -53,6 +54,7 @@ export const capabilitiesSchema = z
     ),
     operational_hours: z.record(z.string(), z.unknown()),
     avg_response_times: z.record(z.string(), z.number()),
+    recourse: recourseTermsSchema,
     languages: z.array(z.string()),
     currencies: z.record(z.string(), z.unknown()),
     authentication: z.record(z.string(), z.unknown()),

@@ -1,6 +1,7 @@
 /** Response schemas of the task operations (docs/api-conventions.md "Status response"), for /openapi.json. */
 import { z } from "zod";
 import { TASK_STATUSES } from "../../db/schema/enums.js";
+import { disputeSummarySchema } from "./dispute-schemas.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
 
@@ -148,9 +149,34 @@ export const taskStatusSchema = z
         settled_at: dateTime.nullable(),
         tx_hash: z.string().nullable().meta({ description: "USDC refund transaction, when given." }),
         note: z.string().nullable(),
+        amount_usdc: z.string().optional().meta({
+          description: "A refund owed in USDC (dispute or SLA credit): the exact amount at the task's rate.",
+        }),
       })
       .optional()
-      .meta({ description: "Present once a refund was requested (cancelled after payment)." }),
+      .meta({
+        description:
+          "Present once a refund was requested (cancelled after payment) or owed (a dispute resolved with a refund, an SLA credit).",
+      }),
+    sla: z
+      .object({
+        review_deadline: dateTime,
+        execution_deadline: dateTime,
+        credit_percent_per_day: z.number().int(),
+        cap_percent: z.number().int(),
+        credited_cad: z.number().optional().meta({ description: "The SLA credit given, CAD, once given." }),
+      })
+      .optional()
+      .meta({
+        description:
+          "Owner or admin: the deadlines and the SLA credit policy (percent of the price per started 24 h late after execution_deadline, capped), and the credit given.",
+      }),
+    dispute: disputeSummarySchema.optional().meta({
+      description: "Owner or admin: the task's latest dispute (POST /api/task-dispute), open or resolved.",
+    }),
+    redo_of_task_id: z.string().optional().meta({
+      description: "A follow-up task created by a dispute resolved `redo`: the task it redoes.",
+    }),
     history: z.array(
       z.object({
         status: z.enum(TASK_STATUSES),

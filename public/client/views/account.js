@@ -113,7 +113,12 @@ function tasksSection(dashboard, showSandbox) {
         task.sandbox ? [" ", badge(t("sandbox.badge"), "sandbox")] : null,
       ],
       task.service_type,
-      badge(t(`status.${task.status}`), `status-${task.status}`),
+      [
+        badge(t(`status.${task.status}`), `status-${task.status}`),
+        task.dispute_status
+          ? [" ", badge(t(`dispute.${task.dispute_status}`), `dispute-${task.dispute_status}`)]
+          : null,
+      ],
       task.price_cad === null ? t("app.none") : formatCad(task.price_cad),
       paymentLabel(task.payment_method, task.sandbox),
       formatDateTime(task.created_at),
@@ -183,6 +188,67 @@ export async function dashboardView(params) {
 }
 
 /**
+ * The task's service level (deadlines, the late-credit policy, a credit given) and its dispute, if
+ * any (issue 27): what the owner's status view carries as `sla` and `dispute`.
+ */
+function recourseSection(task) {
+  const sla = task.sla;
+  const dispute = task.dispute;
+  if (!sla && !dispute) return null;
+  return section(
+    "sec-recourse",
+    t("ctask.recourse"),
+    sla
+      ? definitions([
+          [t("ctask.review_deadline"), formatDateTime(sla.review_deadline)],
+          [t("ctask.execution_deadline"), formatDateTime(sla.execution_deadline)],
+          [
+            t("ctask.sla_policy"),
+            t("ctask.sla_policy_value", { p: sla.credit_percent_per_day, cap: sla.cap_percent }),
+          ],
+          [t("ctask.sla_credited"), sla.credited_cad == null ? null : formatCad(sla.credited_cad)],
+        ])
+      : null,
+    dispute
+      ? [
+          h(
+            "h3",
+            {},
+            t("ctask.dispute"),
+            " ",
+            badge(t(`dispute.${dispute.status}`), `dispute-${dispute.status}`),
+          ),
+          definitions([
+            [t("ctask.dispute_reason"), t(`dispute.reason.${dispute.reason}`)],
+            [t("ctask.dispute_opened"), formatDateTime(dispute.opened_at)],
+            [
+              t("ctask.dispute_resolution"),
+              dispute.resolution ? t(`dispute.resolution.${dispute.resolution}`) : null,
+            ],
+            [
+              t("ctask.dispute_refund"),
+              dispute.refund_amount_cad == null ? null : formatCad(dispute.refund_amount_cad),
+            ],
+            [
+              t("ctask.dispute_follow_up"),
+              dispute.follow_up_task_id
+                ? h(
+                    "a",
+                    { href: `#/task/${encodeURIComponent(dispute.follow_up_task_id)}` },
+                    dispute.follow_up_task_id,
+                  )
+                : null,
+            ],
+            [t("ctask.dispute_note"), dispute.resolution_reason ?? null],
+          ]),
+        ]
+      : task.status === "completed"
+        ? h("p", { class: "hint" }, t("ctask.no_dispute"))
+        : null,
+  );
+}
+
+/**
  * #/task/<id>: one task with its status history and proof files. The signed-in client's token is
  * sent: the task's content is its owner's (README "Who can read what"); without it only the public
  * part shows.
@@ -232,6 +298,7 @@ export async function taskView(id) {
         ? h("ul", { class: "proof-gallery" }, proof.map(proofItem))
         : h("p", { class: "empty" }, t("ctask.no_proof")),
     ),
+    recourseSection(task),
     section(
       "sec-history",
       t("task.history"),

@@ -1,0 +1,70 @@
+/**
+ * Reading disputes (issue 27): the staff queue (GET /api/disputes, permission `disputes.read`),
+ * the staff view of one dispute (also the answer of POST /api/dispute-resolve) and the owner's
+ * summary in the task's status view (lib/tasks/task-view.ts reads it with {@link latestDispute}).
+ */
+import { asc, eq, inArray, sql } from "drizzle-orm";
+import { getDb } from "../db/client.js";
+import { disputeFiles, type TaskDispute, taskDisputes } from "../db/schema/index.js";
+import { formatUsdc } from "../money.js";
+import type { ListDisputesQuery } from "./state/dispute-schemas.js";
+import { disputeSummary } from "./state/dispute-view.js";
+
+/** Metadata of one evidence file: name, type, size (bytes), SHA-256 (hex). */
+export interface EvidenceFile {
+  filename: string;
+  type: string;
+  size: number;
+  sha256: string;
+}
+
+/** The evidence files of `disputeIds` (no content), in upload order, by dispute id. */
+export async function evidenceFilesOf(disputeIds: string[]): Promise<Map<string, EvidenceFile[]>> {
+  const out = new Map<string, EvidenceFile[]>();
+  if (disputeIds.length === 0) return out;
+  const db = await getDb();
+  const rows = await db
+    .select({
+      disputeId: disputeFiles.disputeId,
+      filename: disputeFiles.filename,
+      type: disputeFiles.mimeType,
+      size: disputeFiles.sizeBytes,
+      sha256: disputeFiles.sha256,
+    })
+    .from(disputeFiles)
+    .where(inArray(disputeFiles.disputeId, disputeIds))
+    .orderBy(asc(disputeFiles.position));
+  for (const { disputeId, ...f } of rows) out.set(disputeId, [...(out.get(disputeId) ?? []), f]);
+  return out;
+}
+
+/** `dispute` as staff see it: the summary, the task, the details, the evidence files' metadata. */
+export function disputeStaffView(dispute: TaskDispute, files: EvidenceFile[]): Record<string, unknown> {
+  return {
+    ...disputeSummary(dispute),
+    task_id: dispute.taskId,
+    details: dispute.details,
+    evidence_files: files,
+    refund_usdc: dispute.refundUsdcMicro === null ? null : formatUsdc(dispute.refundUsdcMicro),
+  };
+}
+
+/** `dispute` as staff see it, with its evidence files read. */
+export async function readDisputeStaffView(dispute: TaskDispute): Promise<Record<string, unknown>> {
+  return disputeStaffView(dispute, (await evidenceFilesOf([dispute.id])).get(dispute.id) ?? []);
+}
+
+/** The disputes of the staff queue: open first, then oldest first; filtered by `status`; at most `limit`. */
+export async function listDisputes(
+  query: ListDisputesQuery,
+): Promise<{ disputes: Record<string, unknown>[] }> {
+  const db = await getDb();
+  const rows = await db
+    .select()
+    .from(taskDisputes)
+    .where(query.status ? eq(taskDisputes.status, query.status) : undefined)
+    .orderBy(sql`${taskDisputes.status} = 'open' desc`, asc(taskDisputes.openedAt), asc(taskDisputes.id))
+    .limit(query.limit);
+  const files = await evidenceFilesOf(rows.map((r) => r.id));
+  return { disputes: rows.map((r) => disputeStaffView(r, files.get(r.id) ?? [])) };
+}
