@@ -26,6 +26,12 @@ import {
   privacyRequestOperation,
 } from "../privacy/operations.js";
 import { getScoreOperation, submitScoreOperation } from "../scores/operations.js";
+import {
+  changeStaffOperation,
+  listStaffOperation,
+  staffAuthOperation,
+  staffSessionOperation,
+} from "../staff/operations.js";
 import { taskStreamOperation } from "../stream/operations.js";
 import {
   checkPaymentsOperation,
@@ -101,6 +107,10 @@ export function allOperations(): Operation[] {
     privacyAdminOperation,
     analyticsOperation,
     listAuditLogOperation,
+    staffAuthOperation,
+    staffSessionOperation,
+    listStaffOperation,
+    changeStaffOperation,
     mcpPostOperation,
     mcpGetOperation,
     mcpDeleteOperation,

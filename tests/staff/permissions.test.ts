@@ -39,6 +39,7 @@ const BODIES: Record<string, (value?: string) => Record<string, unknown>> = {
     ...(action === "set_discount" ? { discount_percent: 5 } : {}),
   }),
   privacyAdmin: () => ({ action: "process_erasure", account_id: "acct_unknown", reason: "test" }),
+  changeStaff: () => ({ action: "suspend", staff_id: "stf_unknown" }),
 };
 
 /** One case: an operation, the body-field value that selects its permission (if any), the permission. */
