@@ -9,6 +9,12 @@ import { listAuditLogOperation } from "../audit/operations.js";
 import { clientAuthOperation } from "../auth/operations.js";
 import { getBillingOperation, preAuthorizeOperation } from "../billing/operations.js";
 import { listServicesOperation } from "../catalog/operations.js";
+import {
+  assignTaskOperation,
+  listFieldTasksOperation,
+  recordFieldVisitOperation,
+  uploadFieldProofOperation,
+} from "../field/operations.js";
 import type { Operation } from "../http/operation.js";
 import {
   createApiKeyOperation,
@@ -29,6 +35,7 @@ import { getScoreOperation, submitScoreOperation } from "../scores/operations.js
 import { taskStreamOperation } from "../stream/operations.js";
 import {
   checkPaymentsOperation,
+  deadlineWatchOperation,
   deliverWebhooksOperation,
   expirePaymentsOperation,
   getCapabilitiesOperation,
@@ -87,6 +94,10 @@ export function allOperations(): Operation[] {
     recordPaymentOperation,
     settleRefundOperation,
     listTasksOperation,
+    assignTaskOperation,
+    listFieldTasksOperation,
+    recordFieldVisitOperation,
+    uploadFieldProofOperation,
     listChainTransfersOperation,
     accountAdminOperation,
     privacyRequestOperation,
@@ -106,5 +117,6 @@ export function allOperations(): Operation[] {
     deliverWebhooksOperation,
     expirePaymentsOperation,
     privacyRetentionOperation,
+    deadlineWatchOperation,
   ] as Operation[];
 }

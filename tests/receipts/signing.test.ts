@@ -87,6 +87,7 @@ describe("receipt claims", () => {
       completed_at: "2026-11-20T16:30:00.000Z",
       proof,
       operator_notes_sha256: sha(Buffer.from("Storefront photographed.")),
+      site_visit: null,
       issued_at: "2026-11-20T16:30:01.000Z",
     });
     const failed = receiptClaims({ ...task, operatorNotes: null }, "failed", [], new Date());
