@@ -7,9 +7,9 @@
  * never written to localStorage, cookies or URLs (README "Operator console").
  */
 
-import { ApiError, fetchJson } from "../shared/api.js";
+import { ApiError, fetchJson, newIdempotencyKey } from "../shared/api.js";
 
-export { ApiError };
+export { ApiError, newIdempotencyKey };
 
 const KEY_STORAGE = "operator.apiKey";
 
@@ -33,13 +33,6 @@ export function setKey(key) {
   } catch {
     // private mode: memory only
   }
-}
-
-/** A random idempotency key (crypto.randomUUID where available, i.e. secure contexts). */
-export function newIdempotencyKey() {
-  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**

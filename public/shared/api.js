@@ -1,7 +1,8 @@
 /**
  * The fetch core shared by the operator console (public/operator/api.js, admin key in
- * `x-api-key`) and the client dashboard (public/client/api.js, JWT as `Authorization: Bearer`):
- * same-origin fetch without credentials or cache, and the service's error envelope
+ * `x-api-key`), the client dashboard (public/client/api.js, JWT as `Authorization: Bearer`) and the
+ * field app (public/field/api.js, the staff session's HttpOnly cookie): same-origin fetch without
+ * cookies unless asked (`credentials: "same-origin"`) and without cache, and the service's error envelope
  * `{ error: { code, message, field?, details }, request_id }` turned into an ApiError.
  */
 
@@ -19,6 +20,8 @@ export class ApiError extends Error {
     this.field = error.field ?? null;
     this.details = Array.isArray(error.details) ? error.details : [];
     this.requestId = requestId;
+    /** The whole `error` member, with the members a code adds (e.g. `distance_m`, `current_status`). */
+    this.error = error;
   }
 }
 
@@ -26,11 +29,12 @@ export class ApiError extends Error {
  * Sends `method path` with `headers` (plus `accept` and, with a `body`, `content-type` JSON).
  * @param {string} method
  * @param {string} path same-origin path
- * @param {{ body?: unknown, headers?: Record<string, string> }} options
+ * @param {{ body?: unknown, headers?: Record<string, string>, credentials?: RequestCredentials }} options
+ *   `credentials`: "omit" (default) or "same-origin" (the field app's session cookie)
  * @returns {Promise<any>} the parsed JSON body of a 2xx answer (null when empty)
  * @throws {ApiError} the envelope of a non-2xx answer, or `NETWORK` when no answer came
  */
-export async function fetchJson(method, path, { body, headers: extra = {} } = {}) {
+export async function fetchJson(method, path, { body, headers: extra = {}, credentials = "omit" } = {}) {
   const headers = { accept: "application/json", ...extra };
   if (body !== undefined) headers["content-type"] = "application/json";
   let response;
@@ -39,7 +43,7 @@ export async function fetchJson(method, path, { body, headers: extra = {} } = {}
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "omit",
+      credentials,
       cache: "no-store",
       referrerPolicy: "no-referrer",
     });
@@ -59,4 +63,11 @@ export async function fetchJson(method, path, { body, headers: extra = {} } = {}
     throw new ApiError(response.status, error, json?.request_id ?? requestId);
   }
   return json;
+}
+
+/** A random idempotency key (crypto.randomUUID where available, i.e. secure contexts). */
+export function newIdempotencyKey() {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
