@@ -188,7 +188,11 @@ export async function taskStatusView(
 ): Promise<Record<string, unknown>> {
   history ??= await taskHistory(task.id);
   if (!seesContent(access)) return publicStatusView(task, history);
-  const [assignment, visit] = await Promise.all([assignmentView(task, access), readSiteVisit(task.id)]);
+  // A site visit exists only once the task was on site (a check-in moves it there): no read before.
+  const [assignment, visit] = await Promise.all([
+    assignmentView(task, access),
+    task.onSiteAt ? readSiteVisit(task.id) : null,
+  ]);
   const view: Record<string, unknown> = {
     task_id: task.id,
     service_type: task.serviceType,

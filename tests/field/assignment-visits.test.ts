@@ -8,7 +8,8 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as complete } from "../../api/task-complete.js";
 import { getDb } from "../../lib/db/client.js";
-import { auditLog, taskEvents, tasks } from "../../lib/db/schema/index.js";
+import { auditLog, deliveries, taskEvents, tasks, webhooks } from "../../lib/db/schema/index.js";
+import { dispatchEvents } from "../../lib/events/dispatch-events.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
@@ -93,6 +94,28 @@ describe("assignment", () => {
       ["task.unassign", "staff", dispatcher.staffId, "dispatcher"],
     ]);
     expect(rows[1]!.details).toMatchObject({ from_staff_id: field.staffId, to_staff_id: other.staffId });
+  });
+
+  it("task.assigned goes to the requester's webhooks through the outbox (display name only)", async () => {
+    const { taskId } = await paidTask(admin, agent);
+    const db = await getDb();
+    const [task] = await db.select().from(tasks).where(eq(tasks.id, taskId));
+    await db.insert(webhooks).values({
+      id: `wh_field${Date.now()}`,
+      apiKeyId: task!.apiKeyId!,
+      url: "https://hooks.example.com/field",
+      events: ["task.assigned"],
+      secretCiphertext: "unused",
+    });
+    await dispatchEvents({ limit: 1000 });
+    await assign(staffHeaders(dispatcher), { task_id: taskId, staff_id: field.staffId });
+    await dispatchEvents({ limit: 1000 });
+    const sent = await db.select().from(deliveries).where(eq(deliveries.taskId, taskId));
+    expect(sent.map((d) => [d.kind, d.event])).toEqual([["webhook", "task.assigned"]]);
+    expect(sent[0]!.payload).toMatchObject({
+      event: "task.assigned",
+      data: { task_id: taskId, status: "paid", assignment: { operator_display_name: "Sam from the field" } },
+    });
   });
 
   it("a reviewer may not assign (403 naming tasks.assign); bad staff → 422; wrong status → 409", async () => {
