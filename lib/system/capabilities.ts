@@ -187,6 +187,7 @@ function completionReceipts(base: string) {
       "completed_at",
       "proof",
       "operator_notes_sha256",
+      "site_visit",
       "issued_at",
     ],
     proof_files: "status proof_files[]: {filename, type, size, sha256, capture}",
