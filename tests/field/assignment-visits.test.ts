@@ -7,6 +7,7 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as complete } from "../../api/task-complete.js";
+import { GET as stream } from "../../api/tasks/stream.js";
 import { getDb } from "../../lib/db/client.js";
 import { auditLog, deliveries, taskEvents, tasks, webhooks } from "../../lib/db/schema/index.js";
 import { dispatchEvents } from "../../lib/events/dispatch-events.js";
@@ -115,6 +116,24 @@ describe("assignment", () => {
     expect(sent[0]!.payload).toMatchObject({
       event: "task.assigned",
       data: { task_id: taskId, status: "paid", assignment: { operator_display_name: "Sam from the field" } },
+    });
+  });
+
+  it("the requester's event stream carries task.assigned (its data.event tells it from a dispatch)", async () => {
+    const { taskId } = await paidTask(admin, agent);
+    await assign(staffHeaders(dispatcher), { task_id: taskId, staff_id: field.staffId });
+    const { res, body } = await call(stream, `/api/tasks/stream?task_id=${taskId}`, {
+      headers: { "x-api-key": agent, "x-stream-timeout": "1", "last-event-id": "0" },
+    });
+    expect(res.status).toBe(200);
+    const frames = String(body)
+      .split("\n\n")
+      .filter((f) => f.includes("event: task.assigned"));
+    expect(frames).toHaveLength(1);
+    const data = JSON.parse(/^data: (.*)$/m.exec(frames[0]!)![1]!);
+    expect(data).toMatchObject({
+      event: "task.assigned",
+      data: { status: "paid", assignment: { operator_display_name: "Sam from the field" } },
     });
   });
 
