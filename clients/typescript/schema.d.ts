@@ -1426,7 +1426,8 @@ export interface components {
             task_id: string;
             service_type: string;
             service_name: string;
-            status: string;
+            /** @enum {string} */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
             /** @enum {string} */
             urgency: "standard" | "urgent";
             location_address: string;

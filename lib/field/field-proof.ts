@@ -24,12 +24,10 @@ import { type DecodedProofFile, decodeProofFiles, proofFileRows } from "../tasks
 import { readSiteVisit } from "../tasks/state/site-visit.js";
 import { assertAssignee, type TaskPrincipal } from "../tasks/state/task-access.js";
 import type { AttachedProof } from "./field-tasks.js";
-import type { FieldProofBody } from "./schemas.js";
+import { type FieldProofBody, MAX_FIELD_PROOF_FILES } from "./schemas.js";
 
 /** Statuses a file may be uploaded in (before completion). */
 const UPLOAD_STATUSES: readonly TaskStatus[] = ["paid", "dispatched", "on_site"];
-/** Most files attached to one task before its completion. */
-export const MAX_FIELD_PROOF_FILES = 30;
 
 /**
  * Decodes the one file of a request; errors name `file.<member>` (the decoder names items of an

@@ -7,7 +7,6 @@
 import { defineOperation } from "../descriptors/operation.js";
 import { MAX_PROOF_FILE_BYTES } from "../tasks/state/proof-files.js";
 import { taskStatusSchema } from "../tasks/state/view-schemas.js";
-import { MAX_FIELD_PROOF_FILES } from "./field-proof.js";
 import {
   assignTaskBodySchema,
   fieldProofBodySchema,
@@ -15,6 +14,7 @@ import {
   fieldTaskListSchema,
   fieldTaskSchema,
   fieldVisitBodySchema,
+  MAX_FIELD_PROOF_FILES,
 } from "./schemas.js";
 
 export const assignTaskOperation = defineOperation({

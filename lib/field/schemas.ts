@@ -3,12 +3,16 @@
  * "Field app"): POST /api/task-assign, GET and POST /api/field-visit, POST /api/field-proof.
  */
 import { z } from "zod";
+import { TASK_STATUSES } from "../db/schema/enums.js";
 import { taskIdSchema } from "../tasks/state/admin-schemas.js";
 import { proofFileInputSchema } from "../tasks/state/proof-files.js";
 import { siteVisitSchema } from "../tasks/state/view-schemas.js";
 import { plainText } from "../validation.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
+
+/** Most proof files attached to one task from the field before its completion. */
+export const MAX_FIELD_PROOF_FILES = 30;
 
 /** Longest reason of a check-in outside the geofence, characters. */
 export const VISIT_REASON_MAX = 500;
@@ -63,7 +67,7 @@ export const fieldTaskSchema = z
     task_id: z.string(),
     service_type: z.string(),
     service_name: z.string(),
-    status: z.string(),
+    status: z.enum(TASK_STATUSES),
     urgency: z.enum(["standard", "urgent"]),
     location_address: z.string(),
     task_description: z.string(),
