@@ -9,7 +9,7 @@
  *   services  domain services: the service catalog, billing, payments, notifications (events, webhooks, mail, stream),
  *             accounts, keys, auth, pricing, scores, analytics, activity, idempotency, rate limits,
  *             and the public view of a task (lib/tasks/task-view.ts, task-advice.ts)
- *   workflows the rest of lib/tasks (submit, review, cancel, settle refund, sandbox, reads) and lib/jobs
+ *   workflows the rest of lib/tasks (submit, review, cancel, settle refund, sandbox, reads), lib/field and lib/jobs
  *   adapters  lib/http, lib/mcp, lib/openapi, lib/system and every lib/<domain>/operations.ts (the
  *             operation descriptors the HTTP wrapper, /openapi.json and MCP are built from), and
  *             lib/descriptors (the descriptor type they are written with)
@@ -71,7 +71,8 @@ const LAYERS = {
     // and the advice it carries (next poll, recommended action, ownership), which MCP reads alone.
     "^lib/tasks/task-(view|advice)\\.ts$",
   ),
-  workflows: `^lib/(tasks|jobs)/${NOT_OPS}`,
+  // lib/field: assignment, site visits, field proof uploads and the deadline watch (issue 26).
+  workflows: `^lib/(tasks|jobs|field)/${NOT_OPS}`,
   // lib/descriptors: the descriptor type and the public error-code table the operations.ts files
   // are written with; it imports only the base layer, so no domain folder imports lib/http.
   adapters: any(OPERATIONS, "^lib/(descriptors|http|mcp|openapi|system)/"),

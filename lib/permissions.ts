@@ -14,7 +14,10 @@ export const PERMISSIONS = {
   "tasks.read": "Read every task and the operator queue (GET /api/task-list).",
   "tasks.review": "Approve, counter-offer or reject a received task (POST /api/task-review).",
   "tasks.dispatch": "Dispatch a paid task (POST /api/task-complete action dispatch).",
-  "tasks.execute": "Mark on site, complete with proof, or fail a task (POST /api/task-complete).",
+  "tasks.assign":
+    "Assign a paid, dispatched or on-site task to a field staff member, or unassign it (POST /api/task-assign).",
+  "tasks.execute":
+    "Mark on site, complete with proof, or fail a task (POST /api/task-complete); a field staff member's visits and proof uploads (GET and POST /api/field-visit, POST /api/field-proof), on the tasks assigned to them.",
   "payments.read": "Read the USDC transfers the payment checker saw (GET /api/chain-transfers).",
   "payments.record": "Record a payment received out of band (POST /api/task-payment).",
   "refunds.settle": "Settle a refund request (POST /api/task-refund).",
@@ -43,7 +46,7 @@ export type Permission = keyof typeof PERMISSIONS;
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   owner: Object.keys(PERMISSIONS) as Permission[],
   reviewer: ["tasks.read", "tasks.review", "disputes.read"],
-  dispatcher: ["tasks.read", "tasks.dispatch"],
+  dispatcher: ["tasks.read", "tasks.dispatch", "tasks.assign"],
   field: ["tasks.execute"],
   finance: [
     "tasks.read",

@@ -110,6 +110,7 @@ async function banner(url: string, localChains: boolean): Promise<string[]> {
     "Development profile (npm run dev):",
     `  API            ${url}/api/capabilities`,
     `  Operator       ${url}/operator/`,
+    `  Field app      ${url}/field/`,
     `  Client         ${url}/client/`,
     `  MCP            ${url}/api/mcp`,
     `  OpenAPI        ${url}/openapi.json   (agents: ${url}/llms.txt)`,

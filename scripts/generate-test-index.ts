@@ -36,7 +36,7 @@ function covering(sources: Map<string, string>, covers: (text: string) => boolea
   return hits.length ? hits.join("<br>") : "**none**";
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The text of docs/tests.md. */
 export function testIndexText(): string {
@@ -49,15 +49,15 @@ export function testIndexText(): string {
     if (seen.has(key)) continue;
     seen.add(key);
     const api = op.path.startsWith("/api/") ? op.path.slice(5).replace(/\{(\w+)\}/g, "[$1]") : undefined;
-    const mentions = new RegExp(`["'\`}]${escape(op.path.replace(/\{\w+\}.*$/, ""))}(?:["'\`?/]|$\{)`);
-    const imports = api ? new RegExp(`api/${escape(api)}\\.js["']`) : undefined;
+    const mentions = new RegExp(`["'\`}]${escapeRegExp(op.path.replace(/\{\w+\}.*$/, ""))}(?:["'\`?/]|$\{)`);
+    const imports = api ? new RegExp(`api/${escapeRegExp(api)}\\.js["']`) : undefined;
     rows.push(
       `| \`${key}\` | ${covering(sources, (t) => mentions.test(t) || (imports?.test(t) ?? false))} |`,
     );
   }
   const tools = TOOLS.map(
     (tool) =>
-      `| \`${tool.name}\` | ${covering(sources, (t) => new RegExp(`["'\`]${escape(tool.name)}["'\`]`).test(t))} |`,
+      `| \`${tool.name}\` | ${covering(sources, (t) => new RegExp(`["'\`]${escapeRegExp(tool.name)}["'\`]`).test(t))} |`,
   );
   return [
     "# Tests by endpoint and MCP tool",

@@ -426,6 +426,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/task-assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign a task to a field staff member, reassign or unassign it (dispatcher)
+         * @description For a paid, dispatched or on-site task (else 409 CONFLICT with current_status). `staff_id` must be an active staff member with role field or owner (else 422 on staff_id); null unassigns. Emits task.assigned (webhooks, the event stream; the requester sees only the display name) with the change; assigning the person already assigned changes nothing. Answers the task's status. Permission: `tasks.assign` (roles: owner, dispatcher); a staff session acts with its role, an admin key as owner.
+         */
+        post: operations["assignTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/field-visit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in field staff member's assigned open tasks, closest deadline first
+         * @description A staff session only (an API key → 403). Paid, dispatched and on-site tasks assigned to the caller with address, instructions, execution deadline, the deadline watch's at_risk flag, coordinates, an OpenStreetMap link, a geo: URI, the site visit and the proof files uploaded so far. Permission: `tasks.execute` (roles: owner, field); a staff session acts with its role, an admin key as owner.
+         */
+        get: operations["listFieldTasks"];
+        put?: never;
+        /**
+         * Check in to or out of an assigned task's site, with the phone's position
+         * @description By the task's assignee only (else 403). check_in: the server measures the distance to the task's place; within GEOFENCE_RADIUS_M plus the reported accuracy (capped by GEOFENCE_ACCURACY_CAP_M) the task goes on_site (a paid task is dispatched first); outside, a `reason` is required (else 422 on reason with error.distance_m and error.geofence_m) and the visit is flagged (within_geofence false). A second check_in answers the first. check_out before check_in → 409. Permission: `tasks.execute` (roles: owner, field); a staff session acts with its role, an admin key as owner.
+         */
+        post: operations["recordFieldVisit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/field-proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach one proof file to a task before completion (field app camera)
+         * @description One file per request (base64, at most 3145728 bytes decoded, checked by content like task-complete's proof_files); send an Idempotency-Key per file. The file is attached at once (a paid, dispatched or on-site task; a field staff member only to its own) and completion includes it in the receipt and the task.completed event. The same content twice is stored once. At most 30 files before completion. Permission: `tasks.execute` (roles: owner, field); a staff session acts with its role, an admin key as owner.
+         */
+        post: operations["uploadFieldProof"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chain-transfers": {
         parameters: {
             query?: never;
@@ -874,6 +938,19 @@ export interface components {
             receipt?: string;
             /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
             policy?: components["schemas"]["PolicyOutcome"] | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            assignment?: {
+                /** @description The name the staff member chose. */
+                operator_display_name: string;
+                /** Format: date-time */
+                assigned_at: string;
+                /** @description Admin only: the staff member (`stf_…`). */
+                staff_id?: string;
+            } | null;
+            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            site_visit?: components["schemas"]["SiteVisit"] | null;
+            /** @description Admin only: when the deadline watch reported the task at risk of missing its execution deadline (task.at_risk), or null. */
+            at_risk_at?: string | null;
             operator_notes?: string | null;
             completed_at?: string | null;
             failure_reason?: string | null;
@@ -1025,6 +1102,19 @@ export interface components {
                 action: string;
                 operator_notes: string | null;
             } | null;
+        };
+        SiteVisit: {
+            /** Format: date-time */
+            checked_in_at: string;
+            checked_out_at: string | null;
+            /** @description Great-circle distance from the reported position to the task's resolved place, metres (null when the task has no coordinates). */
+            check_in_distance_m: number | null;
+            /** @description Accuracy the device reported at check-in, metres. */
+            accuracy_m: number;
+            /** @description The check-in was within GEOFENCE_RADIUS_M plus the reported accuracy (capped by GEOFENCE_ACCURACY_CAP_M); false = accepted with a reason, flagged. */
+            within_geofence: boolean;
+            /** @description The field person's reason for a check-in outside the geofence. */
+            reason?: string;
         };
         TaskDisputeRequest: {
             /**
@@ -1535,6 +1625,106 @@ export interface components {
             /** @description USDC refund owed (decimal string). */
             refund_usdc?: string | null;
         };
+        TaskAssignRequest: {
+            /**
+             * @description The task id.
+             * @example TASK-MI9X3K2A-0K5ZQ8W1RT
+             */
+            task_id: string;
+            /** @description The staff member to assign (an active `field` or `owner` account, `stf_…`); null unassigns the task. */
+            staff_id: string | null;
+        };
+        FieldTaskList: {
+            tasks: components["schemas"]["FieldTask"][];
+            geofence_m: number;
+            accuracy_cap_m: number;
+        };
+        FieldTask: {
+            task_id: string;
+            service_type: string;
+            service_name: string;
+            /** @enum {string} */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            urgency: "standard" | "urgent";
+            location_address: string;
+            task_description: string;
+            special_instructions: string | null;
+            /** Format: date-time */
+            execution_deadline: string;
+            /** @description The deadline watch flagged the task (task.at_risk). */
+            at_risk: boolean;
+            at_risk_at: string | null;
+            /** @description [longitude, latitude] of the task's resolved place (GeoJSON order), or null. */
+            coordinates: number[] | null;
+            /** @description OpenStreetMap at the place (zoom 17). */
+            map_url: string | null;
+            /** @description RFC 5870 `geo:lat,lon` (opens the phone's map app). */
+            geo_uri: string | null;
+            /** @description GEOFENCE_RADIUS_M: the check-in radius, metres. */
+            geofence_m: number;
+            site_visit: components["schemas"]["SiteVisit"] | null;
+            /** @description Files uploaded so far, in upload order. */
+            proof_files: {
+                filename: string;
+                type: string;
+                /** @description Bytes. */
+                size: number;
+                sha256: string;
+                capture: {
+                    [key: string]: unknown;
+                } | null;
+            }[];
+        };
+        FieldVisitRequest: {
+            /**
+             * @description The task id.
+             * @example TASK-MI9X3K2A-0K5ZQ8W1RT
+             */
+            task_id: string;
+            /** @enum {string} */
+            action: "check_in" | "check_out";
+            /** @description Degrees, WGS 84 (the device's position). */
+            latitude: number;
+            /** @description Degrees, WGS 84. */
+            longitude: number;
+            /** @description The accuracy the device reports (metres, 68 % radius). */
+            accuracy_m: number;
+            /** @description check_in outside the geofence: why (the check-in is then accepted and flagged, within_geofence false). */
+            reason?: string;
+        };
+        FieldProofRequest: {
+            /**
+             * @description The task id.
+             * @example TASK-MI9X3K2A-0K5ZQ8W1RT
+             */
+            task_id: string;
+            file: {
+                /** @description File name, with extension (no path). */
+                filename: string;
+                /**
+                 * @description MIME type of the file, checked against its content. One of image/jpeg, image/png, image/webp, image/heic, image/heif, application/pdf, video/mp4, video/quicktime, text/plain, text/csv, application/json (image/jpg is read as image/jpeg).
+                 * @example image/jpeg
+                 */
+                type: string;
+                /** @description File content, standard base64 (a data: URL prefix is accepted). At most 3145728 bytes decoded. */
+                content: string;
+            };
+        };
+        FieldProofUploaded: {
+            task_id: string;
+            file: {
+                filename: string;
+                type: string;
+                /** @description Bytes. */
+                size: number;
+                sha256: string;
+                capture: {
+                    [key: string]: unknown;
+                } | null;
+            };
+            files_count: number;
+        };
         AccountAdminRequest: {
             /**
              * @description deposit: credit a funded deposit (activates a pending account); adjust: signed correction; suspend / activate; set_discount: discount_percent for future charges.
@@ -1642,7 +1832,7 @@ export interface components {
                 role: ("owner" | "reviewer" | "dispatcher" | "field" | "finance") | null;
             };
             /** @enum {string} */
-            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload";
+            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload" | "task.at_risk";
             task_id: string | null;
             /** @description What changed besides a task: `account`, `api_key`, `ledger_entry`. */
             target: {
@@ -1825,6 +2015,19 @@ export interface components {
                 path: string;
                 summary: string;
             }[];
+            /** @description How the operator's staff work: roles, the field check-in geofence, the deadline watch. */
+            operations: {
+                /** @description The role table (lib/permissions.ts): the permissions each staff role holds. */
+                roles: {
+                    [key: string]: string[];
+                };
+                /** @description Field check-in radius around a task's place, metres (GEOFENCE_RADIUS_M). */
+                geofence_radius_m: number;
+                /** @description Most of a phone's reported accuracy added to the radius, metres. */
+                geofence_accuracy_cap_m: number;
+                /** @description A paid or dispatched task with less than this share of its payment → execution-deadline window left is flagged task.at_risk. */
+                at_risk_window_share: number;
+            };
             quick_start: string[];
             /** @description Law 25 transparency: person in charge of personal information, what is collected and why, retention, rights. */
             privacy: {
@@ -7510,6 +7713,700 @@ export interface operations {
             };
         };
     };
+    assignTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
+                "Idempotency-Key"?: string;
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskAssignRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskStatus"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: MISSING_FIELD, INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFieldTasks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldTaskList"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    recordFieldVisit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
+                "Idempotency-Key"?: string;
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FieldVisitRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldTask"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: MISSING_FIELD, INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    uploadFieldProof: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
+                "Idempotency-Key"?: string;
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FieldProofRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldProofUploaded"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: MISSING_FIELD, INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
     listChainTransfers: {
         parameters: {
             query?: {
@@ -8572,7 +9469,7 @@ export interface operations {
                 /** @description Rows about this task. */
                 task_id?: string;
                 /** @description Rows of this action. */
-                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload";
+                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload" | "task.at_risk";
                 /** @description Rows at or after this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */
                 from?: string;
                 /** @description Rows before this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */

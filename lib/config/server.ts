@@ -66,4 +66,13 @@ export const serverSettings = () => ({
   OSRM_URL: optionalUrl(),
   /** Timeout of one distance-matrix request, ms; on failure the estimate falls back to the gazetteer. */
   DISTANCE_TIMEOUT_MS: int(2000, 100, 30_000),
+
+  /**
+   * Radius of a task's geofence, metres (POST /api/field-visit check-in; docs/staff-and-audit.md
+   * "Geofence"): a check-in farther than this (plus the reported accuracy, capped) from the task's
+   * geocoded place needs a reason and is flagged.
+   */
+  GEOFENCE_RADIUS_M: int(250, 10, 50_000),
+  /** Most of the device's reported accuracy added to the geofence radius, metres. */
+  GEOFENCE_ACCURACY_CAP_M: int(100, 0, 10_000),
 });

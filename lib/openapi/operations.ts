@@ -9,6 +9,12 @@ import { listAuditLogOperation } from "../audit/operations.js";
 import { clientAuthOperation } from "../auth/operations.js";
 import { getBillingOperation, preAuthorizeOperation } from "../billing/operations.js";
 import { listServicesOperation } from "../catalog/operations.js";
+import {
+  assignTaskOperation,
+  listFieldTasksOperation,
+  recordFieldVisitOperation,
+  uploadFieldProofOperation,
+} from "../field/operations.js";
 import type { Operation } from "../http/operation.js";
 import {
   createApiKeyOperation,
@@ -35,6 +41,7 @@ import {
 import { taskStreamOperation } from "../stream/operations.js";
 import {
   checkPaymentsOperation,
+  deadlineWatchOperation,
   deliverWebhooksOperation,
   expirePaymentsOperation,
   getCapabilitiesOperation,
@@ -100,6 +107,10 @@ export function allOperations(): Operation[] {
     listTasksOperation,
     resolveDisputeOperation,
     listDisputesOperation,
+    assignTaskOperation,
+    listFieldTasksOperation,
+    recordFieldVisitOperation,
+    uploadFieldProofOperation,
     listChainTransfersOperation,
     accountAdminOperation,
     privacyRequestOperation,
@@ -124,5 +135,6 @@ export function allOperations(): Operation[] {
     expirePaymentsOperation,
     privacyRetentionOperation,
     slaCreditsOperation,
+    deadlineWatchOperation,
   ] as Operation[];
 }

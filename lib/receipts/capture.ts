@@ -10,8 +10,12 @@
  *   {@link FAR_FROM_LOCATION_KM});
  * - `within_execution_window`: captured between dispatch (else payment) and completion, give
  *   or take {@link CLOCK_TOLERANCE_MINUTES} for camera clocks;
- * - `flags`: NO_CAPTURE_TIME, NO_GPS, OUTSIDE_EXECUTION_WINDOW, FAR_FROM_LOCATION,
- *   UNREADABLE_METADATA. Flags inform the operator and the requester; they never refuse a file.
+ * - `within_site_visit` (only when the task has a site visit, issue 26 item 6): captured between the
+ *   field person's check-in and completion (or the upload, for a file sent from the field before
+ *   completion), give or take the same tolerance;
+ * - `flags`: NO_CAPTURE_TIME, NO_GPS, OUTSIDE_EXECUTION_WINDOW, OUTSIDE_SITE_VISIT,
+ *   FAR_FROM_LOCATION, UNREADABLE_METADATA. Flags inform the operator and the requester; they never
+ *   refuse a file.
  *
  * Files of other types (videos, PDF, text) get no capture record (null).
  */
@@ -35,6 +39,8 @@ export type CaptureRecord = {
   gps: { latitude: number; longitude: number } | null;
   distance_km: number | null;
   within_execution_window: boolean | null;
+  /** Present only when the task has a site visit: captured between check-in and `windowEnd`. */
+  within_site_visit?: boolean | null;
   flags: string[];
 };
 
@@ -44,8 +50,10 @@ export interface CaptureContext {
   coordinates: [number, number] | null;
   /** Start of the window: dispatch, else payment; null when unknown. */
   windowStart: Date | null;
-  /** End of the window: completion. */
+  /** End of the window: completion (or the upload of a file sent before completion). */
   windowEnd: Date;
+  /** The site visit's check-in, when the task has one (else absent: no `within_site_visit`). */
+  checkedInAt?: Date | null;
 }
 
 /** The subset of exifr's parse output this module reads (values not revived). */
@@ -122,9 +130,16 @@ export async function readCapture(
       ? time.at.getTime() >= context.windowStart.getTime() - tolerance &&
         time.at.getTime() <= context.windowEnd.getTime() + tolerance
       : null;
+  const visit = context.checkedInAt
+    ? time
+      ? time.at.getTime() >= context.checkedInAt.getTime() - tolerance &&
+        time.at.getTime() <= context.windowEnd.getTime() + tolerance
+      : null
+    : undefined;
   if (!time) flags.push("NO_CAPTURE_TIME");
   if (!gps) flags.push("NO_GPS");
   if (within === false) flags.push("OUTSIDE_EXECUTION_WINDOW");
+  if (visit === false) flags.push("OUTSIDE_SITE_VISIT");
   if (distanceKm !== null && distanceKm > FAR_FROM_LOCATION_KM) flags.push("FAR_FROM_LOCATION");
   return {
     captured_at: time ? time.at.toISOString() : null,
@@ -132,6 +147,7 @@ export async function readCapture(
     gps,
     distance_km: distanceKm,
     within_execution_window: within,
+    ...(visit === undefined ? {} : { within_site_visit: visit }),
     flags,
   };
 }

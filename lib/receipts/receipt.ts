@@ -9,7 +9,9 @@
  * [lon, lat] or null}, price_cad (CAD, the approved price or the counter-offer), paid {method,
  * network, tx_hash}, dispatched_at, completed_at (null for a failed task), proof [{sha256, size
  * (bytes), type}] in upload order, operator_notes_sha256 (hex SHA-256 of the UTF-8 notes, or
- * null), issued_at (ISO 8601).
+ * null), site_visit (the field person's check-in: {checked_in_at, checked_out_at,
+ * check_in_distance_m (metres), accuracy_m (metres), within_geofence, reason?}, or null without a
+ * visit; issue 26 item 6), issued_at (ISO 8601).
  */
 import { createHash } from "node:crypto";
 // jose loads with the first signature or verification (cold start, docs/performance.md).
@@ -31,6 +33,18 @@ export interface ReceiptProof {
   size: number;
   /** MIME type. */
   type: string;
+}
+
+/** The site visit a receipt names (lib/tasks/state/site-visit.ts `SiteVisitView`). */
+export interface ReceiptSiteVisit {
+  checked_in_at: string;
+  checked_out_at: string | null;
+  /** Metres. */
+  check_in_distance_m: number | null;
+  /** Metres. */
+  accuracy_m: number;
+  within_geofence: boolean;
+  reason?: string;
 }
 
 /** The signed facts of a finished task (see the module comment). */
@@ -58,6 +72,7 @@ export interface ReceiptClaims {
     cap_percent: number;
     credited_cad?: number;
   };
+  site_visit: ReceiptSiteVisit | null;
   issued_at: string;
 }
 
@@ -83,12 +98,16 @@ export type ReceiptTask = Pick<
 
 const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
-/** The claims of the receipt of `task` ending in `status` with `proof`, issued at `issuedAt`. */
+/**
+ * The claims of the receipt of `task` ending in `status` with `proof` and `siteVisit` (null
+ * without one), issued at `issuedAt`.
+ */
 export function receiptClaims(
   task: ReceiptTask,
   status: "completed" | "failed",
   proof: readonly ReceiptProof[],
   issuedAt: Date,
+  siteVisit: ReceiptSiteVisit | null = null,
 ): ReceiptClaims {
   const location = (task.location ?? {}) as { matched?: unknown; coordinates?: unknown };
   return {
@@ -113,6 +132,7 @@ export function receiptClaims(
       credit_percent_per_day: getConfig().SLA_CREDIT_PERCENT,
       cap_percent: getConfig().SLA_CREDIT_CAP_PERCENT,
     },
+    site_visit: siteVisit,
     issued_at: issuedAt.toISOString(),
   };
 }
@@ -182,7 +202,8 @@ export function receiptOf(task: Pick<Task, "receipt">): string | null {
 
 /**
  * Builds and signs the receipt of `task` (its columns as they will be after the change) ending
- * in `status` with `proof`, issued at `issuedAt`: the one call the state layer makes.
+ * in `status` with `proof` and its site visit (null without one), issued at `issuedAt`: the one
+ * call the state layer makes.
  * @returns the compact JWS
  */
 export function issueReceipt(
@@ -190,6 +211,7 @@ export function issueReceipt(
   status: "completed" | "failed",
   proof: readonly ReceiptProof[],
   issuedAt: Date,
+  siteVisit: ReceiptSiteVisit | null = null,
 ): Promise<string> {
-  return signReceipt(receiptClaims(task, status, proof, issuedAt));
+  return signReceipt(receiptClaims(task, status, proof, issuedAt, siteVisit));
 }

@@ -4,7 +4,8 @@
  * response times, languages, currencies, authentication (with each endpoint's scope and, for
  * admin operations, permissions, generated from the operation descriptors; the roles table), features, every task status in lifecycle order
  * (`task_statuses`, which the operator console's filters read) and the terminal ones,
- * endpoints, quick start, links.
+ * endpoints, operations (the role table, the field check-in geofence, the deadline watch's share),
+ * quick start, links.
  */
 import { listServices, PRICING, typicalEstimateRange } from "../catalog/services.js";
 import { type Config, getConfig, productionProfile, publicBaseUrl } from "../config.js";
@@ -19,7 +20,7 @@ import { privacyNotice } from "../privacy/notice.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { recourseTerms } from "../tasks/state/recourse.js";
 import type { ServiceType } from "../tasks/state/schemas.js";
-import { OPERATIONAL_HOURS, SLA } from "../tasks/state/sla.js";
+import { AT_RISK_WINDOW_SHARE, OPERATIONAL_HOURS, SLA } from "../tasks/state/sla.js";
 import { type EndpointEntry, PUBLIC_ENDPOINTS } from "./endpoints.js";
 
 /** Builds the manifest for `config`. */
@@ -58,6 +59,12 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
     privacy: privacyNotice(config, base),
     terminal_statuses: ["completed", "rejected", "failed", "payment_expired", "cancelled"],
     endpoints: operations.map((op) => ({ method: op.method, path: op.path, summary: op.summary })),
+    operations: {
+      roles: ROLE_PERMISSIONS,
+      geofence_radius_m: config.GEOFENCE_RADIUS_M,
+      geofence_accuracy_cap_m: config.GEOFENCE_ACCURACY_CAP_M,
+      at_risk_window_share: AT_RISK_WINDOW_SHARE,
+    },
     quick_start: [
       `GET ${base}/api/services — pick a service_type`,
       `GET ${base}/api/estimate?hours=2&location=Laval — see the price in CAD`,
@@ -182,6 +189,7 @@ function completionReceipts(base: string) {
       "completed_at",
       "proof",
       "operator_notes_sha256",
+      "site_visit",
       "issued_at",
     ],
     proof_files: "status proof_files[]: {filename, type, size, sha256, capture}",

@@ -5,9 +5,10 @@
  * `_polling` and `_links`. For the owner or an admin also the task record, payment details from `accepted_pending_payment` on, the counter-offer,
  * proof files when completed (with their size, SHA-256 and capture metadata in `proof_files`),
  * the signed receipt once completed or failed, the policy screen's outcome, the SLA terms and any
- * credit (`sla`), the latest dispute (`dispute`, issue 27), the history, `_polling` and links.
- * For an admin (an admin key or a staff member) also `actors`: who did each step, from the audit
- * trail; requesters never see it.
+ * credit (`sla`), the latest dispute (`dispute`, issue 27), the assignment (the staff member's
+ * display name) and the site visit (issue 26), the history, `_polling` and links. For an admin
+ * (an admin key or a staff member) also `actors`: who did each step, from the audit trail;
+ * requesters never see it.
  */
 import { and, asc, eq } from "drizzle-orm";
 import { getConfig, publicBaseUrl } from "../config.js";
@@ -20,6 +21,7 @@ import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taxesForAmount } from "../taxes.js";
 import { disputeSummary, latestDispute } from "./state/dispute-view.js";
 import { slaView } from "./state/recourse.js";
+import { readSiteVisit, siteVisitView } from "./state/site-visit.js";
 import { seesContent, type TaskAccess } from "./state/task-access.js";
 import { taskLinks } from "./state/task-links.js";
 import { isTerminal } from "./state/transitions.js";
@@ -167,6 +169,25 @@ async function proofFilesView(taskId: string, withContent: boolean) {
   return rows.map((f) => ({ ...f, content: Buffer.from(f.content).toString("base64") }));
 }
 
+/**
+ * Who the task is assigned to, as the status shows it (issue 26 item 4): the display name the
+ * staff member chose and when; the staff id for an admin only (requesters never see an id or an
+ * e-mail). Null when unassigned.
+ */
+async function assignmentView(task: Task, access: TaskAccess): Promise<Record<string, unknown> | null> {
+  if (!task.assignedStaffId || !task.assignedAt) return null;
+  const db = await getDb();
+  const [staff] = await db
+    .select({ displayName: staffMembers.displayName })
+    .from(staffMembers)
+    .where(eq(staffMembers.id, task.assignedStaffId));
+  return {
+    operator_display_name: staff?.displayName ?? "",
+    assigned_at: task.assignedAt.toISOString(),
+    ...(access === "admin" ? { staff_id: task.assignedStaffId } : {}),
+  };
+}
+
 /** Options of {@link taskStatusView}. */
 export interface TaskViewOptions {
   /**
@@ -226,6 +247,11 @@ export async function taskStatusView(
 ): Promise<Record<string, unknown>> {
   history ??= await taskHistory(task.id);
   if (!seesContent(access)) return publicStatusView(task, history);
+  // A site visit exists only once the task was on site (a check-in moves it there): no read before.
+  const [assignment, visit] = await Promise.all([
+    assignmentView(task, access),
+    task.onSiteAt ? readSiteVisit(task.id) : null,
+  ]);
   const view: Record<string, unknown> = {
     task_id: task.id,
     service_type: task.serviceType,
@@ -251,7 +277,10 @@ export async function taskStatusView(
     review_reason: task.reviewReason,
     refund_status: task.refundStatus,
     policy: policyView(task),
+    assignment,
+    site_visit: siteVisitView(visit),
   };
+  if (access === "admin") view.at_risk_at = task.atRiskAt?.toISOString() ?? null;
   const taxed = taxesView(task);
   if (taxed) {
     view.taxes = taxed.taxes;

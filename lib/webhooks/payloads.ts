@@ -10,7 +10,8 @@
  *   (`<api_url>#proof_files_data/<index>`), never file bodies; `event_id` is added for de-duplication.
  *   Added for verifiable work (docs/receipts.md), from the event: `proof_file_details` (`[{ filename,
  *   type, size, sha256 }]`, the same files in the same order) and `receipt` (the signed completion
- *   receipt, a compact JWS), when the event carries them.
+ *   receipt, a compact JWS), when the event carries them; `site_visit` (the field person's
+ *   check-in, or null; issue 26 item 6) likewise.
  *
  * Bodies are stored in `deliveries.payload` (jsonb, which reorders keys), so they are
  * serialized with `serializeBody`, which puts the documented keys first in their
@@ -34,6 +35,7 @@ const CALLBACK_KEYS = [
   "api_url",
   "event_id",
   "proof_file_details",
+  "site_visit",
   "receipt",
 ];
 
@@ -62,6 +64,7 @@ export function callbackBody(event: TaskEvent, task: Task, fileCount: number): R
     api_url: apiUrl,
     event_id: event.id,
     ...(Array.isArray(event.payload.proof_files) ? { proof_file_details: event.payload.proof_files } : {}),
+    ...("site_visit" in event.payload ? { site_visit: event.payload.site_visit } : {}),
     ...(typeof event.payload.receipt === "string" ? { receipt: event.payload.receipt } : {}),
   };
 }

@@ -10,9 +10,9 @@
  * reads it again with GET /api/staff-auth (./login.js).
  */
 
-import { ApiError, fetchJson } from "../shared/api.js";
+import { ApiError, fetchJson, newIdempotencyKey } from "../shared/api.js";
 
-export { ApiError };
+export { ApiError, newIdempotencyKey };
 
 /** @type {{ staff: { staff_id: string, email: string, display_name: string, role: string }, csrfToken: string, permissions: string[] } | null} */
 let session = null;
@@ -33,13 +33,6 @@ export function setSession(value) {
 /** Whether the signed-in staff member's role holds `permission` (false when signed out). */
 export function can(permission) {
   return Boolean(session?.permissions.includes(permission));
-}
-
-/** A random idempotency key (crypto.randomUUID where available, i.e. secure contexts). */
-export function newIdempotencyKey() {
-  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**

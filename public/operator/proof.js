@@ -3,71 +3,16 @@
  * multiple`, which opens the rear camera on phones) and a plain file input for PDFs and
  * existing pictures. Each pick adds to the list (a phone camera returns one photo at a time).
  * Large photos (over 1.5 MB, JPEG/PNG/WebP) are scaled down in the browser to at most
- * 2048 px and re-encoded as JPEG, so that a completion stays within the API's limits
+ * 2048 px and re-encoded as JPEG (shared/photos.js), so that a completion stays within the API's limits
  * (3 MiB per file, 4,000,000 bytes in all, 10 files) and Vercel's 4.5 MB request body.
  */
 import { field, h, replace, uid } from "../shared/dom.js";
+import { readBase64, shrink, typeOf } from "../shared/photos.js";
 import { formatBytes, t } from "./i18n.js";
 
 export const MAX_FILES = 10;
 /** Base64 in JSON grows by 4/3 and Vercel caps request bodies at 4.5 MB: ~3.3 MB of files. */
 export const MAX_TOTAL_BYTES = 3_200_000;
-const SHRINK_ABOVE_BYTES = 1_500_000;
-const MAX_EDGE_PX = 2048;
-const SHRINKABLE = new Set(["image/jpeg", "image/png", "image/webp"]);
-
-const EXTENSION_TYPES = {
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  png: "image/png",
-  webp: "image/webp",
-  heic: "image/heic",
-  heif: "image/heif",
-  pdf: "application/pdf",
-  mp4: "video/mp4",
-  mov: "video/quicktime",
-};
-
-/** The MIME type of `file`, guessed from its extension when the browser gives none. */
-function typeOf(file) {
-  if (file.type) return file.type;
-  const ext = file.name.split(".").pop()?.toLowerCase() ?? "";
-  return EXTENSION_TYPES[ext] ?? "application/octet-stream";
-}
-
-/** Scales a large photo down (JPEG, quality 0.85); returns the original when it cannot. */
-async function shrink(file) {
-  if (file.size <= SHRINK_ABOVE_BYTES || !SHRINKABLE.has(typeOf(file))) return file;
-  try {
-    const bitmap = await createImageBitmap(file);
-    const scale = Math.min(1, MAX_EDGE_PX / Math.max(bitmap.width, bitmap.height));
-    const canvas = document.createElement("canvas");
-    canvas.width = Math.round(bitmap.width * scale);
-    canvas.height = Math.round(bitmap.height * scale);
-    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-    bitmap.close();
-    const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.85));
-    if (!blob || blob.size >= file.size) return file;
-    const name = file.name.replace(/\.[^.]*$/, "") || "photo";
-    return new File([blob], `${name}.jpg`, { type: "image/jpeg" });
-  } catch {
-    return file;
-  }
-}
-
-/** Reads a file as base64 (without the data: prefix) with FileReader. */
-function readBase64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => {
-      const url = String(reader.result);
-      resolve(url.slice(url.indexOf(",") + 1));
-    };
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
-
 /**
  * The picker. `element` goes in the completion form; `files()` resolves to the API's
  * `proof_files` array; `problem()` names a limit the selection breaks, or null.

@@ -1,8 +1,9 @@
 /**
  * The fetch core shared by the operator console (public/operator/api.js, admin key in
- * `x-api-key`) and the client dashboard (public/client/api.js, JWT as `Authorization: Bearer`):
- * same-origin fetch without cache (cookies only when asked: the operator pages' staff session), and
- * the service's error envelope
+ * `x-api-key`), the client dashboard (public/client/api.js, JWT as `Authorization: Bearer`) and the
+ * staff pages (the operator console and the field app, the staff session's HttpOnly cookie):
+ * same-origin fetch without cookies unless asked (`credentials: "same-origin"`) and without cache,
+ * and the service's error envelope
  * `{ error: { code, message, field?, details }, request_id }` turned into an ApiError.
  */
 
@@ -23,6 +24,8 @@ export class ApiError extends Error {
     this.permission = typeof error.permission === "string" ? error.permission : null;
     this.role = typeof error.role === "string" ? error.role : null;
     this.requestId = requestId;
+    /** The whole `error` member, with the members a code adds (e.g. `distance_m`, `current_status`). */
+    this.error = error;
   }
 }
 
@@ -31,7 +34,7 @@ export class ApiError extends Error {
  * @param {string} method
  * @param {string} path same-origin path
  * @param {{ body?: unknown, headers?: Record<string, string>, credentials?: RequestCredentials }} options
- *   `credentials`: "omit" (default) or "same-origin" (the operator pages' HttpOnly session cookie)
+ *   `credentials`: "omit" (default) or "same-origin" (the staff pages' HttpOnly session cookie)
  * @returns {Promise<any>} the parsed JSON body of a 2xx answer (null when empty)
  * @throws {ApiError} the envelope of a non-2xx answer, or `NETWORK` when no answer came
  */
@@ -64,4 +67,11 @@ export async function fetchJson(method, path, { body, headers: extra = {}, crede
     throw new ApiError(response.status, error, json?.request_id ?? requestId);
   }
   return json;
+}
+
+/** A random idempotency key (crypto.randomUUID where available, i.e. secure contexts). */
+export function newIdempotencyKey() {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }

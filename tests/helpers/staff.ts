@@ -7,7 +7,7 @@ import { generate } from "otplib";
 import { getDb } from "../../lib/db/client.js";
 import type { Role } from "../../lib/db/schema/enums.js";
 import { emails } from "../../lib/db/schema/index.js";
-import { acceptInvitation, confirmEnrollment, inviteStaff } from "../../lib/staff/accounts.js";
+import { acceptInvitation, confirmEnrollment, inviteStaff, signIn } from "../../lib/staff/accounts.js";
 
 /** A signed-in staff member. */
 export interface TestStaff {
@@ -83,4 +83,22 @@ export async function createStaff(role: Role, name = `${role} ${++counter}`): Pr
 /** Headers that authenticate as `staff` (bearer). */
 export function staffHeaders(staff: Pick<TestStaff, "token">): Record<string, string> {
   return { authorization: `Bearer ${staff.token}` };
+}
+
+/**
+ * A TOTP code of `staff` one step (30 s) ahead: a code is accepted once per step, and the step of
+ * now may have been spent already (the enrolment, an earlier sign-in); one step of drift is accepted.
+ */
+export function nextTotpCode(staff: Pick<TestStaff, "totpSecret">): Promise<string> {
+  return generate({ secret: staff.totpSecret, epoch: Math.floor(Date.now() / 1000) + 30 });
+}
+
+/** Signs `staff` in again (e.g. after a role change or a suspension ended its sessions): a new session. */
+export async function signInStaff(staff: TestStaff): Promise<TestStaff> {
+  const { session } = await signIn({
+    email: staff.email,
+    password: staff.password,
+    totpCode: await nextTotpCode(staff),
+  });
+  return { ...staff, token: session.token, csrfToken: session.csrfToken };
 }

@@ -444,6 +444,7 @@ describe("per-task callback_url", () => {
           sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
         },
       ],
+      site_visit: null, // completed from the console: no field check-in
       receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     });
     // links, digests and the signed receipt: no file bodies (each PNG alone is larger)

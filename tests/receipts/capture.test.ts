@@ -30,6 +30,19 @@ describe("capture metadata", () => {
     });
   });
 
+  it("with a site visit, compares the capture time with check-in..completion", async () => {
+    const inside = await readCapture(fixture("with-gps.jpg"), "image/jpeg", {
+      ...context,
+      checkedInAt: new Date("2026-11-20T15:20:00Z"),
+    });
+    expect(inside).toMatchObject({ within_site_visit: true, flags: [] });
+    const before = await readCapture(fixture("with-gps.jpg"), "image/jpeg", {
+      ...context,
+      checkedInAt: new Date("2026-11-20T15:50:00Z"),
+    });
+    expect(before).toMatchObject({ within_site_visit: false, flags: ["OUTSIDE_SITE_VISIT"] });
+  });
+
   it("flags a photo taken far from the task's place", async () => {
     const capture = await readCapture(fixture("far-gps.jpg"), "image/jpeg", context);
     expect(capture?.distance_km).toBeGreaterThan(200);

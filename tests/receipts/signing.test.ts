@@ -95,6 +95,7 @@ describe("receipt claims", () => {
         credit_percent_per_day: 10,
         cap_percent: 50,
       },
+      site_visit: null,
       issued_at: "2026-11-20T16:30:01.000Z",
     });
     const failed = receiptClaims({ ...task, operatorNotes: null }, "failed", [], new Date());

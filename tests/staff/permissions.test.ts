@@ -40,6 +40,18 @@ const BODIES: Record<string, (value?: string) => Record<string, unknown>> = {
   }),
   privacyAdmin: () => ({ action: "process_erasure", account_id: "acct_unknown", reason: "test" }),
   changeStaff: () => ({ action: "suspend", staff_id: "stf_unknown" }),
+  assignTask: () => ({ task_id: "TASK-UNKNOWN", staff_id: null }),
+  recordFieldVisit: () => ({
+    task_id: "TASK-UNKNOWN",
+    action: "check_in",
+    latitude: 45.5,
+    longitude: -73.57,
+    accuracy_m: 10,
+  }),
+  uploadFieldProof: () => ({
+    task_id: "TASK-UNKNOWN",
+    file: { filename: "a.txt", type: "text/plain", content: "aGk=" },
+  }),
 };
 
 /** One case: an operation, the body-field value that selects its permission (if any), the permission. */
@@ -130,6 +142,13 @@ describe("the permission table", () => {
     expect(may("field", "completeTask", "fail")).toBe(true);
     expect(may("field", "completeTask", "dispatch")).toBe(false);
     expect(may("field", "listTasks")).toBe(false);
+    expect(may("dispatcher", "assignTask")).toBe(true);
+    expect(may("owner", "assignTask")).toBe(true);
+    for (const role of ["reviewer", "field", "finance"] as const) expect(may(role, "assignTask")).toBe(false);
+    expect(may("field", "recordFieldVisit")).toBe(true);
+    expect(may("field", "uploadFieldProof")).toBe(true);
+    expect(may("field", "listFieldTasks")).toBe(true);
+    expect(may("dispatcher", "recordFieldVisit")).toBe(false);
     expect(may("finance", "recordTaskPayment")).toBe(true);
     expect(may("finance", "settleTaskRefund")).toBe(true);
     expect(may("finance", "accountAdmin", "deposit")).toBe(true);

@@ -200,7 +200,8 @@ export type ActorKind = (typeof ACTOR_KINDS)[number];
  * (`task.<action>` of lib/tasks/state/transitions.ts), each ledger movement, a refund settled,
  * an account's status or discount set, a key created, revoked, linked or unlinked, a staff
  * account invited, enrolled, given a role, suspended or reactivated, a task assigned or
- * unassigned, a site visit's check-in and check-out, a proof file uploaded from the field.
+ * unassigned, a site visit's check-in and check-out, a proof file uploaded from the field, a task
+ * flagged at risk of missing its execution deadline (the deadline watch).
  */
 export const AUDIT_ACTIONS = [
   "task.approve",
@@ -238,5 +239,6 @@ export const AUDIT_ACTIONS = [
   "visit.check_in",
   "visit.check_out",
   "proof.upload",
+  "task.at_risk",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -112,3 +112,7 @@ export const privacyRetentionOperation = cronOperation(
   "privacy-retention",
   "De-identify accounts whose erasure is due; delete activity logs and proof files past their retention",
 );
+export const deadlineWatchOperation = cronOperation(
+  "deadline-watch",
+  "Flag paid and dispatched tasks near their execution deadline (task.at_risk, once)",
+);

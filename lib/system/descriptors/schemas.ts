@@ -66,6 +66,25 @@ export const capabilitiesSchema = z
       .array(z.enum(TASK_STATUSES))
       .meta({ description: "The statuses after which a task never changes again." }),
     endpoints: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string() })),
+    operations: z
+      .object({
+        roles: z.record(z.string(), z.array(z.string())).meta({
+          description: "The role table (lib/permissions.ts): the permissions each staff role holds.",
+        }),
+        geofence_radius_m: z.number().meta({
+          description: "Field check-in radius around a task's place, metres (GEOFENCE_RADIUS_M).",
+        }),
+        geofence_accuracy_cap_m: z.number().meta({
+          description: "Most of a phone's reported accuracy added to the radius, metres.",
+        }),
+        at_risk_window_share: z.number().meta({
+          description:
+            "A paid or dispatched task with less than this share of its payment → execution-deadline window left is flagged task.at_risk.",
+        }),
+      })
+      .meta({
+        description: "How the operator's staff work: roles, the field check-in geofence, the deadline watch.",
+      }),
     quick_start: z.array(z.string()),
     privacy: z
       .object({

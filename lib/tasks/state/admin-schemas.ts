@@ -5,7 +5,7 @@ import { plainText, queryNumber } from "../../validation.js";
 import { proofFilesInputSchema } from "./proof-files.js";
 import { SERVICE_TYPES } from "./schemas.js";
 
-const taskId = z
+export const taskIdSchema = z
   .string()
   .trim()
   .min(1)
@@ -17,7 +17,7 @@ const cad = z.number().positive().max(1_000_000).multipleOf(0.01, { error: "must
 
 export const reviewTaskBodySchema = z
   .strictObject({
-    task_id: taskId,
+    task_id: taskIdSchema,
     action: z.enum(["approve", "reject", "counter_offer"]),
     price_cad: cad.optional().meta({ description: "approve: the price (CAD); default the estimate." }),
     counter_offer_amount: cad.optional().meta({ description: "counter_offer: the proposed price (CAD)." }),
@@ -34,7 +34,7 @@ export type ReviewTaskBody = z.output<typeof reviewTaskBodySchema>;
 
 export const completeTaskBodySchema = z
   .strictObject({
-    task_id: taskId,
+    task_id: taskIdSchema,
     action: z.enum(["dispatch", "on_site", "complete", "fail"]),
     operator_notes: plainText(z.string().trim().max(5000)).optional(),
     proof_files: proofFilesInputSchema
@@ -47,7 +47,7 @@ export type CompleteTaskBody = z.output<typeof completeTaskBodySchema>;
 
 export const recordPaymentBodySchema = z
   .strictObject({
-    task_id: taskId,
+    task_id: taskIdSchema,
     tx_hash: txHash.optional(),
     network: z.string().trim().min(1).max(40).optional(),
     note: z.string().trim().max(1000).optional(),
@@ -57,7 +57,7 @@ export type RecordPaymentBody = z.output<typeof recordPaymentBodySchema>;
 
 export const settleRefundBodySchema = z
   .strictObject({
-    task_id: taskId,
+    task_id: taskIdSchema,
     outcome: z.enum(["refunded", "denied"]).meta({
       description:
         "refunded: the money went back (USDC to the originating wallet, or to the prepaid account, which this call credits); " +
@@ -87,10 +87,10 @@ export const settleRefundBodySchema = z
   .meta({ id: "TaskRefundRequest" });
 export type SettleRefundBody = z.output<typeof settleRefundBodySchema>;
 
-export const taskQuerySchema = z.object({ task_id: taskId });
+export const taskQuerySchema = z.object({ task_id: taskIdSchema });
 
 export const cancelTaskQuerySchema = z.object({
-  task_id: taskId,
+  task_id: taskIdSchema,
   access_token: z
     .string()
     .max(100)

@@ -14,7 +14,7 @@ import { eventsCommitted } from "../../db/after-events.js";
 import { type AuditRecord, recordAudit } from "../../db/audit.js";
 import { bulkInsert, jsonList, recordset } from "../../db/bulk.js";
 import { getDb, type Tx } from "../../db/client.js";
-import type { TaskStatus } from "../../db/schema/enums.js";
+import type { TaskEventType, TaskStatus } from "../../db/schema/enums.js";
 import { type NewTaskEvent, type Task, taskEvents, tasks } from "../../db/schema/index.js";
 import { DomainError } from "../../errors.js";
 import { prefixedId } from "../../ids.js";
@@ -32,6 +32,11 @@ export interface TransitionOptions {
   payload?: (task: Task) => Record<string, unknown>;
   /** Extra work in the same transaction after the update (e.g. proof files, ledger rows). */
   after?: (task: Task, tx: Tx) => Promise<void>;
+  /**
+   * Checks the locked row before the transition table does (e.g. that a field staff member is the
+   * task's assignee); throwing refuses the change.
+   */
+  guard?: (task: Task) => void;
 }
 
 /** Result: the updated row and the id of the event written. */
@@ -66,7 +71,7 @@ function conflict(action: TaskAction, task: Task): DomainError {
 /** The event row of `transition` applied to `task` (the row before the change). */
 function eventRow(
   task: Pick<Task, "id" | "status" | "apiKeyId" | "serviceType" | "sandbox">,
-  transition: Transition,
+  transition: Pick<Transition, "to" | "event">,
   extra: Record<string, unknown>,
   now: Date,
 ): NewTaskEvent & { id: string } {
@@ -86,6 +91,21 @@ function eventRow(
     },
     createdAt: now,
   };
+}
+
+/**
+ * The event row of a change that is not a transition (`task.assigned`, `task.at_risk`): the task
+ * keeps its status, so `status` and `previous_status` are both the current one. Written by the
+ * caller in the transaction of the change, like a transition's (the outbox sends it to webhooks
+ * and the stream).
+ */
+export function noticeEventRow(
+  task: Pick<Task, "id" | "status" | "apiKeyId" | "serviceType" | "sandbox">,
+  type: TaskEventType,
+  extra: Record<string, unknown>,
+  now: Date,
+): NewTaskEvent & { id: string } {
+  return eventRow(task, { to: task.status, event: type }, extra, now);
 }
 
 /** The audit-log record of one applied transition. */
@@ -114,6 +134,7 @@ export async function applyTransition(
 ): Promise<TransitionResult> {
   const run = async (tx: Tx): Promise<TransitionResult> => {
     const task = await getTaskOrThrow(taskId, tx, true);
+    options.guard?.(task);
     const transition = findTransition(action, task.status);
     if (!transition) throw conflict(action, task);
     const changes = (await options.changes?.(task, tx)) ?? {};

@@ -29,3 +29,9 @@ export const SLA = Object.freeze({
   /** Window to pay an accepted or counter-offered task, hours. */
   payment_window_hours: 48,
 } as const);
+
+/**
+ * Share of a task's execution window (payment → execution deadline) under which the deadline watch
+ * flags a paid or dispatched task at risk (`task.at_risk`, lib/field/deadline-watch.ts): a quarter.
+ */
+export const AT_RISK_WINDOW_SHARE = 0.25;

@@ -96,6 +96,34 @@ export async function taskAccess(task: TaskOwnership, credential: TaskCredential
   return "public";
 }
 
+/**
+ * The staff member a caller may act only as the assignee of (issue 26 item 4): a staff member
+ * whose role does not read every task (`field`: no `tasks.read`) acts on the tasks assigned to them
+ * only; null for everyone else (admin keys, owner, dispatcher…), who act on any task.
+ */
+export function assigneeOnly(
+  caller: Pick<TaskPrincipal, "role" | "staff"> | null | undefined,
+): string | null {
+  if (!caller?.staff) return null;
+  return caller.role && roleHolds(caller.role, "tasks.read") ? null : caller.staff.id;
+}
+
+/**
+ * Refuses a caller restricted to its assignments ({@link assigneeOnly}) on a task not assigned to it.
+ * @throws DomainError FORBIDDEN
+ */
+export function assertAssignee(
+  task: Pick<Task, "id" | "assignedStaffId">,
+  caller: Pick<TaskPrincipal, "role" | "staff"> | null | undefined,
+): void {
+  const only = assigneeOnly(caller);
+  if (only !== null && task.assignedStaffId !== only) {
+    throw new DomainError("FORBIDDEN", `Task ${task.id} is not assigned to you`, {
+      field: "task_id",
+    });
+  }
+}
+
 /** Whether `access` sees the task's content (owner or admin). */
 export function seesContent(access: TaskAccess): boolean {
   return access !== "public";

@@ -86,6 +86,30 @@ export const policyOutcomeSchema = z
   })
   .meta({ id: "PolicyOutcome" });
 
+/**
+ * A task's site visit (issue 26 items 5-6): the assigned field person's check-in and check-out.
+ * In the owner's and admin's status, the `task.completed` webhook and callback, and the receipt.
+ */
+export const siteVisitSchema = z
+  .object({
+    checked_in_at: dateTime,
+    checked_out_at: dateTime.nullable(),
+    check_in_distance_m: z.number().nullable().meta({
+      description:
+        "Great-circle distance from the reported position to the task's resolved place, metres (null when the task has no coordinates).",
+    }),
+    accuracy_m: z.number().meta({ description: "Accuracy the device reported at check-in, metres." }),
+    within_geofence: z.boolean().meta({
+      description:
+        "The check-in was within GEOFENCE_RADIUS_M plus the reported accuracy (capped by GEOFENCE_ACCURACY_CAP_M); false = accepted with a reason, flagged.",
+    }),
+    reason: z
+      .string()
+      .optional()
+      .meta({ description: "The field person's reason for a check-in outside the geofence." }),
+  })
+  .meta({ id: "SiteVisit" });
+
 /** The words every owner-only member of the status carries. */
 const OWNER_ONLY = 'Owner or admin only (README "Who can read what"): absent from the public status.';
 
@@ -138,6 +162,20 @@ export const taskStatusSchema = z
         "Completed or failed tasks: the signed completion receipt, a compact JWS (EdDSA / Ed25519); verify it with the keys at /.well-known/jwks.json.",
     }),
     policy: ownerOnly(policyOutcomeSchema.nullable()),
+    assignment: ownerOnly(
+      z
+        .object({
+          operator_display_name: z.string().meta({ description: "The name the staff member chose." }),
+          assigned_at: dateTime,
+          staff_id: z.string().optional().meta({ description: "Admin only: the staff member (`stf_…`)." }),
+        })
+        .nullable(),
+    ),
+    site_visit: ownerOnly(siteVisitSchema.nullable()),
+    at_risk_at: z.string().meta({ format: "date-time" }).nullable().optional().meta({
+      description:
+        "Admin only: when the deadline watch reported the task at risk of missing its execution deadline (task.at_risk), or null.",
+    }),
     operator_notes: z.string().nullable().optional(),
     completed_at: dateTime.nullable().optional(),
     failure_reason: z.string().nullable().optional(),

@@ -1,0 +1,118 @@
+/**
+ * Proof from the field, one file per request (POST /api/field-proof, issue 26 item 5;
+ * docs/decisions.md "One proof file per request"): a photo taken on site is checked like the
+ * proof files of a completion (lib/tasks/state/proof-files.ts: strict base64, type by content,
+ * 3 MiB) and attached to the task at once, with its capture metadata (compared with the task's
+ * place, dispatch..now and the site visit's check-in). Completion then lists these files first
+ * (lib/tasks/state/execute-task.ts), so a crash between an upload and the completion leaves the
+ * files attached and the task as it was.
+ *
+ * Retry-safe twice over: the operation takes an `Idempotency-Key` (the answer is replayed), and a
+ * file whose SHA-256 the task already holds is not stored again (the existing one is answered).
+ * A `field` staff member uploads only to the tasks assigned to it.
+ */
+import { and, count, eq } from "drizzle-orm";
+import { recordAudit } from "../db/audit.js";
+import { getDb } from "../db/client.js";
+import type { TaskStatus } from "../db/schema/enums.js";
+import { proofFiles } from "../db/schema/index.js";
+import { DomainError, isDomainError } from "../errors.js";
+import { readCapture } from "../receipts/capture.js";
+import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
+import { captureContextOf } from "../tasks/state/execute-task.js";
+import { type DecodedProofFile, decodeProofFiles, proofFileRows } from "../tasks/state/proof-files.js";
+import { readSiteVisit } from "../tasks/state/site-visit.js";
+import { assertAssignee, type TaskPrincipal } from "../tasks/state/task-access.js";
+import type { AttachedProof } from "./field-tasks.js";
+import { type FieldProofBody, MAX_FIELD_PROOF_FILES } from "./schemas.js";
+
+/** Statuses a file may be uploaded in (before completion). */
+const UPLOAD_STATUSES: readonly TaskStatus[] = ["paid", "dispatched", "on_site"];
+
+/**
+ * Decodes the one file of a request; errors name `file.<member>` (the decoder names items of an
+ * array, `file.0.<member>`).
+ */
+async function decodeOne(input: FieldProofBody["file"]): Promise<DecodedProofFile> {
+  try {
+    const [file] = await decodeProofFiles([input], "file");
+    return file!;
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    const rename = (s: string) => s.replace(/\bfile\.0\b/g, "file");
+    throw new DomainError(error.code, rename(error.message), {
+      ...(error.field ? { field: rename(error.field) } : {}),
+      extra: error.extra,
+    });
+  }
+}
+
+/**
+ * Attaches `body.file` to task `body.task_id` for `caller` at `now`.
+ * @returns the file as attached (the one already there for the same content) and how many the task has
+ * @throws DomainError NOT_FOUND, FORBIDDEN (a field staff member on a task not assigned to it), CONFLICT (status; too many files), INVALID_FORMAT / VALIDATION_ERROR / PAYLOAD_TOO_LARGE (the file)
+ */
+export async function uploadFieldProof(
+  body: FieldProofBody,
+  caller: Pick<TaskPrincipal, "role" | "staff"> | null,
+  now = new Date(),
+): Promise<{ taskId: string; file: AttachedProof; filesCount: number }> {
+  const file = await decodeOne(body.file);
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const task = await getTaskOrThrow(body.task_id, tx, true);
+    assertAssignee(task, caller);
+    if (!UPLOAD_STATUSES.includes(task.status)) {
+      throw new DomainError(
+        "CONFLICT",
+        `Cannot upload proof to task ${task.id}: its status is ${task.status} (allowed: ${UPLOAD_STATUSES.join(", ")})`,
+        { extra: { current_status: task.status } },
+      );
+    }
+    const [{ n }] = (await tx
+      .select({ n: count() })
+      .from(proofFiles)
+      .where(eq(proofFiles.taskId, task.id))) as [{ n: number }];
+    const [same] = await tx
+      .select({
+        filename: proofFiles.filename,
+        type: proofFiles.mimeType,
+        size: proofFiles.sizeBytes,
+        sha256: proofFiles.sha256,
+        capture: proofFiles.capture,
+      })
+      .from(proofFiles)
+      .where(and(eq(proofFiles.taskId, task.id), eq(proofFiles.sha256, file.sha256)))
+      .limit(1);
+    if (same) return { taskId: task.id, file: { ...same, capture: same.capture ?? null }, filesCount: n };
+    if (n >= MAX_FIELD_PROOF_FILES) {
+      throw new DomainError(
+        "CONFLICT",
+        `Task ${task.id} already has ${n} proof files (at most ${MAX_FIELD_PROOF_FILES} before completion)`,
+        { extra: { current_status: task.status } },
+      );
+    }
+    const visit = await readSiteVisit(task.id, tx);
+    const capture = await readCapture(file.bytes, file.mimeType, captureContextOf(task, now, visit));
+    const [row] = proofFileRows(task.id, [file]);
+    await tx.insert(proofFiles).values({ ...row!, position: n, capture });
+    await recordAudit(tx, {
+      action: "proof.upload",
+      taskId: task.id,
+      targetKind: "proof_file",
+      targetId: row!.id,
+      details: { sha256: file.sha256, size: file.sizeBytes, type: file.mimeType },
+    });
+    return {
+      taskId: task.id,
+      file: {
+        filename: file.filename,
+        type: file.mimeType,
+        size: file.sizeBytes,
+        sha256: file.sha256,
+        capture: capture as Record<string, unknown> | null,
+      },
+      filesCount: n + 1,
+    };
+  });
+}

@@ -1,0 +1,103 @@
+/**
+ * Operation descriptors of assignment and the field app (issue 26 items 4-5;
+ * docs/staff-and-audit.md "Assignment", "Field app"): POST /api/task-assign (permission
+ * `tasks.assign`), GET and POST /api/field-visit and POST /api/field-proof (`tasks.execute`, on the
+ * tasks assigned to the caller).
+ */
+import { defineOperation } from "../descriptors/operation.js";
+import { MAX_PROOF_FILE_BYTES } from "../tasks/state/proof-files.js";
+import { taskStatusSchema } from "../tasks/state/view-schemas.js";
+import {
+  assignTaskBodySchema,
+  fieldProofBodySchema,
+  fieldProofResponseSchema,
+  fieldTaskListSchema,
+  fieldTaskSchema,
+  fieldVisitBodySchema,
+  MAX_FIELD_PROOF_FILES,
+} from "./schemas.js";
+
+export const assignTaskOperation = defineOperation({
+  id: "assignTask",
+  method: "POST",
+  path: "/api/task-assign",
+  summary: "Assign a task to a field staff member, reassign or unassign it (dispatcher)",
+  description:
+    "For a paid, dispatched or on-site task (else 409 CONFLICT with current_status). `staff_id` must be an " +
+    "active staff member with role field or owner (else 422 on staff_id); null unassigns. Emits task.assigned " +
+    "(webhooks, the event stream; the requester sees only the display name) with the change; assigning the " +
+    "person already assigned changes nothing. Answers the task's status.",
+  tags: ["Operator"],
+  auth: "admin",
+  permission: "tasks.assign",
+  body: assignTaskBodySchema,
+  response: taskStatusSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+});
+
+export const listFieldTasksOperation = defineOperation({
+  id: "listFieldTasks",
+  method: "GET",
+  path: "/api/field-visit",
+  summary: "The signed-in field staff member's assigned open tasks, closest deadline first",
+  description:
+    "A staff session only (an API key → 403). Paid, dispatched and on-site tasks assigned to the caller with " +
+    "address, instructions, execution deadline, the deadline watch's at_risk flag, coordinates, an " +
+    "OpenStreetMap link, a geo: URI, the site visit and the proof files uploaded so far.",
+  tags: ["Field"],
+  auth: "admin",
+  permission: "tasks.execute",
+  response: fieldTaskListSchema,
+  cacheControl: "no-store",
+  errors: ["FORBIDDEN"],
+});
+
+export const recordFieldVisitOperation = defineOperation({
+  id: "recordFieldVisit",
+  method: "POST",
+  path: "/api/field-visit",
+  summary: "Check in to or out of an assigned task's site, with the phone's position",
+  description:
+    "By the task's assignee only (else 403). check_in: the server measures the distance to the task's place; " +
+    "within GEOFENCE_RADIUS_M plus the reported accuracy (capped by GEOFENCE_ACCURACY_CAP_M) the task goes " +
+    "on_site (a paid task is dispatched first); outside, a `reason` is required (else 422 on reason with " +
+    "error.distance_m and error.geofence_m) and the visit is flagged (within_geofence false). A second check_in " +
+    "answers the first. check_out before check_in → 409.",
+  tags: ["Field"],
+  auth: "admin",
+  permission: "tasks.execute",
+  body: fieldVisitBodySchema,
+  response: fieldTaskSchema,
+  idempotent: true,
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "FORBIDDEN", "CONFLICT"],
+});
+
+export const uploadFieldProofOperation = defineOperation({
+  id: "uploadFieldProof",
+  method: "POST",
+  path: "/api/field-proof",
+  summary: "Attach one proof file to a task before completion (field app camera)",
+  description:
+    `One file per request (base64, at most ${MAX_PROOF_FILE_BYTES} bytes decoded, checked by content like ` +
+    "task-complete's proof_files); send an Idempotency-Key per file. The file is attached at once (a paid, " +
+    "dispatched or on-site task; a field staff member only to its own) and completion includes it in the " +
+    `receipt and the task.completed event. The same content twice is stored once. At most ${MAX_FIELD_PROOF_FILES} ` +
+    "files before completion.",
+  tags: ["Field"],
+  auth: "admin",
+  permission: "tasks.execute",
+  body: fieldProofBodySchema,
+  response: fieldProofResponseSchema,
+  idempotent: true,
+  maxBodyBytes: 4_400_000,
+  errors: [
+    "MISSING_FIELD",
+    "VALIDATION_ERROR",
+    "INVALID_FORMAT",
+    "NOT_FOUND",
+    "FORBIDDEN",
+    "CONFLICT",
+    "PAYLOAD_TOO_LARGE",
+  ],
+});

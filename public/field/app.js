@@ -1,0 +1,89 @@
+/**
+ * The field app (issue 26 item 5; docs/staff-and-audit.md "Field app"): a phone-first,
+ * hash-routed page for the field staff, over GET/POST /api/field-visit, POST /api/field-proof and
+ * POST /api/task-complete.
+ *
+ *   #/tasks        my assigned open tasks, closest deadline first, at-risk badge
+ *   #/task/<id>    address, map links, instructions, deadline, check-in/out, photos, complete or fail
+ *
+ * Authentication: the staff sign-in (e-mail, password, TOTP) sets an HttpOnly cookie; the page keeps
+ * only the session's CSRF token in memory (api.js) and stores no key or token anywhere.
+ */
+import { h } from "../shared/dom.js";
+import { applyStaticStrings, markCurrentNav, showView, startShell } from "../shared/shell.js";
+import { heading } from "../shared/views.js";
+import { ApiError, currentSession, forgetSession, loadSession, signOut } from "./api.js";
+import { messages, setRenderer } from "./context.js";
+import { t } from "./i18n.js";
+import { loginView } from "./login.js";
+import { listView, taskView } from "./views.js";
+
+const main = document.getElementById("main");
+const nav = document.getElementById("nav");
+const logoutButton = document.getElementById("logout");
+const langSelect = document.getElementById("lang-select");
+const { announce, errorBox, showError } = messages;
+
+let renderToken = 0;
+let sessionChecked = false;
+
+/** Renders the view of the current route; moves focus to its heading unless `focus` is false. */
+async function render({ focus = true } = {}) {
+  const token = ++renderToken;
+  applyStaticStrings(langSelect);
+  if (!sessionChecked) {
+    sessionChecked = true;
+    try {
+      await loadSession();
+    } catch {
+      forgetSession();
+    }
+  }
+  const signedIn = Boolean(currentSession());
+  nav.hidden = !signedIn;
+  logoutButton.hidden = !signedIn;
+  let view;
+  if (!signedIn) {
+    view = loginView({ messages, signedIn: () => render() });
+  } else {
+    const hash = location.hash.replace(/^#/, "") || "/tasks";
+    markCurrentNav(nav.querySelectorAll("a"), (target) => target === "/tasks");
+    main.setAttribute("aria-busy", "true");
+    try {
+      view = hash.startsWith("/task/")
+        ? await taskView(decodeURIComponent(hash.slice("/task/".length)))
+        : await listView();
+    } catch (error) {
+      if (token !== renderToken) return;
+      if (error instanceof ApiError && error.status === 401) {
+        forgetSession();
+        announce(t("login.expired"));
+        return render();
+      }
+      const box = errorBox();
+      showError(box, error);
+      view = h("section", {}, heading(t("app.title")), box);
+    } finally {
+      if (token === renderToken) main.removeAttribute("aria-busy");
+    }
+  }
+  if (token !== renderToken) return;
+  showView(main, view, t("app.title"), focus);
+}
+
+setRenderer(render);
+startShell({
+  main,
+  langSelect,
+  logoutButton,
+  render,
+  logout: async () => {
+    try {
+      await signOut();
+    } catch {
+      // the cookie expires by itself; the page forgets the session either way
+    }
+    announce(t("login.logged_out"));
+    render();
+  },
+});

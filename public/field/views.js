@@ -1,0 +1,184 @@
+/**
+ * The field app's views: my tasks (#/tasks, GET /api/field-visit: assigned open tasks, closest
+ * execution deadline first, with an at-risk badge) and one task (#/task/<id>: address, map links,
+ * instructions, deadline, the site visit, photos, complete with notes or fail with a reason).
+ */
+import { definitions, field, h } from "../shared/dom.js";
+import { badge, heading } from "../shared/views.js";
+import { get, postIdempotent } from "./api.js";
+import { messages, taskHref } from "./context.js";
+import { formatDateTime, t } from "./i18n.js";
+import { photosSection } from "./photos.js";
+import { visitSection } from "./visit.js";
+
+const { announce, errorBox, showError } = messages;
+
+/** A status badge. */
+function statusBadge(status) {
+  return badge(t(`status.${status}`), `status-${status}`);
+}
+
+/** The badges of a task: status, urgency, at risk, checked in. */
+function badges(task) {
+  return h(
+    "p",
+    { class: "badges" },
+    statusBadge(task.status),
+    task.urgency === "urgent" ? badge(t("urgency.urgent"), "urgent") : null,
+    task.at_risk ? badge(t("list.at_risk"), "late") : null,
+    task.site_visit ? badge(t("list.checked_in"), "service") : null,
+  );
+}
+
+/** #/tasks: my open tasks. */
+export async function listView() {
+  const { tasks } = await get("/api/field-visit");
+  return h(
+    "section",
+    {},
+    h("div", { class: "view-head" }, heading(t("list.title"))),
+    h("p", { class: "muted" }, t("list.intro")),
+    tasks.length
+      ? h(
+          "ul",
+          { class: "cards" },
+          tasks.map((task) =>
+            h(
+              "li",
+              { class: "card" },
+              h(
+                "article",
+                { class: "card-body" },
+                h(
+                  "h2",
+                  { class: "card-title" },
+                  h("a", { href: taskHref(task.task_id), class: "card-link" }, task.task_id),
+                ),
+                badges(task),
+                h("p", { class: "address" }, task.location_address),
+                h("p", { class: "excerpt" }, task.task_description),
+                h(
+                  "p",
+                  { class: "meta" },
+                  `${t("list.deadline")}: ${formatDateTime(task.execution_deadline)}`,
+                ),
+              ),
+            ),
+          ),
+        )
+      : h("p", { class: "empty" }, t("list.empty")),
+  );
+}
+
+/** A form that POSTs `build(form)` to task-complete, then goes back to the list. */
+function finishForm({ className, fields, label, submitClass, confirm, build, done }) {
+  const error = errorBox();
+  const button = h("button", { type: "submit", class: ["button", submitClass] }, label);
+  const form = h(
+    "form",
+    {
+      class: ["action", className],
+      method: "post",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        if (button.disabled || !form.reportValidity()) return;
+        if (confirm && !window.confirm(confirm)) return;
+        showError(error, null);
+        button.disabled = true;
+        button.textContent = t("action.sending");
+        try {
+          await postIdempotent(form, "/api/task-complete", build(form));
+          announce(t(done));
+          location.hash = "#/tasks";
+        } catch (e) {
+          showError(error, e);
+          button.disabled = false;
+          button.textContent = label;
+        }
+      },
+    },
+    fields,
+    error,
+    button,
+  );
+  return form;
+}
+
+/** #/task/<id>. */
+export async function taskView(id) {
+  const { tasks } = await get("/api/field-visit");
+  const task = tasks.find((x) => x.task_id === id);
+  if (!task) {
+    return h(
+      "section",
+      {},
+      heading(t("task.title", { id })),
+      h("p", {}, t("task.not_found")),
+      h("a", { href: "#/tasks", class: "button secondary" }, t("task.back")),
+    );
+  }
+  const text = (form, name) => form.elements.namedItem(name).value.trim() || undefined;
+  return h(
+    "section",
+    {},
+    heading(t("task.title", { id: task.task_id })),
+    badges(task),
+    h(
+      "section",
+      { class: "panel", "aria-labelledby": "sec-where" },
+      h("h2", { id: "sec-where" }, task.service_name),
+      definitions([
+        [t("task.address"), task.location_address],
+        [t("task.deadline"), formatDateTime(task.execution_deadline)],
+        [t("task.description"), task.task_description],
+        [t("task.instructions"), task.special_instructions],
+      ]),
+      task.map_url
+        ? h(
+            "p",
+            { class: "links" },
+            h(
+              "a",
+              { href: task.map_url, target: "_blank", rel: "noopener noreferrer", class: "button secondary" },
+              t("task.osm"),
+            ),
+            " ",
+            h("a", { href: task.geo_uri, class: "button secondary" }, t("task.geo")),
+          )
+        : null,
+    ),
+    visitSection(task),
+    photosSection(task),
+    h(
+      "section",
+      { class: "panel", "aria-labelledby": "sec-done" },
+      h("h2", { id: "sec-done" }, t("done.title")),
+      finishForm({
+        className: "complete",
+        fields: field(t("done.notes"), "textarea", { name: "operator_notes", maxlength: "5000", rows: "3" }),
+        label: t("done.complete"),
+        submitClass: "primary",
+        build: (form) => ({
+          task_id: task.task_id,
+          action: "complete",
+          operator_notes: text(form, "operator_notes"),
+        }),
+        done: "done.completed",
+      }),
+      finishForm({
+        className: "fail",
+        fields: field(t("fail.reason"), "textarea", {
+          name: "reason",
+          required: true,
+          maxlength: "1000",
+          rows: "2",
+        }),
+        label: t("fail.submit"),
+        submitClass: "danger",
+        confirm: t("fail.confirm"),
+        build: (form) => ({ task_id: task.task_id, action: "fail", reason: text(form, "reason") }),
+        done: "fail.done",
+      }),
+    ),
+  );
+}
