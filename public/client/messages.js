@@ -174,6 +174,7 @@ export const EN = {
   "ctask.dispute_note": "Note",
   "ctask.dispute_resolved": "Resolved",
   "ctask.report": "Report a problem",
+  "ctask.report_another": "Report another problem",
   "ctask.report_intro":
     "Something wrong with the work? Tell us until {at}: the operator answers with a redo, a refund or an explanation.",
   "ctask.report_reason": "What went wrong",
@@ -386,6 +387,7 @@ export const FR = {
   "ctask.dispute_note": "Note",
   "ctask.dispute_resolved": "Résolu le",
   "ctask.report": "Signaler un problème",
+  "ctask.report_another": "Signaler un autre problème",
   "ctask.report_intro":
     "Un problème avec le travail ? Signalez-le d'ici le {at} : l'opérateur répond par une reprise, un remboursement ou une explication.",
   "ctask.report_reason": "Ce qui ne va pas",

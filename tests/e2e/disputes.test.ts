@@ -155,6 +155,8 @@ describe.skipIf(!CHROMIUM)("disputes in the dashboard and the console", () => {
     expect(recourse).toContain("partial refund");
     expect(recourse).toContain("50.00");
     expect(recourse).toContain("Part of the visit was wasted.");
+    // Resolved, the dispute window still open: another problem may be reported.
+    await client.getByRole("heading", { level: 3, name: "Report another problem" }).waitFor();
     await client.evaluate(() => document.getElementById("sec-recourse")?.scrollIntoView());
     await shot(client, env.shots, "client-dispute-resolved.png");
     await client.context().close();

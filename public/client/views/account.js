@@ -235,7 +235,8 @@ function disputeWindowEnd(task, recourse) {
 function reportForm(task, recourse, windowEnd) {
   const reasons = recourse.disputes.reasons ?? [];
   return apiForm({
-    title: h("h3", {}, t("ctask.report")),
+    // After a resolved dispute the owner may open another (one open at a time).
+    title: h("h3", {}, t(task.dispute ? "ctask.report_another" : "ctask.report")),
     intro: t("ctask.report_intro", { at: formatDateTime(windowEnd.toISOString()) }),
     fields: [
       field(
