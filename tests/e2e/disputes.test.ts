@@ -4,7 +4,7 @@
  * (reason, details, a photo as evidence); a reviewer sees the console's disputes queue (the
  * requester's side beside the proof files) but no resolution form; a finance person resolves it
  * with a partial refund — a too-large amount first, refused with the maximum — and the client then
- * sees the dispute resolved with its refund. Skipped (with a message) when no Chromium binary exists;
+ * sees the dispute resolved with its refund. A dispute resolved meanwhile by someone else shows the 409. Skipped (with a message) when no Chromium binary exists;
  * `UPDATE_SCREENSHOTS=1` writes the screenshots to docs/screenshots/.
  */
 import { decodeJwt } from "jose";
@@ -34,11 +34,15 @@ describe.skipIf(!CHROMIUM)("disputes in the dashboard and the console", () => {
   const watch: Watch = { problems: [], requests: [] };
   let jwt: string;
   let taskId: string;
+  let otherOwner: string;
+  let otherTask: string;
 
   beforeAll(async () => {
     const key = await makeKey(["audit_only", "task_create"], `disputes.${Date.now()}@example.com`);
     ({ jwt } = await openLinkedAccount(key));
     taskId = await completedTask(env.admin, key, 200);
+    otherOwner = await makeKey(["audit_only", "task_create"], `other.${Date.now()}@example.com`);
+    otherTask = await completedTask(env.admin, otherOwner, 80);
   });
 
   /** The client dashboard signed in with the account's JWT (as the sign-in form stores it). */
@@ -97,6 +101,15 @@ describe.skipIf(!CHROMIUM)("disputes in the dashboard and the console", () => {
     await client.evaluate(() => document.getElementById("sec-recourse")?.scrollIntoView());
     await shot(client, env.shots, "client-dispute.png");
 
+    // Another requester's dispute, opened later (second in the queue).
+    const other = await env.api("POST", "/api/task-dispute", otherOwner, {
+      task_id: otherTask,
+      reason: "late",
+      details: "Two days late.",
+    });
+    expect(other.status).toBe(201);
+    const otherId = other.body.dispute.dispute_id as string;
+
     // A reviewer reads the queue (disputes.read) but may not resolve (no disputes.resolve).
     const reviewer = await createStaff("reviewer", "Rita Reviewer");
     const rpage = await staffPage();
@@ -120,7 +133,23 @@ describe.skipIf(!CHROMIUM)("disputes in the dashboard and the console", () => {
     const fpage = await staffPage();
     await signInStaff(fpage, env.host.url, finance, "/operator/#/disputes");
     await fpage.getByRole("heading", { level: 1, name: "Disputes", exact: true }).waitFor();
-    expect(await fpage.locator("p.count").textContent()).toBe("1 open dispute(s)");
+    expect(await fpage.locator("p.count").textContent()).toBe("2 open dispute(s)");
+    // The other dispute is resolved by someone else after the page was read: the form shows the 409.
+    expect(
+      (
+        await env.api("POST", "/api/dispute-resolve", env.admin, {
+          dispute_id: otherId,
+          resolution: "reject",
+          reason: "Delivered on time.",
+        })
+      ).status,
+    ).toBe(200);
+    const stale = fpage.locator(`li.dispute[data-dispute="${otherId}"]`);
+    await stale.getByLabel("Resolution", { exact: true }).selectOption("reject");
+    await stale.getByLabel("Note to the requester").fill("Late indeed.");
+    await stale.getByRole("button", { name: "Resolve" }).click();
+    await expect.poll(() => stale.locator("[role=alert]").textContent()).toContain("Error CONFLICT");
+    expect(await stale.locator("[role=alert]").textContent()).toContain("already resolved");
     const card = fpage.locator("li.dispute").first();
     await card.getByLabel("Resolution", { exact: true }).selectOption("partial_refund");
     await card.getByLabel("Refund amount (CAD, partial refund)").fill("500");
@@ -139,13 +168,13 @@ describe.skipIf(!CHROMIUM)("disputes in the dashboard and the console", () => {
     expect(await resolved.textContent()).toContain("partial refund");
     expect(await resolved.textContent()).toContain("50.00");
     const posts = watch.requests.filter((r) => r.method === "POST" && r.url.endsWith("/api/dispute-resolve"));
-    expect(posts).toHaveLength(2);
+    expect(posts).toHaveLength(3);
     for (const post of posts) {
       expect(post.headers["idempotency-key"]).toBeTruthy();
       expect(post.headers["x-csrf-token"]).toBeTruthy();
     }
-    // The two bodies differ: two keys.
-    expect(posts[0]!.headers["idempotency-key"]).not.toBe(posts[1]!.headers["idempotency-key"]);
+    // Each body differs: a key each.
+    expect(new Set(posts.map((p) => p.headers["idempotency-key"])).size).toBe(3);
     await fpage.context().close();
 
     // The client sees the dispute resolved with its refund.
