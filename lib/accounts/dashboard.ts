@@ -2,7 +2,7 @@
  * The client dashboard data (`GET /api/client-account?include=dashboard`): the latest
  * transactions, tasks and invoices of an account (20 each, newest first). The account's
  * tasks are those submitted with a key linked to the account, or charged to it; each says whether
- * it has a dispute (`dispute_status`, issue 27).
+ * it has a dispute (`dispute_status`, issue 27) and the SLA credit it was given (`sla_credited_cad`).
  */
 import { desc, eq, inArray, or, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
@@ -32,6 +32,8 @@ export interface Dashboard {
     sandbox: boolean;
     /** The status of the task's latest dispute (issue 27), or null when it has none. */
     dispute_status: "open" | "resolved" | null;
+    /** The SLA credit given for lateness (issue 27), CAD, or null when none. */
+    sla_credited_cad: number | null;
     created_at: string;
   }[];
   invoices: {
@@ -62,6 +64,9 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
         // Outer columns spelled qualified: drizzle writes them unqualified in a select list.
         disputeStatus: sql<"open" | "resolved" | null>`(select d.status from task_disputes d
           where d.task_id = "tasks"."id" order by d.opened_at desc limit 1)`,
+        slaCredited: sql<
+          string | null
+        >`(select s.amount_cad from sla_credits s where s.task_id = "tasks"."id")`,
       })
       .from(tasks)
       .where(or(inArray(tasks.apiKeyId, keyIds), eq(tasks.accountId, account.id)))
@@ -84,7 +89,7 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
       description: e.description,
       created_at: e.createdAt.toISOString(),
     })),
-    tasks: taskRows.map(({ task: t, disputeStatus }) => ({
+    tasks: taskRows.map(({ task: t, disputeStatus, slaCredited }) => ({
       task_id: t.id,
       service_type: t.serviceType,
       status: t.status,
@@ -92,6 +97,7 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
       payment_method: t.paymentMethod,
       sandbox: t.sandbox,
       dispute_status: disputeStatus ?? null,
+      sla_credited_cad: slaCredited == null ? null : Number(slaCredited),
       created_at: t.createdAt.toISOString(),
     })),
     invoices: invoiceRows.map((i) => ({

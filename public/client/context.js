@@ -41,7 +41,7 @@ export function optionalField(label, control, attrs, extra) {
 }
 
 /**
- * A form that POSTs `build(form)` to `path`, disables its button while the request runs and
+ * A form that POSTs `build(form)` (or what it resolves to) to `path`, disables its button while the request runs and
  * shows API errors (translated by `explain` when it returns a string) in its alert box.
  */
 export function apiForm({ title, intro, fields, submit, path, build, done, explain, auth = false }) {
@@ -57,7 +57,7 @@ export function apiForm({ title, intro, fields, submit, path, build, done, expla
         showError(error, null);
         let body;
         try {
-          body = build(form);
+          body = await build(form);
         } catch (e) {
           showError(error, e.message);
           return;

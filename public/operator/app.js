@@ -6,6 +6,7 @@
  *   #/task/<id>         everything the agent sent, estimate breakdown, map link, actions
  *   #/payments          on-chain transfers that paid no task (GET /api/chain-transfers)
  *   #/refunds           cancelled-after-payment tasks with refund_status pending
+ *   #/disputes          requesters' disputes, open and oldest first, with the resolution form
  *   #/dead-letters      a webhook's dead-letter queue, with replay (owner)
  *   #/staff             staff accounts: invite, role, suspension, reinvitation (owner)
  *   #/accept?code=…     the invitation page: password, authenticator app, signed in
@@ -14,7 +15,7 @@
  * the HttpOnly cookie; the page keeps its CSRF token in memory (./api.js), nothing in storage.
  * Navigation and actions the role lacks are hidden (the server still checks each request); a 403
  * shows the permission it names. All text from the API is inserted as text nodes. The views live
- * in ./views/ (lists, payments, task page, actions, staff); this file routes.
+ * in ./views/ (lists, payments, disputes, task page, actions, staff); this file routes.
  */
 import { h } from "../shared/dom.js";
 import { applyStaticStrings, markCurrentNav, showView } from "../shared/shell.js";
@@ -24,6 +25,7 @@ import { messages, refreshButton, setRenderer } from "./context.js";
 import { t } from "./i18n.js";
 import { acceptView, loadSession, signInView } from "./login.js";
 import { showSignedIn, startOperatorShell } from "./session.js";
+import { disputesView } from "./views/disputes.js";
 import { queueView, refundsView, tasksView } from "./views/lists.js";
 import { deadLettersView, paymentsView } from "./views/payments.js";
 import { staffView } from "./views/staff.js";
@@ -96,6 +98,7 @@ async function render({ focus = true } = {}) {
       else if (path === "/tasks") view = await tasksView(params);
       else if (path === "/payments") view = await paymentsView();
       else if (path === "/refunds") view = await refundsView();
+      else if (path === "/disputes") view = await disputesView();
       else if (path === "/dead-letters") view = await deadLettersView(params);
       else if (path === "/staff") view = await staffView();
       else view = await queueView();

@@ -23,6 +23,8 @@ export class ApiError extends Error {
     /** A 403's missing permission and the caller's role (`error.permission`, `error.role`), else null. */
     this.permission = typeof error.permission === "string" ? error.permission : null;
     this.role = typeof error.role === "string" ? error.role : null;
+    /** The envelope's `error` object as answered (its extra members, e.g. `max_amount_cad`). */
+    this.body = error;
     this.requestId = requestId;
     /** The whole `error` member, with the members a code adds (e.g. `distance_m`, `current_status`). */
     this.error = error;

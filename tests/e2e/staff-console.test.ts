@@ -65,7 +65,7 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await signInStaff(page, env.host.url, reviewer);
     await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     expect(await page.locator("#whoami").textContent()).toBe("Rita Reviewer · reviewer");
-    expect(await navLinks(page)).toEqual(["Queue", "Tasks", "Refunds"]);
+    expect(await navLinks(page)).toEqual(["Queue", "Tasks", "Refunds", "Disputes"]);
 
     await page.getByRole("link", { name: id }).click();
     await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
@@ -110,7 +110,7 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     const page = await newPage();
     await signInStaff(page, env.host.url, finance);
     await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
-    expect(await navLinks(page)).toEqual(["Queue", "Tasks", "Payments", "Refunds"]);
+    expect(await navLinks(page)).toEqual(["Queue", "Tasks", "Payments", "Refunds", "Disputes"]);
     await page.getByRole("link", { name: "Refunds", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Refund requests", exact: true }).waitFor();
     await page.getByRole("link", { name: id }).click();

@@ -4,10 +4,22 @@
  * hidden from the task table unless `#/dashboard?sandbox=1` (the "Show sandbox tasks" toggle);
  * shown, they are marked and never read as paid "out of band".
  */
-import { definitions, h } from "../../shared/dom.js";
+import { capabilities } from "../../shared/capabilities.js";
+import { definitions, field, h } from "../../shared/dom.js";
 import { badge, heading, proofItem } from "../../shared/views.js";
 import { request } from "../api.js";
-import { downloadButton, go, refreshButton, section, tableSection } from "../context.js";
+import {
+  apiForm,
+  downloadButton,
+  go,
+  messages,
+  optionalField,
+  refreshButton,
+  render,
+  section,
+  tableSection,
+  value,
+} from "../context.js";
 import { formatCad, formatDateTime, t } from "../i18n.js";
 import { invoicePdfButton } from "./invoice.js";
 
@@ -118,6 +130,9 @@ function tasksSection(dashboard, showSandbox) {
         task.dispute_status
           ? [" ", badge(t(`dispute.${task.dispute_status}`), `dispute-${task.dispute_status}`)]
           : null,
+        task.sla_credited_cad
+          ? [" ", badge(t("dash.sla_credit", { amount: formatCad(task.sla_credited_cad) }), "sla-credit")]
+          : null,
       ],
       task.price_cad === null ? t("app.none") : formatCad(task.price_cad),
       paymentLabel(task.payment_method, task.sandbox),
@@ -187,14 +202,98 @@ export async function dashboardView(params) {
   );
 }
 
+/** Largest evidence file the form sends (3 MB, the proof files' limit per file). */
+const MAX_EVIDENCE_BYTES = 3 * 1024 * 1024;
+
+/** Reads a file as base64 (without the data: prefix). */
+function readBase64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => {
+      const url = String(reader.result);
+      resolve(url.slice(url.indexOf(",") + 1));
+    };
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+/**
+ * The end of the task's dispute window (`completed_at` + the terms' `window_hours`), or null when
+ * the task is not completed or the terms are unknown.
+ */
+function disputeWindowEnd(task, recourse) {
+  const hours = recourse?.disputes?.window_hours;
+  if (task.status !== "completed" || !task.completed_at || typeof hours !== "number") return null;
+  return new Date(Date.parse(task.completed_at) + hours * 3600 * 1000);
+}
+
+/**
+ * "Report a problem" (issue 27): reason, details and an optional evidence file (base64, checked
+ * by the server as proof files are), POSTed to /api/task-dispute with the signed-in session.
+ */
+function reportForm(task, recourse, windowEnd) {
+  const reasons = recourse.disputes.reasons ?? [];
+  return apiForm({
+    // After a resolved dispute the owner may open another (one open at a time).
+    title: h("h3", {}, t(task.dispute ? "ctask.report_another" : "ctask.report")),
+    intro: t("ctask.report_intro", { at: formatDateTime(windowEnd.toISOString()) }),
+    fields: [
+      field(
+        t("ctask.report_reason"),
+        "select",
+        { name: "reason", required: true },
+        { options: reasons.map((r) => [r, t(`dispute.reason.${r}`)]) },
+      ),
+      field(t("ctask.report_details"), "textarea", {
+        name: "details",
+        rows: "4",
+        maxlength: "2000",
+        required: true,
+      }),
+      optionalField(
+        t("ctask.report_file"),
+        "input",
+        { name: "evidence", type: "file", accept: "image/*,application/pdf" },
+        { hint: t("ctask.report_file_hint") },
+      ),
+    ],
+    submit: t("ctask.report_submit"),
+    path: "/api/task-dispute",
+    auth: true,
+    build: async (form) => {
+      const body = { task_id: task.task_id, reason: value(form, "reason"), details: value(form, "details") };
+      const file = form.elements.namedItem("evidence")?.files?.[0];
+      if (file) {
+        if (file.size > MAX_EVIDENCE_BYTES) throw new Error(t("ctask.report_file_too_big"));
+        body.evidence_files = [
+          {
+            filename: file.name,
+            type: file.type || "application/octet-stream",
+            content: await readBase64(file),
+          },
+        ];
+      }
+      return body;
+    },
+    done: async () => {
+      messages.announce(t("ctask.report_done"));
+      await render({ focus: false });
+    },
+  });
+}
+
 /**
  * The task's service level (deadlines, the late-credit policy, a credit given) and its dispute, if
- * any (issue 27): what the owner's status view carries as `sla` and `dispute`.
+ * any (issue 27): what the owner's status view carries as `sla` and `dispute`; on a completed task
+ * within the dispute window and without an open dispute, the "Report a problem" form.
  */
-function recourseSection(task) {
+function recourseSection(task, recourse) {
   const sla = task.sla;
   const dispute = task.dispute;
-  if (!sla && !dispute) return null;
+  const windowEnd = disputeWindowEnd(task, recourse);
+  const canReport = windowEnd !== null && windowEnd.getTime() > Date.now() && dispute?.status !== "open";
+  if (!sla && !dispute && !canReport) return null;
   return section(
     "sec-recourse",
     t("ctask.recourse"),
@@ -213,7 +312,7 @@ function recourseSection(task) {
       ? [
           h(
             "h3",
-            {},
+            { id: "dispute-heading" },
             t("ctask.dispute"),
             " ",
             badge(t(`dispute.${dispute.status}`), `dispute-${dispute.status}`),
@@ -240,9 +339,13 @@ function recourseSection(task) {
                 : null,
             ],
             [t("ctask.dispute_note"), dispute.resolution_reason ?? null],
+            [t("ctask.dispute_resolved"), dispute.resolved_at ? formatDateTime(dispute.resolved_at) : null],
           ]),
         ]
-      : task.status === "completed"
+      : null,
+    canReport
+      ? reportForm(task, recourse, windowEnd)
+      : !dispute && task.status === "completed"
         ? h("p", { class: "hint" }, t("ctask.no_dispute"))
         : null,
   );
@@ -254,7 +357,11 @@ function recourseSection(task) {
  * part shows.
  */
 export async function taskView(id) {
-  const task = await request("GET", `/api/submit-task?task_id=${encodeURIComponent(id)}`, { auth: true });
+  const [task, caps] = await Promise.all([
+    request("GET", `/api/submit-task?task_id=${encodeURIComponent(id)}`, { auth: true }),
+    // The dispute window and reasons: without the terms the page still shows the task.
+    capabilities().catch(() => ({})),
+  ]);
   const proof = task.proof_files_data ?? [];
   return h(
     "section",
@@ -298,7 +405,7 @@ export async function taskView(id) {
         ? h("ul", { class: "proof-gallery" }, proof.map(proofItem))
         : h("p", { class: "empty" }, t("ctask.no_proof")),
     ),
-    recourseSection(task),
+    recourseSection(task, caps.recourse),
     section(
       "sec-history",
       t("task.history"),
