@@ -18,6 +18,14 @@ import {
   revokeApiKeyOperation,
 } from "../keys/operations.js";
 import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/descriptors/operations.js";
+import {
+  authorizationServerMetadataOperation,
+  mcpOAuthGetOperation,
+  mcpOAuthPostOperation,
+  oauthGetOperation,
+  oauthPostOperation,
+  protectedResourceOperation,
+} from "../oauth/operations.js";
 import { listChainTransfersOperation } from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
 import {
@@ -97,6 +105,12 @@ export function allOperations(): Operation[] {
     mcpPostOperation,
     mcpGetOperation,
     mcpDeleteOperation,
+    mcpOAuthPostOperation,
+    mcpOAuthGetOperation,
+    protectedResourceOperation,
+    authorizationServerMetadataOperation,
+    oauthGetOperation,
+    oauthPostOperation,
     getCapabilitiesOperation,
     getStatusOperation,
     getOpenApiOperation,

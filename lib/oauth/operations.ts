@@ -1,0 +1,101 @@
+/**
+ * Operation descriptors of the OAuth side: the MCP endpoint that requires authorization (/mcp), the
+ * protected resource metadata (RFC 9728), and the authorization server (oidc-provider, /oauth/* and
+ * its metadata, RFC 8414). The authorization server reads its own bodies (forms, per its RFCs) and
+ * answers in OAuth's error format; these descriptors document and rate-limit them.
+ */
+import { z } from "zod";
+import { defineOperation } from "../descriptors/operation.js";
+
+const jsonRpc = z
+  .record(z.string(), z.unknown())
+  .meta({ description: "JSON-RPC 2.0 message (MCP 2025-11-25)" });
+const metadata = z.record(z.string(), z.unknown());
+
+export const mcpOAuthPostOperation = defineOperation({
+  id: "mcpOAuth",
+  method: "POST",
+  path: "/mcp",
+  summary: "Model Context Protocol endpoint for hosted assistants: OAuth 2.1 access token required",
+  description:
+    "The same MCP server as POST /api/mcp, for clients that connect with OAuth (MCP authorization, " +
+    "2025-11-25). Without a valid access token: 401 with `WWW-Authenticate: Bearer resource_metadata=…` " +
+    "(discovery starts there); a token lacking the scope of the tool called: 403 with " +
+    '`WWW-Authenticate: Bearer error="insufficient_scope", scope=…`. A token acts as an API key linked to the ' +
+    "account whose owner consented (it bills and reads only that account).",
+  tags: ["MCP"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  documentedBody: jsonRpc,
+  response: jsonRpc,
+  responses: {
+    401: { description: "No valid access token (WWW-Authenticate names the resource metadata)." },
+    403: { description: "The token lacks the tool's scope (insufficient_scope), or Host/Origin refused." },
+  },
+});
+
+export const mcpOAuthGetOperation = defineOperation({
+  id: "mcpOAuthGet",
+  method: "GET",
+  path: "/mcp",
+  summary: "No server-initiated stream on this stateless server (405)",
+  description: "Always 405 METHOD_NOT_ALLOWED with `Allow: POST`.",
+  tags: ["MCP"],
+  auth: "delegated",
+  successStatus: null,
+});
+
+export const protectedResourceOperation = defineOperation({
+  id: "getProtectedResourceMetadata",
+  method: "GET",
+  path: "/.well-known/oauth-protected-resource",
+  summary: "OAuth protected resource metadata of /mcp (RFC 9728; also at …/oauth-protected-resource/mcp)",
+  tags: ["Discovery"],
+  auth: "none",
+  response: metadata,
+  cacheControl: "public, max-age=300",
+});
+
+export const authorizationServerMetadataOperation = defineOperation({
+  id: "getAuthorizationServerMetadata",
+  method: "GET",
+  path: "/.well-known/oauth-authorization-server",
+  summary: "OAuth authorization server metadata (RFC 8414; also /.well-known/openid-configuration)",
+  tags: ["Discovery"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  rateLimits: ["oauth"],
+  response: metadata,
+});
+
+export const oauthGetOperation = defineOperation({
+  id: "oauthGet",
+  method: "GET",
+  path: "/oauth/{endpoint}",
+  summary: "Authorization server: /oauth/authorize (code + PKCE S256), /oauth/jwks, the consent page's reads",
+  description:
+    "Served by oidc-provider. Authorization code with PKCE S256 only; `client_id` a registered id or an HTTPS " +
+    "client ID metadata document URL; `resource` must be this service's /mcp (RFC 8707). Errors per RFC 6749.",
+  tags: ["OAuth"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  rateLimits: ["oauth"],
+  successStatus: null,
+});
+
+export const oauthPostOperation = defineOperation({
+  id: "oauthPost",
+  method: "POST",
+  path: "/oauth/{endpoint}",
+  summary:
+    "Authorization server: /oauth/token, /oauth/register (RFC 7591), /oauth/revoke (RFC 7009), consent",
+  description:
+    "Served by oidc-provider (form bodies, OAuth error responses): token (authorization_code with " +
+    "code_verifier, refresh_token, rotated on use), dynamic client registration (public clients), revocation. " +
+    "/oauth/interaction/{uid}/decision records the account owner's consent (JSON, client JWT).",
+  tags: ["OAuth"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  rateLimits: ["oauth"],
+  successStatus: null,
+});
