@@ -3,6 +3,7 @@
  * cookie jar, an in-memory OAuthClientProvider for the MCP SDK's `auth()`, and the consent step
  * driven over HTTP as the consent page (public/oauth/consent.js) drives it.
  */
+import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -172,4 +173,46 @@ export async function consentOverHttp(
     details: view,
     jar,
   };
+}
+
+/** A PKCE pair (S256). */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** An authorization request URL of `clientId` on `hostUrl` (PKCE S256, the /mcp resource by default). */
+export function authorizeUrl(
+  hostUrl: string,
+  clientId: string,
+  redirectUri: string,
+  challenge: string,
+  extra: Record<string, string> = {},
+): string {
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    scope: "task_create audit_only",
+    resource: `${hostUrl}/mcp`,
+    state: "st-1",
+    ...extra,
+  });
+  return `${hostUrl}/oauth/authorize?${params}`;
+}
+
+/** POST /oauth/token (or another form endpoint) with `form`; the status and JSON answer. */
+export async function postForm(
+  url: string,
+  form: Record<string, string>,
+): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : {} };
 }
