@@ -50,6 +50,7 @@ export const protectedResourceOperation = defineOperation({
   method: "GET",
   path: "/.well-known/oauth-protected-resource",
   summary: "OAuth protected resource metadata of /mcp (RFC 9728; also at …/oauth-protected-resource/mcp)",
+  description: "Names the authorization server of /mcp and the scopes its tokens carry.",
   tags: ["Discovery"],
   auth: "none",
   response: metadata,
@@ -61,6 +62,8 @@ export const authorizationServerMetadataOperation = defineOperation({
   method: "GET",
   path: "/.well-known/oauth-authorization-server",
   summary: "OAuth authorization server metadata (RFC 8414; also /.well-known/openid-configuration)",
+  description:
+    "Endpoints, PKCE S256, `client_id_metadata_document_supported`, the registration endpoint (RFC 7591) and scopes.",
   tags: ["Discovery"],
   auth: "delegated",
   deferAnonymousLimit: true,
@@ -81,6 +84,17 @@ export const oauthGetOperation = defineOperation({
   deferAnonymousLimit: true,
   rateLimits: ["oauth"],
   successStatus: null,
+  responses: {
+    200: { description: "JWK Set, or the consent page's view of a pending request.", schema: metadata },
+    303: {
+      description: "To the consent page, or back to the client's redirect_uri with `code` or `error`.",
+      headers: { Location: "Where the browser goes next." },
+    },
+    400: {
+      description: "OAuth error (`invalid_request`, `invalid_client`, `invalid_target`, …).",
+      schema: metadata,
+    },
+  },
 });
 
 export const oauthPostOperation = defineOperation({
@@ -98,4 +112,9 @@ export const oauthPostOperation = defineOperation({
   deferAnonymousLimit: true,
   rateLimits: ["oauth"],
   successStatus: null,
+  responses: {
+    200: { description: "Tokens, a revocation, or the consent decision's `redirect_to`.", schema: metadata },
+    201: { description: "A registered client (RFC 7591).", schema: metadata },
+    400: { description: "OAuth error (`invalid_grant`, `invalid_client_metadata`, …).", schema: metadata },
+  },
 });

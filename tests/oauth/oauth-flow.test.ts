@@ -94,8 +94,25 @@ describe("MCP authorization (OAuth 2.1) with the SDK client", () => {
     // The keyed endpoint is unchanged: public tools without a key.
     const keyless = new Client({ name: "keyless", version: "1.0.0" });
     await keyless.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/api/mcp`)));
-    expect((await keyless.listTools()).tools.length).toBeGreaterThan(5);
+    const { tools } = await keyless.listTools();
+    expect(tools.length).toBeGreaterThan(5);
+    // Revision 2025-11-25: icons on the implementation and on each tool, and a description.
+    const icon = { src: `${host.url}/mark.svg`, mimeType: "image/svg+xml", sizes: ["any"] };
+    expect(tools.every((t) => JSON.stringify(t.icons) === JSON.stringify([icon]))).toBe(true);
+    expect(keyless.getServerVersion()).toMatchObject({
+      icons: [icon],
+      description: expect.stringContaining("Quebec"),
+    });
     await keyless.close();
+    // Invalid arguments are a tool error (isError with the API's envelope), not a protocol error.
+    // (A client that listed the tools would check that envelope against the output schema: the SDK
+    // validates structuredContent of error results too, so this one does not list them.)
+    const fresh = new Client({ name: "keyless", version: "1.0.0" });
+    await fresh.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/api/mcp`)));
+    const bad = await fresh.callTool({ name: "get_estimate", arguments: { hours: "many" } });
+    expect(bad.isError).toBe(true);
+    expect((bad.structuredContent as any).error.code).toMatch(/VALIDATION_ERROR|INVALID_FORMAT/);
+    await fresh.close();
   });
 
   it("runs the whole flow: discovery from the 401, metadata document, PKCE, consent, tokens, a billed task, refresh, revoke", async () => {
@@ -142,7 +159,7 @@ describe("MCP authorization (OAuth 2.1) with the SDK client", () => {
     const mine = await client.callTool({ name: "list_my_tasks", arguments: {} });
     expect((mine.structuredContent as any).tasks.map((t: any) => t.task_id)).toContain(task.task_id);
     const [row] = await (await getDb())
-      .select({ accountId: tasks.accountId, keyName: apiKeys.name })
+      .select({ accountId: apiKeys.accountId, keyName: apiKeys.name })
       .from(tasks)
       .innerJoin(apiKeys, eq(apiKeys.id, tasks.apiKeyId))
       .where(eq(tasks.id, task.task_id));

@@ -62,7 +62,13 @@ export async function keysView() {
           ],
           keys.map((key) => [
             key.oauth_client_id
-              ? h("span", {}, key.name, h("br"), h("small", {}, t("keys.oauth", { client: key.oauth_client_id })))
+              ? h(
+                  "span",
+                  {},
+                  key.name,
+                  h("br"),
+                  h("small", {}, t("keys.oauth", { client: key.oauth_client_id })),
+                )
               : key.name,
             h("code", { class: "key-hint" }, `…${key.key_hint}`),
             key.scopes.join(", "),
