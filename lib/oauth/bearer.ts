@@ -5,11 +5,17 @@
  * (with `error="invalid_token"` when one was sent), 403 `error="insufficient_scope", scope="…"` when
  * the token lacks the scope of the tool called.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Config } from "../config.js";
 import { getDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
-import { apiKeys, oauthArtifacts, oauthGrantKeys } from "../db/schema/index.js";
+import {
+  apiKeys,
+  erasureRequests,
+  oauthArtifacts,
+  oauthGrantKeys,
+  pendingErasureOf,
+} from "../db/schema/index.js";
 import type { Caller } from "../keys/credentials.js";
 import { OAUTH_SCOPES, oauthResource, protectedResourceMetadataUrl } from "./scopes.js";
 
@@ -68,7 +74,8 @@ export function presentedBearer(request: Request): string | undefined {
 /**
  * The caller an access token stands for: the grant's API key (linked to the consenting account)
  * with the token's scopes (never more than the key's).
- * @throws BearerChallenge 401 (no token, unknown, expired, consumed, for another resource, revoked)
+ * @throws BearerChallenge 401 (no token, unknown, expired, consumed, for another resource, revoked,
+ *   account on hold for erasure)
  */
 export async function authenticateBearer(request: Request, config: Config): Promise<Caller> {
   const token = presentedBearer(request);
@@ -90,11 +97,17 @@ export async function authenticateBearer(request: Request, config: Config): Prom
   }
   if (!payload.grantId) throw invalid("The access token is not valid");
   const [key] = await db
-    .select({ key: apiKeys })
+    .select({
+      key: apiKeys,
+      erasurePending: sql<boolean>`exists (select 1 from ${erasureRequests} where ${pendingErasureOf(apiKeys.accountId)})`,
+    })
     .from(oauthGrantKeys)
     .innerJoin(apiKeys, eq(apiKeys.id, oauthGrantKeys.keyId))
     .where(eq(oauthGrantKeys.grantId, payload.grantId));
   if (!key || key.key.revokedAt) throw invalid("The authorization was revoked");
+  // As for the account's keys (lib/keys/authenticate.ts): an account on hold for erasure is refused.
+  if (key.erasurePending)
+    throw invalid("The account asked for the erasure of its data: its access is on hold");
   const tokenScopes = new Set((payload.scope ?? "").split(" "));
   const scopes = key.key.scopes.filter((s) => s !== "admin" && tokenScopes.has(s));
   return {
