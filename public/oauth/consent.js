@@ -16,6 +16,7 @@ const MESSAGES = {
     "login.submit": "Sign in",
     "consent.title": "{client} asks for access to your account",
     "consent.account": "Account: {email}",
+    "consent.client_id": "Client identifier (its name is its own claim; check this address): {id}",
     "consent.resource": "Service: {resource}",
     "consent.approve": "Approve",
     "consent.deny": "Deny",
@@ -40,6 +41,7 @@ const MESSAGES = {
     "login.submit": "Se connecter",
     "consent.title": "{client} demande l'accès à votre compte",
     "consent.account": "Compte : {email}",
+    "consent.client_id": "Identifiant du client (son nom est déclaré par lui; vérifiez cette adresse) : {id}",
     "consent.resource": "Service : {resource}",
     "consent.approve": "Autoriser",
     "consent.deny": "Refuser",
@@ -90,6 +92,7 @@ function render() {
   if (session) {
     $("consent-title").textContent = t("consent.title", { client: clientName() });
     $("consent-account").textContent = t("consent.account", { email: session.email });
+    $("consent-client").textContent = t("consent.client_id", { id: details.client.client_id });
     $("consent-resource").textContent = t("consent.resource", { resource: details.resource });
     $("consent-scopes").replaceChildren(
       ...details.scopes.map((scope) => {
@@ -137,8 +140,7 @@ $("login-form").addEventListener("submit", async (event) => {
   const email = $("email").value.trim();
   say(t("working"));
   try {
-    const answer = await json("POST", "/api/client-auth", {
-      action: "login",
+    const answer = await json("POST", "/api/client-auth?action=login", {
       email,
       password: $("password").value,
     });
