@@ -69,6 +69,7 @@ describe("MCP authorization (OAuth 2.1) with the SDK client", () => {
     expect(res.headers.get("www-authenticate")).toContain(
       `resource_metadata="${host.url}/.well-known/oauth-protected-resource/mcp"`,
     );
+    expect(res.headers.get("access-control-expose-headers")).toContain("www-authenticate");
     for (const path of [
       "/.well-known/oauth-protected-resource",
       "/.well-known/oauth-protected-resource/mcp",
