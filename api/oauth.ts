@@ -14,6 +14,17 @@ import { callNodeHandler } from "../lib/oauth/node-bridge.js";
 import { oauthGetOperation, oauthPostOperation } from "../lib/oauth/operations.js";
 import { getProvider } from "../lib/oauth/provider.js";
 
+/**
+ * The provider's answer, but its bare 404 (a path it does not serve) as the service's 404 envelope.
+ * @throws ApiError NOT_FOUND
+ */
+function provided(response: Response, url: URL): Response {
+  if (response.status === 404 && !response.headers.get("content-type")?.includes("application/json")) {
+    throw new ApiError("NOT_FOUND", `No authorization server endpoint at ${url.pathname}`);
+  }
+  return response;
+}
+
 const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(details|decision))?\/?$/;
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
@@ -27,7 +38,7 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
       }
       throw new ApiError("METHOD_NOT_ALLOWED", "Use POST for a decision", { headers: { allow: "POST" } });
     }
-    return callNodeHandler((await getProvider(config)).callback(), request);
+    return provided(await callNodeHandler((await getProvider(config)).callback(), request), url);
   }),
   POST: endpoint(oauthPostOperation, async ({ request, url, config, ip }) => {
     const interaction = INTERACTION.exec(url.pathname);
@@ -49,7 +60,7 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
     }
     const headers =
       url.pathname === "/oauth/register" ? await enforceNamedLimit("oauth_registration", ip) : {};
-    const response = await callNodeHandler((await getProvider(config)).callback(), request);
+    const response = provided(await callNodeHandler((await getProvider(config)).callback(), request), url);
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     return response;
   }),

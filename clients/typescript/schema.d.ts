@@ -8393,16 +8393,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            /** @description Accepted: the body held only notifications or responses (no body). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not JSON, or not a valid JSON-RPC message (-32700, -32600). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /** @enum {string} */
-                            code?: "INVALID_FORMAT";
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
                         };
                     };
                 };
@@ -8410,16 +8421,42 @@ export interface operations {
             /** @description No valid access token (WWW-Authenticate names the resource metadata). */
             401: {
                 headers: {
+                    /** @description Bearer resource_metadata="…", scope="…"[, error="invalid_token"] */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
             };
             /** @description The token lacks the tool's scope (insufficient_scope), or Host/Origin refused. */
             403: {
                 headers: {
+                    /** @description Bearer error="insufficient_scope", scope="…" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
             };
             /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
             405: {
@@ -8433,6 +8470,60 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Accept lacks application/json or text/event-stream. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
                         };
                     };
                 };
@@ -8762,6 +8853,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
             /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
             405: {
                 headers: {
@@ -8870,6 +8975,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description OAuth `invalid_client` (token and revocation endpoints). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
                     };
                 };
             };

@@ -4,16 +4,17 @@
  * signs in with the client login (POST /api/client-auth) and sends its JWT with the decision.
  *
  * Approving creates an API key linked to the account, named after the client, with the granted
- * scopes, and an oidc-provider Grant for the MCP resource backed by that key (`oauth_grant_keys`):
+ * scopes (or reuses the client's active key there, see `grantKey`), and an oidc-provider Grant for the MCP resource backed by that key (`oauth_grant_keys`):
  * the client then acts like a key of the account (it bills and reads only that account), appears in
  * the dashboard's key list, and its "revoke" ends the grant. Denying finishes the flow with
  * `access_denied`; nothing is granted.
  */
+import { and, eq, isNull } from "drizzle-orm";
 import type { ClientPrincipal } from "../auth/sessions.js";
 import type { Config } from "../config.js";
 import { getDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
-import { oauthGrantKeys } from "../db/schema/index.js";
+import { apiKeys, oauthGrantKeys } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { createApiKey } from "../keys/create-api-key.js";
 import { collectingResponse, nodeRequestOf } from "./node-bridge.js";
@@ -54,6 +55,55 @@ function requestedScopes(scope: unknown): Scope[] {
   const asked = typeof scope === "string" ? scope.split(" ").filter(Boolean) : [];
   const granted = OAUTH_SCOPES.filter((s) => asked.includes(s));
   return granted.length > 0 ? granted : ["audit_only", "task_create"];
+}
+
+/**
+ * The API key that backs a new grant of `clientId` on the owner's account: the client's active key
+ * there, its scopes set to this consent's (the latest consent defines what the client may do), or a
+ * new key named after the client. One client is one key in the dashboard, however often it
+ * reconnects; revoking it ends all of the client's grants.
+ */
+async function grantKey(
+  owner: ClientPrincipal,
+  clientId: string,
+  name: string,
+  scopes: Scope[],
+  ip: string,
+): Promise<string> {
+  const db = await getDb();
+  const [existing] = await db
+    .select({ id: apiKeys.id })
+    .from(oauthGrantKeys)
+    .innerJoin(apiKeys, eq(apiKeys.id, oauthGrantKeys.keyId))
+    .where(
+      and(
+        eq(oauthGrantKeys.accountId, owner.account.id),
+        eq(oauthGrantKeys.clientId, clientId),
+        eq(apiKeys.accountId, owner.account.id),
+        isNull(apiKeys.revokedAt),
+      ),
+    )
+    .limit(1);
+  if (existing) {
+    const [updated] = await db
+      .update(apiKeys)
+      .set({ scopes })
+      .where(and(eq(apiKeys.id, existing.id), isNull(apiKeys.revokedAt)))
+      .returning({ keyHash: apiKeys.keyHash });
+    if (updated) {
+      const { forgetCachedKey } = await import("../keys/authenticate.js");
+      await forgetCachedKey(updated.keyHash);
+      return existing.id;
+    }
+  }
+  const key = await createApiKey({
+    name: `${name} (OAuth)`.slice(0, 100),
+    contact: owner.account.email,
+    scopes,
+    accountId: owner.account.id,
+    ip,
+  });
+  return key.key_id;
 }
 
 /** The consent page's view of the pending request whose cookie `request` carries. */
@@ -111,13 +161,7 @@ export async function decide(
   if (!client) throw new DomainError("NOT_FOUND", "The client of this request is no longer known");
   const name = (client.metadata() as { client_name?: string }).client_name ?? clientId;
   const scopes = requestedScopes(interaction.params.scope);
-  const key = await createApiKey({
-    name: `${name} (OAuth)`.slice(0, 100),
-    contact: owner.account.email,
-    scopes,
-    accountId: owner.account.id,
-    ip,
-  });
+  const keyId = await grantKey(owner, clientId, name, scopes, ip);
   const grant = new provider.Grant({ accountId: owner.account.id, clientId });
   grant.addResourceScope(oauthResource(config), scopes.join(" "));
   const asked = String(interaction.params.scope ?? "").split(" ");
@@ -125,9 +169,7 @@ export async function decide(
   if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(" "));
   const grantId = await grant.save();
   const db = await getDb();
-  await db
-    .insert(oauthGrantKeys)
-    .values({ grantId, keyId: key.key_id, accountId: owner.account.id, clientId });
+  await db.insert(oauthGrantKeys).values({ grantId, keyId, accountId: owner.account.id, clientId });
   const redirect = await provider.interactionResult(req, res, {
     login: { accountId: owner.account.id, remember: false },
     consent: { grantId },

@@ -12,6 +12,13 @@ const jsonRpc = z
   .meta({ description: "JSON-RPC 2.0 message (MCP 2025-11-25)" });
 const metadata = z.record(z.string(), z.unknown());
 
+/** The JSON-RPC error body of the resource server's refusals (401, 403) and of the transport's. */
+const jsonRpcError = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number(), z.null()]),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+});
+
 export const mcpOAuthPostOperation = defineOperation({
   id: "mcpOAuth",
   method: "POST",
@@ -29,8 +36,21 @@ export const mcpOAuthPostOperation = defineOperation({
   documentedBody: jsonRpc,
   response: jsonRpc,
   responses: {
-    401: { description: "No valid access token (WWW-Authenticate names the resource metadata)." },
-    403: { description: "The token lacks the tool's scope (insufficient_scope), or Host/Origin refused." },
+    202: { description: "Accepted: the body held only notifications or responses (no body)." },
+    400: { description: "Not JSON, or not a valid JSON-RPC message (-32700, -32600).", schema: jsonRpcError },
+    401: {
+      description: "No valid access token (WWW-Authenticate names the resource metadata).",
+      schema: jsonRpcError,
+      headers: { "WWW-Authenticate": 'Bearer resource_metadata="…", scope="…"[, error="invalid_token"]' },
+    },
+    403: {
+      description: "The token lacks the tool's scope (insufficient_scope), or Host/Origin refused.",
+      schema: jsonRpcError,
+      headers: { "WWW-Authenticate": 'Bearer error="insufficient_scope", scope="…"' },
+    },
+    406: { description: "Accept lacks application/json or text/event-stream.", schema: jsonRpcError },
+    413: { description: "Body over MAX_BODY_BYTES.", schema: jsonRpcError },
+    415: { description: "Content-Type is not application/json.", schema: jsonRpcError },
   },
 });
 
@@ -84,6 +104,7 @@ export const oauthGetOperation = defineOperation({
   deferAnonymousLimit: true,
   rateLimits: ["oauth"],
   successStatus: null,
+  errors: ["NOT_FOUND"],
   responses: {
     200: { description: "JWK Set, or the consent page's view of a pending request.", schema: metadata },
     303: {
@@ -112,9 +133,11 @@ export const oauthPostOperation = defineOperation({
   deferAnonymousLimit: true,
   rateLimits: ["oauth"],
   successStatus: null,
+  errors: ["NOT_FOUND"],
   responses: {
     200: { description: "Tokens, a revocation, or the consent decision's `redirect_to`.", schema: metadata },
     201: { description: "A registered client (RFC 7591).", schema: metadata },
     400: { description: "OAuth error (`invalid_grant`, `invalid_client_metadata`, …).", schema: metadata },
+    401: { description: "OAuth `invalid_client` (token and revocation endpoints).", schema: metadata },
   },
 });

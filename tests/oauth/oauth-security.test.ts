@@ -303,6 +303,24 @@ describe("OAuth security table", () => {
     expect(allowed.status).toBe(200);
   });
 
+  it("a client that consents again keeps one key, with the latest consent's scopes", async () => {
+    await approvedCode("task_create audit_only");
+    const keys = await keysNamedAfterClient();
+    const again = await approvedCode("audit_only");
+    expect(await keysNamedAfterClient()).toBe(keys);
+    const pair = await token({
+      grant_type: "authorization_code",
+      code: again.code,
+      code_verifier: again.verifier,
+    });
+    expect(pair.body.scope).toBe("audit_only");
+    const [key] = await (await getDb())
+      .select({ scopes: apiKeys.scopes })
+      .from(apiKeys)
+      .where(and(like(apiKeys.name, "% (OAuth)"), isNull(apiKeys.revokedAt)));
+    expect(key!.scopes).toEqual(["audit_only"]);
+  });
+
   it("dynamic client registration (RFC 7591) registers a public client with exact redirect URIs", async () => {
     const res = await fetch(`${host.url}/oauth/register`, {
       method: "POST",
