@@ -5,7 +5,7 @@
  * not found, so its refresh tokens stop working at once; revoking a grant (RFC 7009 revocation of a
  * refresh token) deletes its artifacts and revokes the backing key.
  */
-import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, or } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { apiKeys, oauthArtifacts, oauthGrantKeys } from "../db/schema/index.js";
 
@@ -129,4 +129,18 @@ export async function revokeGrantKey(grantId: string): Promise<void> {
     const { forgetCachedKey } = await import("../keys/authenticate.js");
     await forgetCachedKey(revoked.keyHash);
   }
+}
+
+/**
+ * Deletes the authorization server's artifacts past their expiry (codes, tokens, sessions,
+ * interactions, grants); registered clients, which have none, stay. Run by the expire-payments job.
+ * @returns how many rows were deleted
+ */
+export async function purgeExpiredOauthArtifacts(now = new Date()): Promise<number> {
+  const db = await getDb();
+  const deleted = await db
+    .delete(oauthArtifacts)
+    .where(lt(oauthArtifacts.expiresAt, now))
+    .returning({ id: oauthArtifacts.id });
+  return deleted.length;
 }

@@ -147,6 +147,15 @@ describe("OAuth security table", () => {
       .where(and(eq(oauthArtifacts.kind, "AuthorizationCode"), eq(oauthArtifacts.id, code)));
     const late = await token({ grant_type: "authorization_code", code, code_verifier: verifier });
     expect(late).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    // The expiry job deletes it.
+    const { expirePayments } = await import("../../lib/jobs/expire-payments.js");
+    const run = await expirePayments();
+    expect(run.details?.oauth_artifacts_purged).toBeGreaterThanOrEqual(1);
+    const left = await (await getDb())
+      .select()
+      .from(oauthArtifacts)
+      .where(and(eq(oauthArtifacts.kind, "AuthorizationCode"), eq(oauthArtifacts.id, code)));
+    expect(left).toEqual([]);
   });
 
   it("redirect URI mismatch → refused at the authorization endpoint and at the token endpoint", async () => {
