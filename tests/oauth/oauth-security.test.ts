@@ -352,5 +352,26 @@ describe("OAuth security table", () => {
       authorizeUrl(host.url, body.client_id, "http://127.0.0.1:9/other", challenge),
     );
     expect(mismatch.error).toBe("invalid_redirect_uri");
+    // RFC 8252 §7.3: a native client's loopback redirect may use any port (only the port may differ).
+    const anyPort = await new CookieJar().fetch(
+      authorizeUrl(host.url, body.client_id, "http://127.0.0.1:5555/cb", challenge),
+    );
+    expect(anyPort.status).toBe(303);
+    expect(anyPort.headers.get("location")).toMatch(/^\/oauth\/interaction\//);
+    // A web client's redirect URI is matched exactly, port included.
+    const web = (await (
+      await fetch(`${host.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          redirect_uris: ["https://app.example/cb"],
+          token_endpoint_auth_method: "none",
+        }),
+      })
+    ).json()) as { client_id: string };
+    const webPort = await authorizeError(
+      authorizeUrl(host.url, web.client_id, "https://app.example:8443/cb", challenge),
+    );
+    expect(webPort.error).toBe("invalid_redirect_uri");
   });
 });
