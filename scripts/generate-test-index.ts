@@ -49,7 +49,10 @@ export function testIndexText(): string {
     if (seen.has(key)) continue;
     seen.add(key);
     const api = op.path.startsWith("/api/") ? op.path.slice(5).replace(/\{(\w+)\}/g, "[$1]") : undefined;
-    const mentions = new RegExp(`["'\`}]${escapeRegExp(op.path.replace(/\{\w+\}.*$/, ""))}(?:["'\`?/]|$\{)`);
+    const prefix = op.path.replace(/\{\w+\}.*$/, "");
+    // A path with a parameter is named by its prefix; a fixed path must end where the path ends.
+    const end = prefix === op.path ? `(?:["'\`?/]|$\{)` : "";
+    const mentions = new RegExp(`["'\`}]${escapeRegExp(prefix)}${end}`);
     const imports = api ? new RegExp(`api/${escapeRegExp(api)}\\.js["']`) : undefined;
     rows.push(
       `| \`${key}\` | ${covering(sources, (t) => mentions.test(t) || (imports?.test(t) ?? false))} |`,

@@ -690,6 +690,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * No server-initiated stream on this stateless server (405)
+         * @description Always 405 METHOD_NOT_ALLOWED with `Allow: POST`.
+         */
+        get: operations["mcpOAuthGet"];
+        put?: never;
+        /**
+         * Model Context Protocol endpoint for hosted assistants: OAuth 2.1 access token required
+         * @description The same MCP server as POST /api/mcp, for clients that connect with OAuth (MCP authorization, 2025-11-25). Without a valid access token: 401 with `WWW-Authenticate: Bearer resource_metadata=…` (discovery starts there); a token lacking the scope of the tool called: 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`. A token acts as an API key linked to the account whose owner consented (it bills and reads only that account).
+         */
+        post: operations["mcpOAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected resource metadata of /mcp (RFC 9728; also at …/oauth-protected-resource/mcp)
+         * @description Names the authorization server of /mcp and the scopes its tokens carry.
+         */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth authorization server metadata (RFC 8414; also /.well-known/openid-configuration)
+         * @description Endpoints, PKCE S256, `client_id_metadata_document_supported`, the registration endpoint (RFC 7591) and scopes.
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/{endpoint}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server: /oauth/authorize (code + PKCE S256), /oauth/jwks, the consent page's reads
+         * @description Served by oidc-provider. Authorization code with PKCE S256 only; `client_id` a registered id or an HTTPS client ID metadata document URL; `resource` must be this service's /mcp (RFC 8707). Errors per RFC 6749.
+         */
+        get: operations["oauthGet"];
+        put?: never;
+        /**
+         * Authorization server: /oauth/token, /oauth/register (RFC 7591), /oauth/revoke (RFC 7009), consent
+         * @description Served by oidc-provider (form bodies, OAuth error responses): token (authorization_code with code_verifier, refresh_token, rotated on use), dynamic client registration (public clients), revocation. /oauth/interaction/{uid}/decision records the account owner's consent (JSON, client JWT).
+         */
+        post: operations["oauthPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/capabilities": {
         parameters: {
             query?: never;
@@ -1446,22 +1534,36 @@ export interface components {
         };
         AccountKeysList: {
             account_id: string;
-            keys: components["schemas"]["ApiKeyItem"][];
+            keys: {
+                key_id: string;
+                name: string;
+                contact: string;
+                /** @description The prepaid account the key is linked to (bills and reads), or null. */
+                account_id: string | null;
+                scopes: ("audit_only" | "task_create" | "task_cancel" | "billing_read" | "admin")[];
+                /** @description Last 4 characters of the key. */
+                key_hint: string;
+                /** Format: date-time */
+                created_at: string;
+                last_used_at: string | null;
+                /** @description Set when the key backs an OAuth client's authorization (its client_id); revoke ends the authorization. */
+                oauth_client_id: string | null;
+            }[];
             count: number;
         };
         AccountKeysRequest: {
             /**
-             * @description create {name, scopes?}: a new key linked to the account (shown once). link {api_key}: link an existing key by pasting it in full (or send it as x-api-key with this request and omit api_key). unlink {key_id}.
+             * @description create {name, scopes?}: a new key linked to the account (shown once). link {api_key}: link an existing key by pasting it in full (or send it as x-api-key with this request and omit api_key). unlink {key_id}. revoke {key_id}: ends a linked key for good (an OAuth client's authorization ends with it).
              * @enum {string}
              */
-            action: "create" | "link" | "unlink";
+            action: "create" | "link" | "unlink" | "revoke";
             /** @description create: label of the new key. */
             name?: string;
             /** @description create: scopes (default `audit_only`, `task_create`, `billing_read`; never `admin`). */
             scopes?: ("audit_only" | "task_create" | "task_cancel" | "billing_read")[];
             /** @description link: the full key (`svc_…`), proof that you hold it. A key id or name is not enough. */
             api_key?: string;
-            /** @description unlink: the key_id of a linked key. */
+            /** @description unlink, revoke: the key_id of a linked key. */
             key_id?: string;
         };
         AccountKeysResult: {
@@ -1493,6 +1595,12 @@ export interface components {
             action: "unlink";
             /** @constant */
             unlinked: true;
+            key_id: string;
+        } | {
+            /** @constant */
+            action: "revoke";
+            /** @constant */
+            revoked: true;
             key_id: string;
         };
         ClientAuthRequest: {
@@ -10503,6 +10611,799 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    mcpOAuthGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    mcpOAuth: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Accepted: the body held only notifications or responses (no body). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not JSON, or not a valid JSON-RPC message (-32700, -32600). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description No valid access token (WWW-Authenticate names the resource metadata). */
+            401: {
+                headers: {
+                    /** @description Bearer resource_metadata="…", scope="…"[, error="invalid_token"] */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The token lacks the tool's scope (insufficient_scope), or Host/Origin refused. */
+            403: {
+                headers: {
+                    /** @description Bearer error="insufficient_scope", scope="…" */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Accept lacks application/json or text/event-stream. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Body over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description A key was sent but storage could not check it (down, or slower than KEY_CHECK_TIMEOUT_MS): the request was served as anonymous. Value: 199 - "API key not checked: storage unavailable" */
+                    Warning?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    oauthGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path: {
+                endpoint: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JWK Set, or the consent page's view of a pending request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description To the consent page, or back to the client's redirect_uri with `code` or `error`. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description OAuth error (`invalid_request`, `invalid_client`, `invalid_target`, …). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    oauthPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path: {
+                endpoint: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tokens, a revocation, or the consent decision's `redirect_to`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A registered client (RFC 7591). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description OAuth error (`invalid_grant`, `invalid_client_metadata`, …). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description OAuth `invalid_client` (token and revocation endpoints). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
                         };
                     };
                 };

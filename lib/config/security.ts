@@ -51,6 +51,17 @@ export const securitySettings = () => ({
   /** Set by Vercel in its functions. */
   VERCEL: optionalString(),
 
+  /** Requests per minute per IP to the OAuth authorization server (/oauth/*, the metadata documents): their own budget, not the general one. */
+  OAUTH_REQUESTS_PER_IP_PER_MIN: int(30, 1),
+  /** Dynamic client registrations (RFC 7591) per IP per hour. */
+  OAUTH_REGISTRATIONS_PER_IP_PER_HOUR: int(10, 1),
+  /** Bound of one fetch of a client ID metadata document, ms (connect, headers and body). */
+  OAUTH_CLIENT_METADATA_TIMEOUT_MS: int(2_500, 100, 10_000),
+  /** Largest client ID metadata document accepted, bytes. */
+  OAUTH_CLIENT_METADATA_MAX_BYTES: int(5_120, 512, 65_536),
+  /** Lifetime of an OAuth access token, seconds (refresh tokens rotate on use and live 30 days). */
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: int(3_600, 60, 86_400),
+
   /** Lets webhook and callback URLs use http:// and loopback addresses. Local development and tests only. */
   ALLOW_PRIVATE_CALLBACKS: bool(false),
   /** Bearer secret Vercel Cron sends to /api/cron/*; required in production. */

@@ -148,7 +148,7 @@ export interface Operation<
    */
   anonymousSecret?: boolean;
   /** Extra per-IP limits besides the general per-key / per-IP one. */
-  rateLimits?: ("key_creation" | "login")[];
+  rateLimits?: ("key_creation" | "login" | "oauth" | "oauth_registration")[];
   /**
    * The wrapper does not count a request without a header key against the per-IP budget: the
    * endpoint counts it once it knows the credential (MCP: a tool call authenticated by its

@@ -23,6 +23,8 @@ const EXPOSED_HEADERS = [
   "ratelimit-reset",
   "idempotency-replayed",
   "warning",
+  // A browser-based MCP client reads the resource metadata URL of a 401 from it (/mcp, OAuth).
+  "www-authenticate",
 ].join(", ");
 
 /** The CORS headers of any origin (`CORS_ALLOWED_ORIGINS=*`); shared, never modified. */

@@ -39,7 +39,7 @@ export { parseJsonBody, readBodyText } from "./body.js";
 export { corsHeaders } from "./cors.js";
 export { assertServable, configurationRefusal, toErrorResponse } from "./error-response.js";
 export { pathParams, queryObject } from "./inputs.js";
-export { chargeFailedAuthentication, enforceGeneralLimit } from "./limits.js";
+export { chargeFailedAuthentication, enforceGeneralLimit, enforceNamedLimit } from "./limits.js";
 export { type Handler, route } from "./route.js";
 
 /**

@@ -26,7 +26,11 @@ function rateLimited(failed: RateLimitResult): ApiError {
       ? `${failed.limit} API keys per IP per hour`
       : failed.policy === "login"
         ? `${failed.limit} login attempts per IP per hour`
-        : `${failed.limit} requests per minute ${failed.policy === "key" ? "per API key" : "per IP without a key"}`;
+        : failed.policy === "oauth_registration"
+          ? `${failed.limit} client registrations per IP per hour`
+          : failed.policy === "oauth"
+            ? `${failed.limit} authorization server requests per IP per minute`
+            : `${failed.limit} requests per minute ${failed.policy === "key" ? "per API key" : "per IP without a key"}`;
   return fromDomainError(rateLimitExceeded(failed, what));
 }
 
@@ -43,7 +47,12 @@ export async function enforceRateLimits(
 ): Promise<Record<string, string>> {
   const subject = rateLimitSubject(ip);
   if (!caller && operation.deferAnonymousLimit && !operation.rateLimits?.length) return {};
-  const checks = [caller ? getLimiter("key").limit(caller.keyId) : getLimiter("anon").limit(subject)];
+  // An operation with its own budget for anonymous callers (the OAuth endpoints) is not counted
+  // on the general one as well.
+  const ownBudget = !caller && operation.deferAnonymousLimit;
+  const checks = ownBudget
+    ? []
+    : [caller ? getLimiter("key").limit(caller.keyId) : getLimiter("anon").limit(subject)];
   for (const policy of operation.rateLimits ?? []) checks.push(getLimiter(policy).limit(subject));
   const results = checks.length === 1 ? [await checks[0]!] : await Promise.all(checks);
   const failed = results.find((r) => !r.success);
@@ -82,6 +91,22 @@ export async function enforceGeneralLimit(
   const result = caller
     ? await getLimiter("key").limit(caller.keyId, cost)
     : await getLimiter("anon").limit(rateLimitSubject(ip), cost);
+  const headers = rateLimitHeaders(result);
+  if (!result.success) throw rateLimited(result);
+  return headers;
+}
+
+/**
+ * Counts one request of `ip` on the named per-IP `policy` (a limit an endpoint applies to some of
+ * its requests only: the OAuth client registrations).
+ * @returns the rate-limit headers
+ * @throws ApiError RATE_LIMITED
+ */
+export async function enforceNamedLimit(
+  policy: "oauth_registration",
+  ip: string,
+): Promise<Record<string, string>> {
+  const result = await getLimiter(policy).limit(rateLimitSubject(ip));
   const headers = rateLimitHeaders(result);
   if (!result.success) throw rateLimited(result);
   return headers;

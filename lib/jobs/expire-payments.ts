@@ -5,16 +5,19 @@
  */
 import { getDb } from "../db/client.js";
 import { purgeExpiredRecords } from "../idempotency/store.js";
+import { purgeExpiredOauthArtifacts } from "../oauth/adapter.js";
 import { expireOverduePayments } from "../tasks/expire-payments.js";
 import { type JobResult, runJob } from "./run-job.js";
 
 /**
  * Runs the expiry job once.
- * @returns the job result; its details are the expiry counts plus `idempotency_records_purged`
+ * @returns the job result; its details are the expiry counts plus `idempotency_records_purged` and
+ *   `oauth_artifacts_purged` (expired OAuth codes, tokens and sessions: lib/oauth/adapter.ts)
  */
 export function expirePayments(): Promise<JobResult> {
   return runJob("expire-payments", async () => ({
     ...(await expireOverduePayments()),
     idempotency_records_purged: await purgeExpiredRecords(await getDb()),
+    oauth_artifacts_purged: await purgeExpiredOauthArtifacts(),
   }));
 }

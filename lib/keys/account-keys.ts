@@ -10,7 +10,10 @@
  *   key. The full key is the proof of possession: a key id or name alone never links. Refused for a
  *   revoked or unknown key (404), an admin key (422), a key linked to another account (409);
  * - `unlink` {key_id}: the key stops billing and reading the account at once (it stays valid and pays
- *   in USDC); only a key linked to this account (else 404).
+ *   in USDC); only a key linked to this account (else 404), and not a key backing an OAuth client's
+ *   authorization (lib/oauth/consent.ts), which would go on working unlinked: that one is revoked;
+ * - `revoke` {key_id}: a key linked to this account ends for good (else 404); for an OAuth client, its
+ *   authorization ends with it (tokens refused, refresh refused: lib/oauth/adapter.ts, bearer.ts).
  * Anonymous `POST /api/api-keys` never links: its typed `contact` is not verified.
  */
 import { and, desc, eq, isNull, type SQL } from "drizzle-orm";
@@ -18,10 +21,10 @@ import type { ClientPrincipal } from "../auth/sessions.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
 import type { Scope } from "../db/schema/enums.js";
-import { apiKeys } from "../db/schema/index.js";
+import { apiKeys, oauthGrantKeys } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { sha256Hex } from "../ids.js";
-import type { Caller } from "./authenticate.js";
+import { type Caller, forgetCachedKey } from "./authenticate.js";
 import { type CreatedApiKey, createApiKey } from "./create-api-key.js";
 import { type ApiKeyItem, apiKeyItem } from "./list-api-keys.js";
 import type { AccountKeysBody } from "./schemas.js";
@@ -32,7 +35,7 @@ export const ACCOUNT_KEY_DEFAULT_SCOPES: Scope[] = ["audit_only", "task_create",
 /** Answer of GET /api/account-keys. */
 export interface AccountKeysList {
   account_id: string;
-  keys: ApiKeyItem[];
+  keys: (ApiKeyItem & { oauth_client_id: string | null })[];
   count: number;
 }
 
@@ -40,17 +43,19 @@ export interface AccountKeysList {
 export type AccountKeysResult =
   | ({ action: "create" } & CreatedApiKey)
   | { action: "link"; linked: true; key: ApiKeyItem }
-  | { action: "unlink"; unlinked: true; key_id: string };
+  | { action: "unlink"; unlinked: true; key_id: string }
+  | { action: "revoke"; revoked: true; key_id: string };
 
 /** The active keys linked to the client's account, newest first. */
 export async function listAccountKeys(client: ClientPrincipal): Promise<AccountKeysList> {
   const db = await getDb();
   const rows = await db
-    .select()
+    .select({ key: apiKeys, oauthClientId: oauthGrantKeys.clientId })
     .from(apiKeys)
+    .leftJoin(oauthGrantKeys, eq(oauthGrantKeys.keyId, apiKeys.id))
     .where(and(eq(apiKeys.accountId, client.account.id), isNull(apiKeys.revokedAt)))
     .orderBy(desc(apiKeys.createdAt));
-  const keys = rows.map(apiKeyItem);
+  const keys = rows.map((r) => ({ ...apiKeyItem(r.key), oauth_client_id: r.oauthClientId }));
   return { account_id: client.account.id, keys, count: keys.length };
 }
 
@@ -146,10 +151,52 @@ export async function manageAccountKeys(
       }
       return { action: "link", linked: true, key: apiKeyItem(linked) };
     }
+    case "revoke": {
+      if (!body.key_id)
+        throw new DomainError("VALIDATION_ERROR", "key_id is required for revoke", { field: "key_id" });
+      const keyId = body.key_id;
+      const revoked = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(apiKeys)
+          .set({ revokedAt: new Date() })
+          .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, account.id), isNull(apiKeys.revokedAt)))
+          .returning();
+        if (row) {
+          await recordAudit(tx, {
+            action: "key.revoke",
+            targetKind: "api_key",
+            targetId: row.id,
+            details: { account_id: account.id },
+          });
+        }
+        return row;
+      });
+      if (!revoked) {
+        throw new DomainError("NOT_FOUND", "No active key with this key_id is linked to your account", {
+          field: "key_id",
+        });
+      }
+      await forgetCachedKey(revoked.keyHash);
+      return { action: "revoke", revoked: true, key_id: revoked.id };
+    }
     case "unlink": {
       if (!body.key_id)
         throw new DomainError("VALIDATION_ERROR", "key_id is required for unlink", { field: "key_id" });
       const keyId = body.key_id;
+      const [grant] = await db
+        .select({ clientId: oauthGrantKeys.clientId })
+        .from(oauthGrantKeys)
+        .where(eq(oauthGrantKeys.keyId, keyId));
+      if (grant) {
+        // Unlinked, the key would go on working and pay in USDC: an authorization ends with revoke.
+        throw new DomainError(
+          "VALIDATION_ERROR",
+          "This key backs an OAuth client's authorization: revoke it instead",
+          {
+            field: "key_id",
+          },
+        );
+      }
       const row = await setKeyAccount(
         and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, account.id))!,
         null,

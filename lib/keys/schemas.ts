@@ -84,10 +84,11 @@ const CLIENT_SCOPES = ["audit_only", "task_create", "task_cancel", "billing_read
 
 export const accountKeysBodySchema = z
   .strictObject({
-    action: z.enum(["create", "link", "unlink"]).meta({
+    action: z.enum(["create", "link", "unlink", "revoke"]).meta({
       description:
         "create {name, scopes?}: a new key linked to the account (shown once). link {api_key}: link an existing key " +
-        "by pasting it in full (or send it as x-api-key with this request and omit api_key). unlink {key_id}.",
+        "by pasting it in full (or send it as x-api-key with this request and omit api_key). unlink {key_id}. " +
+        "revoke {key_id}: ends a linked key for good (an OAuth client's authorization ends with it).",
     }),
     name: z.string().trim().min(1).max(100).optional().meta({ description: "create: label of the new key." }),
     scopes: z.array(z.enum(CLIENT_SCOPES)).min(1).max(CLIENT_SCOPES.length).optional().meta({
@@ -102,13 +103,24 @@ export const accountKeysBodySchema = z
       .min(1)
       .max(64)
       .optional()
-      .meta({ description: "unlink: the key_id of a linked key." }),
+      .meta({ description: "unlink, revoke: the key_id of a linked key." }),
   })
   .meta({ id: "AccountKeysRequest" });
 export type AccountKeysBody = z.output<typeof accountKeysBodySchema>;
 
 export const accountKeysListSchema = z
-  .object({ account_id: z.string(), keys: z.array(apiKeyItemSchema), count: z.number().int() })
+  .object({
+    account_id: z.string(),
+    keys: z.array(
+      apiKeyItemSchema.extend({
+        oauth_client_id: z.string().nullable().meta({
+          description:
+            "Set when the key backs an OAuth client's authorization (its client_id); revoke ends the authorization.",
+        }),
+      }),
+    ),
+    count: z.number().int(),
+  })
   .meta({ id: "AccountKeysList" });
 
 export const accountKeysResultSchema = z
@@ -116,5 +128,6 @@ export const accountKeysResultSchema = z
     apiKeyCreatedSchema.extend({ action: z.literal("create") }),
     z.object({ action: z.literal("link"), linked: z.literal(true), key: apiKeyItemSchema }),
     z.object({ action: z.literal("unlink"), unlinked: z.literal(true), key_id: z.string() }),
+    z.object({ action: z.literal("revoke"), revoked: z.literal(true), key_id: z.string() }),
   ])
   .meta({ id: "AccountKeysResult" });

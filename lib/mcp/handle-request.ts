@@ -172,6 +172,15 @@ function servesTasks(request: Request, initializeVersion: string | undefined): b
   return version >= TASKS_REVISION;
 }
 
+/** Options of {@link handleMcpRequest}. */
+export interface McpRequestOptions {
+  /**
+   * Sees the parsed messages before any is served; a response it returns answers the request
+   * instead (the OAuth endpoint refuses a call whose tool needs a scope the token lacks).
+   */
+  beforeServe?: (messages: unknown[]) => Response | undefined;
+}
+
 /**
  * Answers one MCP HTTP request (POST, GET or DELETE). The general rate limit of a request
  * without a header key is counted here (the operation defers it): on the key of an `api_key`
@@ -185,11 +194,16 @@ export async function handleMcpRequest(
   request: Request,
   ctx: ToolContext,
   config: Config,
+  options: McpRequestOptions = {},
 ): Promise<Response> {
   const refused = checkHostAndOrigin(request, config);
   if (refused) return refused;
   const peek = await peekBody(request, config.MAX_BODY_BYTES);
   if (peek instanceof Response) return peek;
+  if (peek && options.beforeServe) {
+    const answer = options.beforeServe(Array.isArray(peek.body) ? peek.body : [peek.body]);
+    if (answer) return answer;
+  }
   if (peek && Array.isArray(peek.body) && peek.messages > config.MCP_MAX_BATCH_MESSAGES) {
     return batchTooLarge(peek.body, config.MCP_MAX_BATCH_MESSAGES);
   }

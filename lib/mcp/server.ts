@@ -5,7 +5,8 @@
  *
  * Protocol rules kept here (revision 2025-11-25, older clients unaffected):
  * - `tools/list` gives each tool its input and output JSON Schemas (from the same zod schemas
- *   as the HTTP API) and, for `submit_task`, `execution.taskSupport: "optional"`.
+ *   as the HTTP API), the service's `icons` and, for `submit_task`, `execution.taskSupport: "optional"`;
+ *   the implementation (`initialize`) has `description`, `websiteUrl` and `icons` too.
  * - `tools/call` of an unknown tool is a JSON-RPC error -32602 (the revision's "unknown tool"),
  *   not a tool result. Bad arguments and failures of the tool are `isError` results carrying
  *   the HTTP API's error envelope; a successful result's `structuredContent` is checked against
@@ -29,6 +30,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { getConfig, publicBaseUrl } from "../config.js";
 import { API_VERSION } from "../descriptors/version.js";
 import { DomainError } from "../errors.js";
 import { ApiError } from "../http/errors.js";
@@ -63,19 +65,32 @@ function objectJsonSchema(schema: z.ZodType, io: "input" | "output"): Tool["inpu
   return { ...json, type: "object" } as Tool["inputSchema"];
 }
 
-/** The tools/list entries, computed once per process (the tools and their schemas are static). */
-let toolList: Tool[] | undefined;
+/**
+ * The service's icon (public/mark.svg) at the public base URL, for the server implementation and
+ * every tool (revision 2025-11-25 `icons`).
+ */
+function serviceIcons(): NonNullable<Tool["icons"]> {
+  return [{ src: `${publicBaseUrl(getConfig())}/mark.svg`, mimeType: "image/svg+xml", sizes: ["any"] }];
+}
+
+/** The tools/list entries, computed once per process and base URL (the tools and their schemas are static). */
+let toolList: { base: string; tools: Tool[] } | undefined;
 function listTools(): Tool[] {
-  toolList ??= TOOLS.map((tool) => ({
+  const base = publicBaseUrl(getConfig());
+  if (toolList?.base === base) return toolList.tools;
+  const icons = serviceIcons();
+  const tools = TOOLS.map((tool) => ({
     name: tool.name,
     title: tool.title,
+    icons,
     description: tool.description,
     inputSchema: objectJsonSchema(z.object(tool.input), "input"),
     outputSchema: objectJsonSchema(tool.output, "output"),
     annotations: tool.annotations,
     ...(tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
   }));
-  return toolList;
+  toolList = { base, tools };
+  return tools;
 }
 
 /**
@@ -143,6 +158,11 @@ export function createMcpServer(ctx: ToolContext, options: McpServerOptions = { 
       name: "physical-task-execution-service",
       title: "Physical Task Execution Service",
       version: API_VERSION,
+      description:
+        "Hire human operators in Quebec for real-world tasks (photos, inspections, deliveries): estimates, " +
+        "submission, MCP Tasks for hours-long work, proof files as resources, prepaid or USDC billing.",
+      websiteUrl: publicBaseUrl(getConfig()),
+      icons: serviceIcons(),
     },
     {
       capabilities,

@@ -67,6 +67,7 @@ const myTasksSchema = z.object({
 export const TASK_TOOLS: Record<string, ToolDefinition> = {
   submit_task: {
     name: "submit_task",
+    scope: "task_create",
     title: "Submit a task",
     description:
       "Submit a real-world task to be reviewed by a human operator and executed in Quebec. Returns task_id and " +
@@ -106,6 +107,7 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
   },
   check_task_status: {
     name: "check_task_status",
+    scope: "audit_only",
     title: "Check a task's status",
     description:
       "Read a task's status, payment instructions (exact USDC amount, networks, wallet, expiry) once approved, " +
@@ -141,6 +143,7 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
   },
   cancel_task: {
     name: "cancel_task",
+    scope: "task_cancel",
     title: "Cancel a task",
     description:
       "Cancel a task you submitted: free before payment; after payment the task is cancelled and a refund request " +
@@ -220,6 +223,7 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
   },
   list_my_tasks: {
     name: "list_my_tasks",
+    scope: "audit_only",
     title: "List my tasks",
     description:
       "The tasks submitted with your API key, newest first, with their status and polling advice; pass next_cursor " +

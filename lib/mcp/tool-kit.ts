@@ -181,6 +181,11 @@ export interface ToolDefinition {
   output: z.ZodType;
   annotations: ToolAnnotations;
   /**
+   * The scope a key needs for this tool (absent: a public tool). The OAuth endpoint /mcp checks it
+   * before the call and answers 403 `insufficient_scope` naming it; the tool checks its caller itself.
+   */
+  scope?: Scope;
+  /**
    * `optional`: a task-augmented call (protocol revision 2025-11-25) answers with the MCP task
    * of the service task the tool created (its `structuredContent.task_id`); absent: no tasks.
    */

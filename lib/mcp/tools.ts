@@ -93,6 +93,7 @@ export const TOOLS: ToolDefinition[] = [
   TASK_TOOLS.check_task_status!,
   {
     name: "score_task",
+    scope: "task_create",
     title: "Rate a finished task",
     description:
       "Rate a completed or failed task you submitted, once: rating 1-5, optional outcome and feedback. " +
@@ -150,6 +151,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: "register_webhook",
+    scope: "task_create",
     title: "Register a webhook",
     description:
       "Register an HTTPS URL that receives signed POSTs (X-Service-Signature: sha256=HMAC(secret, timestamp.body)) for " +
@@ -182,6 +184,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: "check_balance",
+    scope: "billing_read",
     title: "Check a prepaid balance",
     description:
       "Available prepaid balance in CAD and spending level (ok, warning, alert, blocked) of the account your key is " +
@@ -203,6 +206,7 @@ export const TOOLS: ToolDefinition[] = [
   },
   {
     name: "pre_authorize_cost",
+    scope: "billing_read",
     title: "Pre-authorize a cost",
     description:
       "Hold max_cost_cad (CAD) of your prepaid balance for 5 minutes before submitting a task, so the budget is " +

@@ -24,6 +24,14 @@ import {
   revokeApiKeyOperation,
 } from "../keys/operations.js";
 import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/descriptors/operations.js";
+import {
+  authorizationServerMetadataOperation,
+  mcpOAuthGetOperation,
+  mcpOAuthPostOperation,
+  oauthGetOperation,
+  oauthPostOperation,
+  protectedResourceOperation,
+} from "../oauth/operations.js";
 import { listChainTransfersOperation } from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
 import {
@@ -125,6 +133,12 @@ export function allOperations(): Operation[] {
     mcpPostOperation,
     mcpGetOperation,
     mcpDeleteOperation,
+    mcpOAuthPostOperation,
+    mcpOAuthGetOperation,
+    protectedResourceOperation,
+    authorizationServerMetadataOperation,
+    oauthGetOperation,
+    oauthPostOperation,
     getCapabilitiesOperation,
     getStatusOperation,
     getOpenApiOperation,

@@ -251,6 +251,23 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal: "feedback",
     none: "task_id api_key_id rating outcome created_at",
   }),
+  oauth_artifacts: table({
+    purpose:
+      "the OAuth authorization server's codes, tokens, grants, sessions and registered clients (MCP authorization)",
+    export: {
+      excluded: "credentials and their state; the grants appear in the export as the keys that back them",
+    },
+    erasure:
+      "deleted with the account's keys (a revoked key ends its grants; expired rows are purged by expire-payments)",
+    secret: "id payload uid user_code",
+    none: "kind grant_id expires_at consumed_at created_at",
+  }),
+  oauth_grant_keys: table({
+    purpose: "which API key backs each OAuth grant (a consent acts as a key linked to the account)",
+    export: { excluded: "the backing keys are in the export's keys section; this table only links ids" },
+    erasure: "deleted with the key or the account",
+    none: "grant_id key_id account_id client_id created_at",
+  }),
   staff_members: table({
     purpose: "the operator's staff: sign-in, role, the display name requesters may see",
     export: {

@@ -35,7 +35,9 @@ export type RateLimitPolicy =
   | "reset_ip"
   | "reset_email"
   | "verify_ip"
-  | "verify_email";
+  | "verify_email"
+  | "oauth"
+  | "oauth_registration";
 
 /** Outcome of one check. `reset` is the epoch ms at which the current window ends. */
 export interface RateLimitResult {
@@ -76,6 +78,10 @@ export function policyLimits(
     case "reset_email":
     case "verify_email":
       return { tokens: config.EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600 };
+    case "oauth":
+      return { tokens: config.OAUTH_REQUESTS_PER_IP_PER_MIN, windowSeconds: 60 };
+    case "oauth_registration":
+      return { tokens: config.OAUTH_REGISTRATIONS_PER_IP_PER_HOUR, windowSeconds: 3600 };
   }
 }
 

@@ -14,6 +14,7 @@ import { API_VERSION } from "../descriptors/version.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
+import { OAUTH_SCOPES, oauthIssuer, oauthResource, protectedResourceMetadataUrl } from "../oauth/scopes.js";
 import { PERMISSIONS, ROLE_PERMISSIONS } from "../permissions.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
@@ -117,6 +118,21 @@ function authentication(config: Config, operations: readonly EndpointEntry[]) {
       owner:
         "everything: the submitting key, a key linked to the same client account, the account's client session, or the access_token (X-Task-Access-Token, Authorization: Bearer tok_…, or the access_token parameter of the stream and cancellation)",
       admin: "everything",
+    },
+    oauth: {
+      description:
+        "Hosted assistants connect to the MCP endpoint /mcp with OAuth 2.1 (MCP authorization, 2025-11-25): no key to " +
+        "copy. The account owner signs in and approves; the client then acts as a key linked to that account, " +
+        "listed (and revocable) in the client dashboard.",
+      resource: oauthResource(config),
+      protected_resource_metadata: protectedResourceMetadataUrl(config),
+      authorization_server_metadata: `${oauthIssuer(config)}/.well-known/oauth-authorization-server`,
+      grant: "authorization_code with PKCE S256; refresh_token (rotated on use); revocation (RFC 7009)",
+      client_registration: [
+        "client ID metadata document (HTTPS client_id)",
+        "dynamic client registration (RFC 7591)",
+      ],
+      scopes: OAUTH_SCOPES,
     },
     failed_authentication:
       "a request whose key fails (401) counts against the IP's limit of requests without a key; IPv6 clients are limited per /64",

@@ -5,6 +5,7 @@ import { pricingFormula, transportRule } from "../catalog/facts.js";
 import { listServices } from "../catalog/services.js";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { KNOWN_LOCATIONS } from "../geo/known-locations.js";
+import { OAUTH_SCOPES } from "../oauth/scopes.js";
 import { POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taskFields, taskSubmissionSchema } from "../tasks/state/schemas.js";
@@ -80,6 +81,9 @@ Streamable HTTP, stateless, protocol revision 2025-11-25 (2025-06-18 and 2025-03
 - Without a key: submit_task creates a SANDBOX task and returns access_token (in structuredContent, or _meta.access_token of a task-augmented call). Pass it as the access_token argument of check_task_status and cancel_task, and as params.access_token of tasks/get, tasks/result, tasks/cancel, tasks/list and resources/read.
 - With a key: the x-api-key header, or the api_key argument (tools) / params.api_key (task and resource methods), counted on that key's rate limit. list_my_tasks lists your tasks. Rate-limited tool calls carry error.retry_after_seconds.
 - A call to an unknown tool is JSON-RPC error -32602; tool failures are isError results carrying the HTTP error envelope.
+
+## Connect from a hosted assistant (OAuth, ${base}/mcp)
+${base}/mcp is the same MCP server for clients that authorize with OAuth 2.1 instead of a key (MCP authorization, 2025-11-25). Add ${base}/mcp as a remote MCP server in the assistant; it gets 401 with WWW-Authenticate: Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", discovers the authorization server (${base}/.well-known/oauth-authorization-server), identifies itself by a client ID metadata document (an HTTPS client_id) or registers (RFC 7591), and sends the account owner to sign in and approve. Authorization code with PKCE S256 only; tokens are bound to the resource ${base}/mcp (RFC 8707) and carry scopes ${OAUTH_SCOPES.join(", ")}; refresh tokens rotate on use; revoke at /oauth/revoke or in the client dashboard (API keys). A token lacking a tool's scope: 403 with WWW-Authenticate error="insufficient_scope", scope="…". The assistant acts like a key linked to the account: it bills and reads only that account.
 
 Policy (rules ${POLICY_VERSION}): every submission, sandbox included, is screened before a human sees it. Refused with 422 POLICY_VIOLATION (error.reason_codes, nothing stored): following, watching, tracking or filming a person; harassing, threatening or shaming someone; entering property without permission; posing as someone else, forging or defrauding; illegal goods (drugs, stolen or counterfeit goods, contraband); unlicensed weapons and explosives; deliberately dangerous or destructive acts; hidden cameras, trackers, reading someone's mail or devices, filming children. Sent to review first (status policy.outcome "review"): weapons, risky work (roofs, ice, live wires, gas, asbestos), in-person medical or legal help, vague surveillance wording, and tasks that say the person concerned must not know, ask to pass as someone else, to get in without the occupant, to handle goods without papers, or to read someone else's mail or papers. Refusing codes: ${REFUSING_REASON_CODES.join(", ")}. Reword and resubmit only if the task was misread.
 

@@ -24,6 +24,10 @@ export const EN = {
   "keys.unlink": "Unlink",
   "keys.unlink_named": "Unlink {name}",
   "keys.unlinked": "Key {name} unlinked: it no longer bills or reads this account.",
+  "keys.revoke": "Revoke",
+  "keys.revoke_named": "Revoke {name}",
+  "keys.revoked": "Key {name} revoked: it no longer works.",
+  "keys.oauth": "Connected assistant (OAuth): {client}",
   "keys.create_title": "Create a key for this account",
   "keys.create_intro":
     "The new key is linked to this account at once. It is shown only once: copy it before leaving this page.",
@@ -236,6 +240,10 @@ export const FR = {
   "keys.unlink": "Délier",
   "keys.unlink_named": "Délier {name}",
   "keys.unlinked": "Clé {name} déliée : elle ne facture plus ce compte et ne peut plus le lire.",
+  "keys.revoke": "Révoquer",
+  "keys.revoke_named": "Révoquer {name}",
+  "keys.revoked": "Clé {name} révoquée : elle ne fonctionne plus.",
+  "keys.oauth": "Assistant connecté (OAuth) : {client}",
   "keys.create_title": "Créer une clé pour ce compte",
   "keys.create_intro":
     "La nouvelle clé est reliée à ce compte aussitôt. Elle n'est affichée qu'une fois : copiez-la avant de quitter cette page.",

@@ -23,6 +23,7 @@ export * from "./idempotency-keys.js";
 export * from "./invoices.js";
 export * from "./job-runs.js";
 export * from "./ledger-entries.js";
+export * from "./oauth.js";
 export * from "./payment-amounts.js";
 export * from "./policy-counters.js";
 export * from "./preauthorizations.js";

@@ -102,7 +102,7 @@ export const deliverWebhooksOperation = cronOperation(
 );
 export const expirePaymentsOperation = cronOperation(
   "expire-payments",
-  "Expire unpaid tasks after 48 h; purge expired Idempotency-Key records",
+  "Expire unpaid tasks after 48 h; purge expired Idempotency-Key records and expired OAuth artifacts",
 );
 export const slaCreditsOperation = cronOperation(
   "sla-credits",

@@ -1,6 +1,6 @@
 /**
  * The API keys of a client account (#/keys, GET/POST /api/account-keys): the keys linked to the
- * account (they bill it and read it) with unlink, a new key (shown once, never stored) and
+ * account (they bill it and read it) with unlink and revoke (an OAuth client's key: revoke only), a new key (shown once, never stored) and
  * linking an existing key by pasting it in full.
  */
 import { field, h } from "../../shared/dom.js";
@@ -14,7 +14,7 @@ const { announce, errorBox, showError } = messages;
 /** The full key created a moment ago, shown once above the list (never stored anywhere). */
 let freshKey = null;
 
-/** #/keys: the linked keys (unlink), a new key (shown once), link an existing key. */
+/** #/keys: the linked keys (unlink, revoke), a new key (shown once), link an existing key. */
 export async function keysView() {
   const { keys } = await request("GET", "/api/account-keys", { auth: true });
   const shown = freshKey;
@@ -28,15 +28,15 @@ export async function keysView() {
       )
     : null;
 
-  const unlink = (key) => async (event) => {
+  const act = (key, action) => async (event) => {
     const button = event.currentTarget;
     button.disabled = true;
     try {
       await request("POST", "/api/account-keys", {
         auth: true,
-        body: { action: "unlink", key_id: key.key_id },
+        body: { action, key_id: key.key_id },
       });
-      announce(t("keys.unlinked", { name: key.name }));
+      announce(t(action === "revoke" ? "keys.revoked" : "keys.unlinked", { name: key.name }));
       render({ focus: false });
     } catch (e) {
       button.disabled = false;
@@ -61,20 +61,45 @@ export async function keysView() {
             "",
           ],
           keys.map((key) => [
-            key.name,
+            key.oauth_client_id
+              ? h(
+                  "span",
+                  {},
+                  key.name,
+                  h("br"),
+                  h("small", {}, t("keys.oauth", { client: key.oauth_client_id })),
+                )
+              : key.name,
             h("code", { class: "key-hint" }, `…${key.key_hint}`),
             key.scopes.join(", "),
             formatDateTime(key.created_at),
             key.last_used_at ? formatDateTime(key.last_used_at) : t("app.none"),
             h(
-              "button",
-              {
-                type: "button",
-                class: "button secondary small key-action",
-                "aria-label": t("keys.unlink_named", { name: key.name }),
-                onclick: unlink(key),
-              },
-              t("keys.unlink"),
+              "span",
+              { class: "key-actions" },
+              // An OAuth client's key is not unlinked (it would go on working): its authorization is revoked.
+              key.oauth_client_id
+                ? null
+                : h(
+                    "button",
+                    {
+                      type: "button",
+                      class: "button secondary small key-action",
+                      "aria-label": t("keys.unlink_named", { name: key.name }),
+                      onclick: act(key, "unlink"),
+                    },
+                    t("keys.unlink"),
+                  ),
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "button secondary small key-action",
+                  "aria-label": t("keys.revoke_named", { name: key.name }),
+                  onclick: act(key, "revoke"),
+                },
+                t("keys.revoke"),
+              ),
             ),
           ]),
         )

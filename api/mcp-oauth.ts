@@ -1,0 +1,51 @@
+/**
+ * /mcp (rewritten to /api/mcp-oauth) — the MCP endpoint for hosted assistants: the same server as
+ * /api/mcp, reached with an OAuth access token (lib/oauth/bearer.ts) instead of a key.
+ */
+import { ApiError } from "../lib/http/errors.js";
+import { chargeFailedAuthentication, endpoint, enforceGeneralLimit, route } from "../lib/http/handler.js";
+import { hasScope } from "../lib/keys/credentials.js";
+import { handleMcpRequest } from "../lib/mcp/handle-request.js";
+import { TOOLS } from "../lib/mcp/tools.js";
+import { authenticateBearer, BearerChallenge, insufficientScope } from "../lib/oauth/bearer.js";
+import { mcpOAuthGetOperation, mcpOAuthPostOperation } from "../lib/oauth/operations.js";
+
+const TOOL_SCOPES = new Map(TOOLS.map((t) => [t.name, t.scope]));
+
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  POST: endpoint(mcpOAuthPostOperation, async ({ request, ip, requestId, config }) => {
+    let caller: Awaited<ReturnType<typeof authenticateBearer>>;
+    try {
+      caller = await authenticateBearer(request, config);
+    } catch (error) {
+      if (!(error instanceof BearerChallenge)) throw error;
+      // A refused token costs the IP's anonymous budget, like a refused key.
+      if (request.headers.has("authorization")) await chargeFailedAuthentication(ip);
+      return error.toResponse();
+    }
+    const limitHeaders = await enforceGeneralLimit(caller, ip);
+    const response = await handleMcpRequest(
+      request,
+      { headerCaller: caller, headerKeyInvalid: false, ip, requestId },
+      config,
+      {
+        beforeServe: (messages) => {
+          for (const message of messages) {
+            const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+            if (method !== "tools/call" || typeof params?.name !== "string") continue;
+            const scope = TOOL_SCOPES.get(params.name);
+            if (scope && !hasScope(caller, scope)) return insufficientScope(config, scope).toResponse();
+          }
+          return undefined;
+        },
+      },
+    );
+    for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
+    return response;
+  }),
+  GET: endpoint(mcpOAuthGetOperation, () => {
+    throw new ApiError("METHOD_NOT_ALLOWED", "Method not allowed: this server is stateless; use POST", {
+      headers: { allow: "POST" },
+    });
+  }),
+});

@@ -1,0 +1,143 @@
+/**
+ * Operation descriptors of the OAuth side: the MCP endpoint that requires authorization (/mcp), the
+ * protected resource metadata (RFC 9728), and the authorization server (oidc-provider, /oauth/* and
+ * its metadata, RFC 8414). The authorization server reads its own bodies (forms, per its RFCs) and
+ * answers in OAuth's error format; these descriptors document and rate-limit them.
+ */
+import { z } from "zod";
+import { defineOperation } from "../descriptors/operation.js";
+
+const jsonRpc = z
+  .record(z.string(), z.unknown())
+  .meta({ description: "JSON-RPC 2.0 message (MCP 2025-11-25)" });
+const metadata = z.record(z.string(), z.unknown());
+
+/** The JSON-RPC error body of the resource server's refusals (401, 403) and of the transport's. */
+const jsonRpcError = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number(), z.null()]),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+});
+
+export const mcpOAuthPostOperation = defineOperation({
+  id: "mcpOAuth",
+  method: "POST",
+  path: "/mcp",
+  summary: "Model Context Protocol endpoint for hosted assistants: OAuth 2.1 access token required",
+  description:
+    "The same MCP server as POST /api/mcp, for clients that connect with OAuth (MCP authorization, " +
+    "2025-11-25). Without a valid access token: 401 with `WWW-Authenticate: Bearer resource_metadata=…` " +
+    "(discovery starts there); a token lacking the scope of the tool called: 403 with " +
+    '`WWW-Authenticate: Bearer error="insufficient_scope", scope=…`. A token acts as an API key linked to the ' +
+    "account whose owner consented (it bills and reads only that account).",
+  tags: ["MCP"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  documentedBody: jsonRpc,
+  response: jsonRpc,
+  responses: {
+    202: { description: "Accepted: the body held only notifications or responses (no body)." },
+    400: { description: "Not JSON, or not a valid JSON-RPC message (-32700, -32600).", schema: jsonRpcError },
+    401: {
+      description: "No valid access token (WWW-Authenticate names the resource metadata).",
+      schema: jsonRpcError,
+      headers: { "WWW-Authenticate": 'Bearer resource_metadata="…", scope="…"[, error="invalid_token"]' },
+    },
+    403: {
+      description: "The token lacks the tool's scope (insufficient_scope), or Host/Origin refused.",
+      schema: jsonRpcError,
+      headers: { "WWW-Authenticate": 'Bearer error="insufficient_scope", scope="…"' },
+    },
+    406: { description: "Accept lacks application/json or text/event-stream.", schema: jsonRpcError },
+    413: { description: "Body over MAX_BODY_BYTES.", schema: jsonRpcError },
+    415: { description: "Content-Type is not application/json.", schema: jsonRpcError },
+  },
+});
+
+export const mcpOAuthGetOperation = defineOperation({
+  id: "mcpOAuthGet",
+  method: "GET",
+  path: "/mcp",
+  summary: "No server-initiated stream on this stateless server (405)",
+  description: "Always 405 METHOD_NOT_ALLOWED with `Allow: POST`.",
+  tags: ["MCP"],
+  auth: "delegated",
+  successStatus: null,
+});
+
+export const protectedResourceOperation = defineOperation({
+  id: "getProtectedResourceMetadata",
+  method: "GET",
+  path: "/.well-known/oauth-protected-resource",
+  summary: "OAuth protected resource metadata of /mcp (RFC 9728; also at …/oauth-protected-resource/mcp)",
+  description: "Names the authorization server of /mcp and the scopes its tokens carry.",
+  tags: ["Discovery"],
+  auth: "none",
+  response: metadata,
+  cacheControl: "public, max-age=300",
+});
+
+export const authorizationServerMetadataOperation = defineOperation({
+  id: "getAuthorizationServerMetadata",
+  method: "GET",
+  path: "/.well-known/oauth-authorization-server",
+  summary: "OAuth authorization server metadata (RFC 8414; also /.well-known/openid-configuration)",
+  description:
+    "Endpoints, PKCE S256, `client_id_metadata_document_supported`, the registration endpoint (RFC 7591) and scopes.",
+  tags: ["Discovery"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  rateLimits: ["oauth"],
+  response: metadata,
+});
+
+export const oauthGetOperation = defineOperation({
+  id: "oauthGet",
+  method: "GET",
+  path: "/oauth/{endpoint}",
+  summary: "Authorization server: /oauth/authorize (code + PKCE S256), /oauth/jwks, the consent page's reads",
+  description:
+    "Served by oidc-provider. Authorization code with PKCE S256 only; `client_id` a registered id or an HTTPS " +
+    "client ID metadata document URL; `resource` must be this service's /mcp (RFC 8707). Errors per RFC 6749.",
+  tags: ["OAuth"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  rateLimits: ["oauth"],
+  successStatus: null,
+  errors: ["NOT_FOUND"],
+  responses: {
+    200: { description: "JWK Set, or the consent page's view of a pending request.", schema: metadata },
+    303: {
+      description: "To the consent page, or back to the client's redirect_uri with `code` or `error`.",
+      headers: { Location: "Where the browser goes next." },
+    },
+    400: {
+      description: "OAuth error (`invalid_request`, `invalid_client`, `invalid_target`, …).",
+      schema: metadata,
+    },
+  },
+});
+
+export const oauthPostOperation = defineOperation({
+  id: "oauthPost",
+  method: "POST",
+  path: "/oauth/{endpoint}",
+  summary:
+    "Authorization server: /oauth/token, /oauth/register (RFC 7591), /oauth/revoke (RFC 7009), consent",
+  description:
+    "Served by oidc-provider (form bodies, OAuth error responses): token (authorization_code with " +
+    "code_verifier, refresh_token, rotated on use), dynamic client registration (public clients), revocation. " +
+    "/oauth/interaction/{uid}/decision records the account owner's consent (JSON, client JWT).",
+  tags: ["OAuth"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  rateLimits: ["oauth"],
+  successStatus: null,
+  errors: ["NOT_FOUND"],
+  responses: {
+    200: { description: "Tokens, a revocation, or the consent decision's `redirect_to`.", schema: metadata },
+    201: { description: "A registered client (RFC 7591).", schema: metadata },
+    400: { description: "OAuth error (`invalid_grant`, `invalid_client_metadata`, …).", schema: metadata },
+    401: { description: "OAuth `invalid_client` (token and revocation endpoints).", schema: metadata },
+  },
+});
