@@ -14,6 +14,10 @@ export const ALLOWED_HEADERS = [
   "x-agent-identity",
   "last-event-id",
   "x-stream-timeout",
+  // x402 (POST /api/task-pay): the signed payment, v2 and v1.
+  "payment-signature",
+  "x-payment",
+  "x-task-access-token",
 ].join(", ");
 const EXPOSED_HEADERS = [
   "x-request-id",
@@ -23,6 +27,10 @@ const EXPOSED_HEADERS = [
   "ratelimit-reset",
   "idempotency-replayed",
   "warning",
+  // x402 (POST /api/task-pay): what to sign, and the settlement.
+  "payment-required",
+  "payment-response",
+  "x-payment-response",
 ].join(", ");
 
 /** The CORS headers of any origin (`CORS_ALLOWED_ORIGINS=*`); shared, never modified. */

@@ -114,6 +114,15 @@ export interface IdempotencyOptions {
    * gets 409 CONFLICT instead of the answer. The effect still happens once.
    */
   withholdSuccess?: boolean;
+  /**
+   * The endpoint commits its own steps as it goes (an x402 settlement is recorded before its
+   * transaction is broadcast, and concurrent requests must see it): it runs outside any
+   * transaction, and its final answer is stored afterwards (never a 202, which says "ask again",
+   * nor a 5xx). A finished record is replayed as usual; two requests with one key that overlap
+   * may both run, so such an endpoint is idempotent by itself (x402: one settlement per signed
+   * authorization). Operation flag `idempotencyOutsideTransaction`.
+   */
+  outsideTransaction?: boolean;
 }
 
 function replayOrRefuse(
@@ -174,6 +183,28 @@ export async function runIdempotent(
   const root = handle.db;
   const earlier = await findRecord(root, scope, key);
   if (earlier) return replayOrRefuse(earlier, fingerprint, options);
+  if (options.outsideTransaction) {
+    let response: Response;
+    try {
+      response = await execute();
+    } catch (error) {
+      response = toResponse(error);
+      if (isTransient(error)) return response;
+    }
+    if (response.status >= 500 || response.status === 202) return response;
+    const stored = await toStored(response);
+    try {
+      await root.transaction((tx) =>
+        saveRecord(tx, { scope, key, requestHash: fingerprint, endpoint, response: stored }),
+      );
+    } catch (error) {
+      // A request with the same key finished first: its record is the answer.
+      const record = await findRecord(root, scope, key);
+      if (record) return replayOrRefuse(record, fingerprint, options);
+      throw error;
+    }
+    return fromStored(stored, false);
+  }
   let outcome: { kind: "replay"; record: IdempotencyRecord } | { kind: "done"; stored: StoredResponse };
   let deferred: (() => void)[] = [];
   try {

@@ -18,7 +18,7 @@ import {
   revokeApiKeyOperation,
 } from "../keys/operations.js";
 import { mcpDeleteOperation, mcpGetOperation, mcpPostOperation } from "../mcp/descriptors/operations.js";
-import { listChainTransfersOperation } from "../payments/operations.js";
+import { listChainTransfersOperation, payTaskOperation } from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
 import {
   listPrivacyAdminOperation,
@@ -64,6 +64,7 @@ export function allOperations(): Operation[] {
     submitTaskOperation,
     getTaskStatusOperation,
     cancelTaskOperation,
+    payTaskOperation,
     taskStreamOperation,
     createApiKeyOperation,
     listApiKeysOperation,
