@@ -112,8 +112,12 @@ export function requirementFor(net: NetworkConfig, amountMicro: bigint, config: 
 export interface TaskPaymentRequired {
   /** v2: the `PAYMENT-REQUIRED` header (base64 of this JSON) and MCP's `structuredContent`. */
   v2: PaymentRequired;
-  /** v1: the members of the 402 body (`x402Version: 1`, `accepts[]` with `maxAmountRequired`). */
-  v1: { x402Version: 1; error?: string; accepts: Record<string, unknown>[] };
+  /**
+   * v1: the members of the 402 body (`x402Version: 1`, `accepts[]` with `maxAmountRequired`). v1's
+   * `error` string is left out: it would collide with the envelope's `error` object, which carries
+   * the reason as `error.invalid_reason`.
+   */
+  v1: { x402Version: 1; accepts: Record<string, unknown>[] };
 }
 
 /**
@@ -138,7 +142,6 @@ export function taskPaymentRequired(
     },
     v1: {
       x402Version: 1,
-      ...(error ? { error } : {}),
       accepts: networkConfigs(config).map((n, i) => ({
         scheme: "exact",
         network: n.name,
