@@ -111,6 +111,11 @@ export const paymentsSettings = () => ({
   ),
   /** An x402 facilitator (`POST /verify`, `POST /settle`); when set it verifies and settles instead of the relayer. */
   X402_FACILITATOR_URL: optionalUrl(),
+  /**
+   * Milliseconds the relayer waits for its settlement's receipt before answering "in flight" (202,
+   * x402 `settlement_pending`); keep it below the platform's request deadline.
+   */
+  X402_RECEIPT_WAIT_MS: int(20_000, 100, 120_000),
   /** Seconds a signed x402 authorization may take to settle (`maxTimeoutSeconds` of the requirements). */
   X402_MAX_TIMEOUT_SECONDS: int(120, 10, 3600),
   /** EIP-712 domain `name` of the USDC contract on Ethereum (x402 `extra.name`; USDC: "USD Coin"). */

@@ -9,6 +9,7 @@ import { ExactEvmScheme } from "@x402/evm";
 import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from "@x402/fetch";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { chainTransfers } from "../../lib/db/schema/index.js";
 import { checkPayments } from "../../lib/jobs/check-payments.js";
@@ -229,6 +230,47 @@ describe("one signed payment, one transfer", () => {
     }
     const run = await checkPayments();
     expect(run.details).toMatchObject({ matched: 0, unmatched: 0, late: 0 });
+  });
+
+  it("answers 202 + Retry-After while the settlement is in flight (never a new 402), then 200 once mined", async () => {
+    process.env.X402_RECEIPT_WAIT_MS = "300";
+    resetConfig();
+    const { id } = await approvedTask();
+    const required = decodeRequired(await pay(id));
+    const signed = header(await signPayment(payer, required.accepts[0]!));
+    await world.l1.rpc("evm_setAutomine", [false]);
+    try {
+      const res = await pay(id, { "payment-signature": signed });
+      expect(res.status).toBe(202);
+      expect(res.headers.get("retry-after")).toBe("2");
+      const body: any = await res.json();
+      expect(body).toMatchObject({
+        status: "settlement_in_flight",
+        task_id: id,
+        tx_hash: expect.stringMatching(/^0x/),
+      });
+      // Without a payment, or with another one: still in flight, never a new 402.
+      expect((await pay(id)).status).toBe(202);
+      const other = header(await signPayment(payer, required.accepts[1]!));
+      expect((await pay(id, { "payment-signature": other })).status).toBe(202);
+      const r = await recordedFor(id);
+      expect(r.settlements).toEqual([expect.objectContaining({ status: "broadcast", txHash: body.tx_hash })]);
+      expect(r.task.status).toBe("accepted_pending_payment");
+    } finally {
+      await world.l1.rpc("evm_setAutomine", [true]);
+      await world.l1.rpc("evm_mine");
+      delete process.env.X402_RECEIPT_WAIT_MS;
+      resetConfig();
+    }
+    // Mined: the next request records it (no need to present the payment again).
+    const done = await pay(id);
+    expect(done.status).toBe(409);
+    expect(((await done.json()) as any).error.current_status).toBe("paid");
+    const again = await pay(id, { "payment-signature": signed });
+    expect(again.status).toBe(200);
+    const r = await recordedFor(id);
+    expect(r.paidEvents).toHaveLength(1);
+    expect(r.transfers).toHaveLength(1);
   });
 
   it("replays the answer of an Idempotency-Key, and accepts x402 v1 (X-PAYMENT → X-PAYMENT-RESPONSE)", async () => {

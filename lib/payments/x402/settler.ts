@@ -16,9 +16,6 @@ import { type Config, getConfig } from "../../config.js";
 import { TRANSFER_TOPIC } from "../chain-reader.js";
 import type { NetworkConfig } from "../networks.js";
 
-/** Milliseconds the relayer waits for its transaction's receipt before answering "in flight" (x402 `settlement_pending`). */
-export const RECEIPT_WAIT_MS = 20_000;
-
 /** The minimal EIP-3009 / ERC-20 ABI we read (FiatToken v2). */
 const TOKEN_ABI = [
   {
@@ -106,7 +103,11 @@ export async function relayerAddress(config: Config = getConfig()): Promise<`0x$
 }
 
 /** The in-process settler of `net`: x402Facilitator + ExactEvmScheme, the relayer signing. */
-async function inProcessSettler(net: NetworkConfig, privateKey: `0x${string}`): Promise<Settler> {
+async function inProcessSettler(
+  net: NetworkConfig,
+  privateKey: `0x${string}`,
+  receiptWaitMs: number,
+): Promise<Settler> {
   const [
     { createWalletClient, http, publicActions },
     { x402Facilitator },
@@ -146,7 +147,7 @@ async function inProcessSettler(net: NetworkConfig, privateKey: `0x${string}`): 
           client.waitForTransactionReceipt({ ...args, pollingInterval: 250 }) as never,
         getCode: (args) => client.getCode(args),
       },
-      { confirmationTimeoutMs: RECEIPT_WAIT_MS },
+      { confirmationTimeoutMs: receiptWaitMs },
     );
     return new x402Facilitator().register(`eip155:${net.chainId}`, new ExactEvmScheme(signer));
   };
@@ -177,7 +178,11 @@ async function remoteSettler(url: string): Promise<Settler> {
 export function settlerFor(net: NetworkConfig, config: Config = getConfig()): Promise<Settler> {
   if (config.X402_FACILITATOR_URL) return remoteSettler(config.X402_FACILITATOR_URL);
   if (config.X402_RELAYER_PRIVATE_KEY) {
-    return inProcessSettler(net, config.X402_RELAYER_PRIVATE_KEY as `0x${string}`);
+    return inProcessSettler(
+      net,
+      config.X402_RELAYER_PRIVATE_KEY as `0x${string}`,
+      config.X402_RECEIPT_WAIT_MS,
+    );
   }
   throw new Error("x402: neither X402_FACILITATOR_URL nor X402_RELAYER_PRIVATE_KEY is set");
 }
