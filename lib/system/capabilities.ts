@@ -13,6 +13,7 @@ import { API_VERSION } from "../descriptors/version.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
+import { x402Enabled } from "../payments/x402/protocol.js";
 import { PERMISSIONS, ROLE_PERMISSIONS } from "../permissions.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
@@ -214,6 +215,23 @@ function features(config: Config, base: string) {
       dead_letter_hours: 72,
     },
     event_stream: { path: "/api/tasks/stream", max_timeout_hours: 4 },
+    usdc_payment: {
+      transfer:
+        "Send exactly payment.payment_usdc USDC in one transfer to a listed payment.networks[].wallet before " +
+        "expires_at; the payment checker sees it after the network's confirmations.",
+      x402: {
+        enabled: x402Enabled(config),
+        path: "/api/task-pay?task_id={task_id}",
+        mcp_tool: "pay_task",
+        versions: [2, 1],
+        scheme: "exact",
+        how:
+          "POST without payment → 402 with PAYMENT-REQUIRED (x402 v2) and x402Version 1 accepts[] in the body; sign " +
+          "the EIP-3009 authorization of the exact amount and send it as PAYMENT-SIGNATURE (or X-PAYMENT, v1): the " +
+          "service settles it on chain, pays the gas, and answers the paid task with PAYMENT-RESPONSE. Over MCP: " +
+          'pay_task, the payload in params._meta["x402/payment"].',
+      },
+    },
     mcp: MCP_FEATURE,
     prepaid_accounts: {
       billing_identity:

@@ -13,6 +13,7 @@ import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { chainTransfers } from "../../lib/db/schema/index.js";
 import { checkPayments } from "../../lib/jobs/check-payments.js";
+import { composeTaskEmail } from "../../lib/mail/compose-task-email.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import {
@@ -90,6 +91,13 @@ describe("402 Payment Required", () => {
       })
     ).json();
     expect(status.payment.x402_url).toMatch(/\/api\/task-pay\?task_id=/);
+    // So does the payment-instructions e-mail.
+    const task = (await recordedFor(id)).task;
+    const mail = composeTaskEmail(
+      { type: "task.accepted", payload: {}, createdAt: new Date() } as never,
+      task,
+    );
+    expect(mail?.textBody).toContain(status.payment.x402_url);
     await expectNothingRecorded(id);
   });
 
