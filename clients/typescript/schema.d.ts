@@ -1566,6 +1566,19 @@ export interface components {
                     minutes_ago: number | null;
                     pending_checked: number | null;
                 };
+                /** @description Present when x402 settles with our relayer (X402_RELAYER_PRIVATE_KEY): its ETH per network; degraded below X402_RELAYER_MIN_BALANCE_ETH. */
+                x402_relayer?: {
+                    /** @enum {string} */
+                    status: "healthy" | "degraded" | "unavailable";
+                    address: string;
+                    networks: {
+                        network: string;
+                        /** @description ETH for gas; null when the RPC did not answer. */
+                        balance_eth: string | null;
+                        /** @enum {string} */
+                        status: "healthy" | "degraded" | "unavailable";
+                    }[];
+                };
             };
             blockchain: {
                 networks: string[];

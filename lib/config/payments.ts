@@ -127,5 +127,5 @@ export const paymentsSettings = () => ({
   /** EIP-712 domain `version` of the USDC contract on Base (x402 `extra.version`; USDC: "2"). */
   BASE_USDC_EIP712_VERSION: z.string().min(1).default("2"),
   /** Relayer balance, ETH, below which GET /api/status reports the network's x402 relayer degraded. */
-  X402_RELAYER_MIN_BALANCE_ETH: num(0.005, 0, 1000),
+  X402_RELAYER_MIN_BALANCE_ETH: num(0.005, 0, 1_000_000),
 });

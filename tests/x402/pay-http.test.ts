@@ -404,3 +404,28 @@ describe("refused payments record nothing", () => {
     await expectNothingRecorded(id);
   });
 });
+
+describe("GET /api/status", () => {
+  it("reports the relayer's ETH per network, degraded below X402_RELAYER_MIN_BALANCE_ETH", async () => {
+    const healthy: any = await (await fetch(`${world.host.url}/api/status`)).json();
+    expect(healthy.services.x402_relayer).toMatchObject({
+      status: "healthy",
+      address: expect.stringMatching(/^0x15d34/i),
+      networks: [
+        { network: "ethereum", status: "healthy", balance_eth: expect.any(String) },
+        { network: "base", status: "healthy", balance_eth: expect.any(String) },
+      ],
+    });
+    process.env.X402_RELAYER_MIN_BALANCE_ETH = "100000";
+    resetConfig();
+    try {
+      const low: any = await (await fetch(`${world.host.url}/api/status`)).json();
+      expect(low.services.x402_relayer.status).toBe("degraded");
+      expect(low.status).toBe("degraded");
+      expect(low.issues.join(" ")).toMatch(/x402 relayer degraded on ethereum/);
+    } finally {
+      delete process.env.X402_RELAYER_MIN_BALANCE_ETH;
+      resetConfig();
+    }
+  });
+});
