@@ -164,9 +164,42 @@ async function remoteSettler(url: string): Promise<Settler> {
   const client = new HTTPFacilitatorClient({ url, timeoutMs: 60_000 });
   return {
     kind: "facilitator",
-    verify: (payload, requirements) => client.verify(payload, requirements),
+    // A refusal may come as a non-2xx answer (the client throws VerifyError / SettleError): the
+    // same refusal as a 200 with isValid / success false.
+    async verify(payload, requirements) {
+      try {
+        return await client.verify(payload, requirements);
+      } catch (error) {
+        const e = error as { name?: string; invalidReason?: string; invalidMessage?: string };
+        if (e.name !== "VerifyError") throw error;
+        return {
+          isValid: false,
+          invalidReason: e.invalidReason ?? "invalid_payment",
+          ...(e.invalidMessage ? { invalidMessage: e.invalidMessage } : {}),
+        };
+      }
+    },
     // The facilitator broadcasts: its hash is known only from its answer.
-    settle: (payload, requirements) => client.settle(payload, requirements),
+    async settle(payload, requirements) {
+      try {
+        return await client.settle(payload, requirements);
+      } catch (error) {
+        const e = error as {
+          name?: string;
+          errorReason?: string;
+          errorMessage?: string;
+          transaction?: string;
+        };
+        if (e.name !== "SettleError") throw error;
+        return {
+          success: false,
+          errorReason: e.errorReason ?? "settle_failed",
+          ...(e.errorMessage ? { errorMessage: e.errorMessage } : {}),
+          transaction: e.transaction ?? "",
+          network: requirements.network,
+        };
+      }
+    },
   };
 }
 
