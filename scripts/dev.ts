@@ -14,7 +14,9 @@
  *   ETHEREUM_RPC_URL / BASE_RPC_URL yourself, to skip them.
  * - Prints a banner: the URLs, the relaxed settings, the payment networks (or a warning), and on a
  *   database without any API key a one-time bootstrap admin key (stored as a hash like any key).
- * - `npm run dev:pay -- <task_id> [--network base]` pays a task from the payer (scripts/dev-pay.ts).
+ *   x402 is on: Hardhat account #4 relays (X402_RELAYER_PRIVATE_KEY, unless set).
+ * - `npm run dev:pay -- <task_id> [--network base]` pays a task from the payer (scripts/dev-pay.ts);
+ *   with `--x402 --key <the task's key>` (or `--access-token`) it pays through POST /api/task-pay.
  * - Mounts the mail viewer at /dev/mail (scripts/local-control.ts).
  */
 import { count, inArray } from "drizzle-orm";
@@ -25,7 +27,7 @@ import { createApiKey } from "../lib/keys/create-api-key.js";
 import { describeError } from "../lib/log-error.js";
 import { sendQueuedEmails } from "../lib/mail/send-queued-emails.js";
 import { networkConfigs } from "../lib/payments/networks.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "./dev/local-chain.js";
+import { ACCOUNTS, DEV_KEYS, type LocalChain, startLocalChain } from "./dev/local-chain.js";
 import { loadEnvFile, serve } from "./serve.js";
 
 /** How often the development profile runs the mail worker, ms. */
@@ -53,6 +55,8 @@ async function startChains(): Promise<LocalChain[]> {
     process.env[`${prefix}_CONFIRMATIONS`] = "1";
     process.env[`${prefix}_START_BLOCK`] = "0";
   }
+  // x402 (docs/x402.md): Hardhat account #4 relays transferWithAuthorization and pays the gas.
+  process.env.X402_RELAYER_PRIVATE_KEY ??= DEV_KEYS.relayer;
   return chains;
 }
 
