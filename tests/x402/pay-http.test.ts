@@ -283,7 +283,8 @@ describe("one signed payment, one transfer", () => {
 
   it("replays the answer of an Idempotency-Key, and accepts x402 v1 (X-PAYMENT → X-PAYMENT-RESPONSE)", async () => {
     const { id } = await approvedTask();
-    const required = decodeRequired(await pay(id));
+    // The 402 is not kept under the key: the client resends the key with its payment.
+    const required = decodeRequired(await pay(id, { "idempotency-key": "pay-once-1" }));
     const v2 = await signPayment(payer, required.accepts[1]!);
     const v1 = { x402Version: 1, scheme: "exact", network: "base", payload: v2.payload };
     const first = await pay(id, { "x-payment": header(v1), "idempotency-key": "pay-once-1" });
@@ -293,6 +294,11 @@ describe("one signed payment, one transfer", () => {
     const again = await pay(id, { "x-payment": header(v1), "idempotency-key": "pay-once-1" });
     expect(again.status).toBe(200);
     expect(again.headers.get("idempotency-replayed")).toBe("true");
+    // Another signed payment under the same key is another request.
+    const other = { ...v1, payload: (await signPayment(payer, required.accepts[1]!)).payload };
+    const reused = await pay(id, { "x-payment": header(other), "idempotency-key": "pay-once-1" });
+    expect(reused.status).toBe(422);
+    expect(((await reused.json()) as any).error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     expect((await recordedFor(id)).transfers).toHaveLength(1);
   });
 });
