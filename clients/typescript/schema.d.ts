@@ -79,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a task awaiting payment with x402 (EIP-3009 USDC, gas paid by the service)
-         * @description The task's owner (the submitting key or a key of the same account, with scope task_create; or the task's access_token as the query parameter, `X-Task-Access-Token` or `Authorization: Bearer tok_…`); anyone else → 404. On a task in accepted_pending_payment or counter_offered: without a payment → 402 with the x402 v2 `PAYMENT-REQUIRED` header (base64 JSON {x402Version: 2, resource, accepts[]}: scheme exact, one entry per network, amount = payment_usdc in micro-units) and a body holding our error envelope plus x402 v1's `x402Version: 1` and `accepts[]` (maxAmountRequired). Sign the EIP-3009 transferWithAuthorization (any x402 client: @x402/fetch) and send it again as `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1): verified, settled on chain (the service pays the gas) and the task is paid → 200 with the task status and `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`. While the settlement is in flight → 202 with Retry-After; the same signed payment sent again gets the same answer and is never settled twice. A refused payment → 402 with `error.invalid_reason` (x402's reason: wrong amount, expired, nonce used, balance…), nothing recorded. Paying by a plain USDC transfer of the exact amount stays possible.
+         * @description The task's owner (the submitting key or a key of the same account, with scope task_create; or the task's access_token as the query parameter, `X-Task-Access-Token` or `Authorization: Bearer tok_…`); anyone else → 404. On a task in accepted_pending_payment or counter_offered: without a payment → 402 with the x402 v2 `PAYMENT-REQUIRED` header (base64 JSON {x402Version: 2, resource, accepts[]}: scheme exact, one entry per network, amount = payment_usdc in micro-units) and a body holding our error envelope plus x402 v1's `x402Version: 1` and `accepts[]` (maxAmountRequired). Sign the EIP-3009 transferWithAuthorization (any x402 client: @x402/fetch) and send it again as `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1): verified, settled on chain (the service pays the gas) and the task is paid → 200 with the task status and `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`. While the settlement is in flight → 202 with Retry-After; the same signed payment sent again gets the same answer and is never settled twice. A refused payment → 402 with `error.invalid_reason` (x402's reason: wrong amount, expired, nonce used, balance…), nothing recorded. Paying by a plain USDC transfer of the exact amount stays possible. x402 off on this deployment → 404.
          */
         post: operations["payTask"];
         delete?: never;
@@ -2877,7 +2877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: UPSTREAM_UNAVAILABLE, STORAGE_ERROR, CONFIGURATION_ERROR */
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
             503: {
                 headers: {
                     /** @description Seconds to wait. */
@@ -2888,7 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "UPSTREAM_UNAVAILABLE" | "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
                         };
                     };
                 };

@@ -77,7 +77,7 @@ export const payTaskOperation = defineOperation({
     "`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`. While the settlement is in flight → 202 with Retry-After; the same " +
     "signed payment sent again gets the same answer and is never settled twice. A refused payment → 402 with " +
     "`error.invalid_reason` (x402's reason: wrong amount, expired, nonce used, balance…), nothing recorded. Paying " +
-    "by a plain USDC transfer of the exact amount stays possible.",
+    "by a plain USDC transfer of the exact amount stays possible. x402 off on this deployment → 404.",
   tags: ["Tasks"],
   auth: "optional",
   scope: "task_create",
@@ -132,12 +132,5 @@ export const payTaskOperation = defineOperation({
       schema: paymentRequiredBodySchema,
     },
   },
-  errors: [
-    "MISSING_FIELD",
-    "INVALID_FORMAT",
-    "NOT_FOUND",
-    "CONFLICT",
-    "PAYMENT_REQUIRED",
-    "UPSTREAM_UNAVAILABLE",
-  ],
+  errors: ["MISSING_FIELD", "INVALID_FORMAT", "NOT_FOUND", "CONFLICT", "PAYMENT_REQUIRED"],
 });

@@ -462,8 +462,8 @@ async function settle(
  * or, with none, says what to sign.
  * @throws DomainError NOT_FOUND (unknown task, or not the caller's), CONFLICT (not awaiting payment,
  *   sandbox, window closed, paid by another payment), INVALID_FORMAT (not an x402 `exact` payload),
- *   PAYMENT_REQUIRED (refused: `invalid_reason` in the error, the x402 reason), UPSTREAM_UNAVAILABLE
- *   (x402 disabled)
+ *   PAYMENT_REQUIRED (refused: `invalid_reason` in the error, the x402 reason); NOT_FOUND also
+ *   when x402 is off (no such way to pay here: not a failure to retry)
  */
 export async function payTaskWithX402(
   taskId: string,
@@ -473,8 +473,8 @@ export async function payTaskWithX402(
   const config = getConfig();
   if (!x402Enabled(config) || networkConfigs(config).length === 0) {
     throw new DomainError(
-      "UPSTREAM_UNAVAILABLE",
-      "x402 payments are not enabled on this service; pay by USDC transfer (see the task's payment block)",
+      "NOT_FOUND",
+      "x402 payments are not enabled on this service; pay by a USDC transfer (the task's payment.networks)",
     );
   }
   const task = await ownedTask(taskId, credential);
