@@ -281,6 +281,34 @@ describe("one signed payment, one transfer", () => {
     expect(r.transfers).toHaveLength(1);
   });
 
+  it("records once when the payment checker sees the Transfer log before the service records it", async () => {
+    process.env.X402_RECEIPT_WAIT_MS = "300";
+    resetConfig();
+    const { id } = await approvedTask();
+    const required = decodeRequired(await pay(id));
+    const signed = header(await signPayment(payer, required.accepts[0]!));
+    await world.l1.rpc("evm_setAutomine", [false]);
+    try {
+      expect((await pay(id, { "payment-signature": signed })).status).toBe(202);
+    } finally {
+      await world.l1.rpc("evm_setAutomine", [true]);
+      await world.l1.rpc("evm_mine");
+      delete process.env.X402_RECEIPT_WAIT_MS;
+      resetConfig();
+    }
+    // The checker runs first and pays the task by the log (exact amount); the service's record then
+    // finds the task paid by its own transaction and counts it as its settlement.
+    expect((await checkPayments()).details).toMatchObject({ matched: 1 });
+    const res = await pay(id, { "payment-signature": signed });
+    expect(res.status).toBe(200);
+    const r = await recordedFor(id);
+    expect(r.task.status).toBe("paid");
+    expect(r.paidEvents).toHaveLength(1);
+    expect(r.transfers).toEqual([expect.objectContaining({ status: "matched", taskId: id })]);
+    expect(r.settlements).toEqual([expect.objectContaining({ status: "settled" })]);
+    expect((await checkPayments()).details).toMatchObject({ matched: 0, unmatched: 0, late: 0 });
+  });
+
   it("replays the answer of an Idempotency-Key, and accepts x402 v1 (X-PAYMENT → X-PAYMENT-RESPONSE)", async () => {
     const { id } = await approvedTask();
     // The 402 is not kept under the key: the client resends the key with its payment.

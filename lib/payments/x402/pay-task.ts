@@ -211,7 +211,12 @@ async function recordSettled(
             taskId: task.id,
             reason: null,
           })
-          .onConflictDoNothing();
+          // The checker may have stored this log first as unmatched (e.g. a block dated before the
+          // approval by a chain clock behind ours): the settlement says whose payment it is.
+          .onConflictDoUpdate({
+            target: [chainTransfers.chainId, chainTransfers.txHash, chainTransfers.logIndex],
+            set: { status: "matched", taskId: task.id, reason: null, updatedAt: now },
+          });
         await tx
           .update(x402Settlements)
           .set({ status: "settled", txHash: transfer.txHash, updatedAt: now })
