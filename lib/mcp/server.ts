@@ -154,7 +154,8 @@ export function createMcpServer(ctx: ToolContext, options: McpServerOptions = { 
       instructions:
         "Hire human operators for real-world tasks in Quebec. Start with list_services and get_estimate; " +
         "register_api_key for a key; submit_task (sandbox without a key: keep its access_token) — call it as an " +
-        "MCP task and poll tasks/get, or poll check_task_status; proof files are resources (resources/read). " +
+        "MCP task and poll tasks/get, or poll check_task_status; once approved, pay with pay_task (x402: the " +
+        'signed payment in params._meta["x402/payment"]) or a USDC transfer; proof files are resources (resources/read). ' +
         "Prices in CAD.",
     },
   );

@@ -142,7 +142,10 @@ const MCP_FEATURE = {
   },
   // Proof files and the USDC receipt are resources, readable by the submitter (key or access_token).
   resource_templates: ["task://{task_id}/proof/{n}", "task://{task_id}/receipt"],
-  keyless_credential: "access_token (argument of check_task_status and cancel_task; params of task methods)",
+  keyless_credential:
+    "access_token (argument of check_task_status, cancel_task and pay_task; params of task methods)",
+  // x402's MCP transport (docs/x402.md): the PaymentPayload in params._meta, the settlement in the result's _meta.
+  x402: { tool: "pay_task", payment_meta: "x402/payment", response_meta: "x402/payment-response" },
   // GET and DELETE answer 405 (no server-initiated stream, no sessions).
   methods: ["POST"],
   accept: "application/json, text/event-stream",
