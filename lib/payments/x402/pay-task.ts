@@ -245,7 +245,8 @@ async function recordSettled(
  * Brings a live settlement up to date. `settled` stays; `broadcast` asks the chain: mined → recorded
  * (settled), reverted or without our Transfer → failed; `pending` older than ABANDONED_AFTER_MS →
  * failed (a crash before the broadcast).
- * @returns the row as it now is, and the task when this call recorded it paid
+ * @returns the row as it now is
+ * @throws DomainError CONFLICT when the mined payment's task stopped awaiting payment (recordSettled)
  */
 async function reconcile(row: X402Settlement): Promise<X402Settlement> {
   if (row.status === "pending") {
