@@ -16,6 +16,7 @@ import { checkPayments } from "../../lib/jobs/check-payments.js";
 import { composeTaskEmail } from "../../lib/mail/compose-task-email.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
+import { reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 import {
   approvedTask,
   brokePayer,
@@ -206,6 +207,30 @@ describe("paying with the official x402 client", () => {
     expect(r.transfers).toEqual([
       expect.objectContaining({ status: "matched", chainId: 31338, amountMicro: micro }),
     ]);
+  });
+});
+
+describe("a keyless requester", () => {
+  it("pays its task with its access_token (header or query parameter)", async () => {
+    const { body: created } = await submitTask(validTask);
+    expect(created.access_token).toMatch(/^tok_/);
+    expect((await reviewTask(world.admin, { task_id: created.task_id, action: "approve" })).res.status).toBe(
+      200,
+    );
+    const url = payUrl(created.task_id);
+    const unpaid = await fetch(url, {
+      method: "POST",
+      headers: { "x-task-access-token": created.access_token },
+    });
+    expect(unpaid.status).toBe(402);
+    const signed = header(await signPayment(payer, decodeRequired(unpaid).accepts[0]!));
+    expect((await fetch(url, { method: "POST", headers: { "payment-signature": signed } })).status).toBe(404);
+    const res = await fetch(`${url}&access_token=${encodeURIComponent(created.access_token)}`, {
+      method: "POST",
+      headers: { "payment-signature": signed },
+    });
+    expect(res.status).toBe(200);
+    expect((await recordedFor(created.task_id)).task.status).toBe("paid");
   });
 });
 
