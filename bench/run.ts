@@ -17,6 +17,7 @@ import { streamsBenchmark } from "./benchmarks/streams.js";
 import { tasksBenchmark } from "./benchmarks/tasks.js";
 import { webhookIsolationBenchmark } from "./benchmarks/webhook-isolation.js";
 import { webhooksBenchmark } from "./benchmarks/webhooks.js";
+import { x402Benchmark } from "./benchmarks/x402.js";
 import { renderSection, writeSections } from "./lib/report.js";
 import { readSettings } from "./lib/settings.js";
 import type { Benchmark } from "./lib/types.js";
@@ -37,6 +38,7 @@ const benchmarks: Benchmark[] = [
   webhooksBenchmark,
   webhookIsolationBenchmark,
   policyBenchmark,
+  x402Benchmark,
 ];
 
 function usage(): string {
@@ -50,7 +52,8 @@ function usage(): string {
     "env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (s, 2), BENCH_WORKERS (1),",
     "     BENCH_ROUNDS (2, http), BENCH_SKIP_BUILD (cold-start), VERCEL_CLI,",
     "     BENCH_IMPORT_RUNS (5), BENCH_ITERATIONS (5000), BENCH_REQUESTS (20000),",
-    "     BENCH_PG_URL (server for scratch databases, postgres://postgres@127.0.0.1:5432/postgres; skip)",
+    "     BENCH_PG_URL (server for scratch databases, postgres://postgres@127.0.0.1:5432/postgres; skip),",
+    "     BENCH_X402_RUNS (20, x402)",
   ].join("\n");
 }
 

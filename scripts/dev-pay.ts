@@ -3,6 +3,11 @@
  * from `npm run dev`'s funded payer, on that run's local chain (default: the first network,
  * ethereum), then runs the payment checker at once and waits until the task is marked paid.
  *
+ * `--x402 --key <api key>` (or `--access-token <tok_…>`: the task's owner credential): pays through
+ * x402 instead (docs/x402.md): POST /api/task-pay with the official client (@x402/fetch + @x402/evm,
+ * the payer as a viem local account signing EIP-3009), the service's relayer settling; the task is
+ * paid when the answer comes (no checker run needed).
+ *
  * Talks to the running `npm run dev` through its loopback control channel (the control file in
  * DATA_DIR, scripts/local-control.ts): reads the task's exact amount (micro-USDC) and the
  * network's RPC URL, token and wallet there. Exits 1 with a message when no dev server runs, the
@@ -11,7 +16,7 @@
 import { parseArgs } from "node:util";
 import type { Address } from "viem";
 import { formatUsdc } from "../lib/money.js";
-import { ACCOUNTS, connectLocalChain } from "./dev/local-chain.js";
+import { ACCOUNTS, connectLocalChain, DEV_KEYS } from "./dev/local-chain.js";
 import { readControlFile } from "./local-control.js";
 import { loadEnvFile } from "./serve.js";
 
@@ -27,10 +32,19 @@ interface TaskPayment {
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { network: { type: "string" } },
+    options: {
+      network: { type: "string" },
+      x402: { type: "boolean" },
+      key: { type: "string" },
+      "access-token": { type: "string" },
+    },
   });
   const taskId = positionals[0];
-  if (!taskId) throw new Error("Usage: npm run dev:pay -- <task_id> [--network ethereum|base]");
+  if (!taskId) {
+    throw new Error(
+      "Usage: npm run dev:pay -- <task_id> [--network ethereum|base] [--x402 --key <api key> | --access-token <tok>]",
+    );
+  }
   loadEnvFile();
   const running = readControlFile();
   if (!running) throw new Error("No running `npm run dev` found on this DATA_DIR: start it first.");
@@ -47,7 +61,10 @@ async function main(): Promise<void> {
     return res.body as TaskPayment;
   };
   const task = await read();
-  if (task.status !== "accepted_pending_payment" || !task.payment_usdc_micro) {
+  const payable = values.x402
+    ? ["accepted_pending_payment", "counter_offered"]
+    : ["accepted_pending_payment"];
+  if (!payable.includes(task.status) || !task.payment_usdc_micro) {
     throw new Error(
       `Task ${taskId} is ${task.status}${task.payment_method === "account" ? " (billed to an account)" : ""}: ` +
         "only a task accepted and awaiting its USDC payment can be paid.",
@@ -59,6 +76,13 @@ async function main(): Promise<void> {
     throw new Error(
       `Network ${wanted ?? "(none)"} is not configured; configured: ${task.networks.map((n) => n.network).join(", ") || "none"}`,
     );
+  }
+  if (values.x402) {
+    await payWithX402(running.url, taskId, net.chain_id, {
+      key: values.key,
+      accessToken: values["access-token"],
+    });
+    return;
   }
   const amount = BigInt(task.payment_usdc_micro);
   const chain = connectLocalChain(net.rpc_url, net.chain_id);
@@ -80,6 +104,49 @@ async function main(): Promise<void> {
       throw new Error(`Task ${taskId} not marked paid after 30 s (status ${now.status})`);
     await new Promise((r) => setTimeout(r, 1000));
   }
+}
+
+/**
+ * Pays task `taskId` through POST /api/task-pay on `base` with the official x402 client, the
+ * payer's key signing for chain `chainId`; prints the settlement.
+ * @throws Error without an owner credential, or when the answer is not 200
+ */
+async function payWithX402(
+  base: string,
+  taskId: string,
+  chainId: number,
+  credential: { key?: string | undefined; accessToken?: string | undefined },
+): Promise<void> {
+  if (!credential.key && !credential.accessToken) {
+    throw new Error("--x402 needs the task's owner: --key <api key> or --access-token <tok_…>");
+  }
+  const [
+    { wrapFetchWithPaymentFromConfig, decodePaymentResponseHeader },
+    { ExactEvmScheme },
+    { privateKeyToAccount },
+  ] = await Promise.all([import("@x402/fetch"), import("@x402/evm"), import("viem/accounts")]);
+  const payer = privateKeyToAccount(DEV_KEYS.payer);
+  const pay = wrapFetchWithPaymentFromConfig(fetch, {
+    schemes: [{ network: "eip155:*", client: new ExactEvmScheme(payer) }],
+    // Local test USDC is no asset the client knows: allow any, as a dev tool may.
+    spendControls: false,
+    paymentRequirementsSelector: (_version, accepts) =>
+      accepts.find((a) => a.network === `eip155:${chainId}`) ?? accepts[0]!,
+  });
+  const headers: Record<string, string> = credential.key
+    ? { "x-api-key": credential.key }
+    : { "x-task-access-token": credential.accessToken! };
+  const res = await pay(`${base}/api/task-pay?task_id=${encodeURIComponent(taskId)}`, {
+    method: "POST",
+    headers,
+  });
+  const body = (await res.json()) as { status?: string; error?: unknown };
+  if (res.status !== 200)
+    throw new Error(`x402 payment of ${taskId}: HTTP ${res.status} ${JSON.stringify(body)}`);
+  const settled = decodePaymentResponseHeader(res.headers.get("payment-response")!);
+  console.log(
+    `Paid ${taskId} with x402 on ${settled.network}: ${settled.transaction} (status ${body.status}).`,
+  );
 }
 
 main().catch((error: unknown) => {

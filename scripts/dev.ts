@@ -18,6 +18,9 @@
  *   (DEV_OWNER_EMAIL, `owner@localhost.test` by default, enrolled directly: a random password and
  *   a TOTP secret shown once; `npm run staff:totp -- <secret>` prints the current code).
  * - `npm run dev:pay -- <task_id> [--network base]` pays a task from the payer (scripts/dev-pay.ts).
+ *   x402 is on: Hardhat account #4 relays (X402_RELAYER_PRIVATE_KEY, unless set);
+ *   `npm run dev:pay -- <task_id> --x402 --key <the task's key>` (or `--access-token`) pays
+ *   through POST /api/task-pay.
  * - Mounts the mail viewer at /dev/mail (scripts/local-control.ts).
  */
 import { count, inArray } from "drizzle-orm";
@@ -29,7 +32,7 @@ import { describeError } from "../lib/log-error.js";
 import { sendQueuedEmails } from "../lib/mail/send-queued-emails.js";
 import { networkConfigs } from "../lib/payments/networks.js";
 import { enrollDirectly, noStaffYet } from "../lib/staff/bootstrap.js";
-import { ACCOUNTS, type LocalChain, startLocalChain } from "./dev/local-chain.js";
+import { ACCOUNTS, DEV_KEYS, type LocalChain, startLocalChain } from "./dev/local-chain.js";
 import { loadEnvFile, serve } from "./serve.js";
 
 /** How often the development profile runs the mail worker, ms. */
@@ -57,6 +60,8 @@ async function startChains(): Promise<LocalChain[]> {
     process.env[`${prefix}_CONFIRMATIONS`] = "1";
     process.env[`${prefix}_START_BLOCK`] = "0";
   }
+  // x402 (docs/x402.md): Hardhat account #4 relays transferWithAuthorization and pays the gas.
+  process.env.X402_RELAYER_PRIVATE_KEY ??= DEV_KEYS.relayer;
   return chains;
 }
 

@@ -88,6 +88,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/task-pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a task awaiting payment with x402 (EIP-3009 USDC, gas paid by the service)
+         * @description The task's owner (the submitting key or a key of the same account, with scope task_create; or the task's access_token as the query parameter, `X-Task-Access-Token` or `Authorization: Bearer tok_…`); anyone else → 404. On a task in accepted_pending_payment or counter_offered: without a payment → 402 with the x402 v2 `PAYMENT-REQUIRED` header (base64 JSON {x402Version: 2, resource, accepts[]}: scheme exact, one entry per network, amount = payment_usdc in micro-units) and a body holding our error envelope plus x402 v1's `x402Version: 1` and `accepts[]` (maxAmountRequired). Sign the EIP-3009 transferWithAuthorization (any x402 client: @x402/fetch) and send it again as `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1): verified, settled on chain (the service pays the gas) and the task is paid → 200 with the task status and `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`. While the settlement is in flight → 202 with Retry-After; the same signed payment sent again gets the same answer and is never settled twice. A refused payment → 402 with `error.invalid_reason` (x402's reason: wrong amount, expired, nonce used, balance…), nothing recorded. Paying by a plain USDC transfer of the exact amount stays possible. x402 off on this deployment → 404.
+         */
+        post: operations["payTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks/stream": {
         parameters: {
             query?: never;
@@ -1136,6 +1156,8 @@ export interface components {
                 wallet: string;
                 confirmations?: number;
             }[];
+            /** @description Awaiting payment with x402 on: POST here (x402 v2 PAYMENT-SIGNATURE or v1 X-PAYMENT, any x402 client) to pay by a signed EIP-3009 authorization, the service paying the gas (docs/x402.md). Null otherwise; the plain transfer to `networks[].wallet` works either way. */
+            x402_url?: string | null;
             /** @description USD per CAD used */
             exchange_rate: number | null;
             rate_source: string | null;
@@ -2181,6 +2203,19 @@ export interface components {
                     last_run_at: string | null;
                     minutes_ago: number | null;
                     pending_checked: number | null;
+                };
+                /** @description Present when x402 settles with our relayer (X402_RELAYER_PRIVATE_KEY): its ETH per network; degraded below X402_RELAYER_MIN_BALANCE_ETH. */
+                x402_relayer?: {
+                    /** @enum {string} */
+                    status: "healthy" | "degraded" | "unavailable";
+                    address: string;
+                    networks: {
+                        network: string;
+                        /** @description ETH for gas; null when the RPC did not answer. */
+                        balance_eth: string | null;
+                        /** @enum {string} */
+                        status: "healthy" | "degraded" | "unavailable";
+                    }[];
                 };
             };
             blockchain: {
@@ -3424,6 +3459,246 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    payTask: {
+        parameters: {
+            query: {
+                task_id: string;
+                /** @description Anonymous submissions: the access_token. */
+                access_token?: string;
+            };
+            header?: {
+                /** @description 1-128 printable ASCII characters, scoped to the caller (API key, else client account, else IP), kept 24 h. A replay returns the first response with `Idempotency-Replayed: true`; another body, query or X-Service-Mode with the same key → 422 IDEMPOTENCY_KEY_REUSED; while the first request runs → 409 CONFLICT with Retry-After. The effect happens once per key: after a network error, a 5xx or a failed DNS lookup (neither stored; writes rolled back) or a 409 with Retry-After, retry with the same key and body. A caller without credentials never gets a secret replayed: the repeat of such a success is 409 CONFLICT without Retry-After. */
+                "Idempotency-Key"?: string;
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+                /** @description x402 v2: base64 JSON PaymentPayload {x402Version: 2, accepted, payload: {signature, authorization}}. */
+                "PAYMENT-SIGNATURE"?: string;
+                /** @description x402 v1: base64 JSON {x402Version: 1, scheme: exact, network, payload: {signature, authorization}}. */
+                "X-PAYMENT"?: string;
+                /** @description The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`). */
+                "X-Task-Access-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskStatus"];
+                };
+            };
+            /** @description A settlement of this task is in flight (its transaction was sent): ask again after Retry-After. */
+            202: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "settlement_in_flight";
+                        task_id: string;
+                        tx_hash: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: MISSING_FIELD, INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "MISSING_FIELD" | "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description Payment required (no payment sent), or the payment was refused (`error.invalid_reason`). Codes: PAYMENT_REQUIRED */
+            402: {
+                headers: {
+                    /** @description x402 v2: base64 JSON {x402Version: 2, error?, resource, accepts[]} (absent when x402 is off). */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @constant */
+                            code: "PAYMENT_REQUIRED";
+                            message: string;
+                            field?: string;
+                            details: unknown[];
+                            /** @description x402's reason when a presented payment was refused. */
+                            invalid_reason?: string;
+                        };
+                        request_id: string;
+                        /** @constant */
+                        x402Version: 1;
+                        accepts: {
+                            /** @constant */
+                            scheme: "exact";
+                            /** @description CAIP-2, e.g. eip155:8453 (Base), eip155:1 (Ethereum). */
+                            network: string;
+                            /** @description The USDC contract. */
+                            asset: string;
+                            /** @description Our receiving wallet. */
+                            payTo: string;
+                            maxTimeoutSeconds: number;
+                            /** @description The token's EIP-712 domain the EIP-3009 authorization is signed under (USDC: USD Coin, 2). */
+                            extra: {
+                                name: string;
+                                version: string;
+                            };
+                            maxAmountRequired: string;
+                            resource: string;
+                            description: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: FIELD_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
                         };
                     };
                 };

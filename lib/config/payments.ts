@@ -5,6 +5,13 @@
 import { z } from "zod";
 import { int, num, optionalString, optionalUrl } from "./values.js";
 
+/** An optional boolean: `true/1/yes`, `false/0/no`; unset or blank: undefined (a derived default applies). */
+const optionalBool = () =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no", ""])
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? undefined : v === "true" || v === "1" || v === "yes"));
+
 /** Payments variables of the configuration schema, built on first use (lib/config/load.ts). */
 export const paymentsSettings = () => ({
   /**
@@ -99,4 +106,40 @@ export const paymentsSettings = () => ({
   SLA_CREDIT_PERCENT: int(10, 0, 100),
   /** Most an SLA credit may reach, percent of the task's price. */
   SLA_CREDIT_CAP_PERCENT: int(50, 0, 100),
+
+  /**
+   * x402 payments at POST /api/task-pay and the MCP tool `pay_task` (docs/x402.md). Unset: on
+   * when X402_RELAYER_PRIVATE_KEY or X402_FACILITATOR_URL is set (`x402Enabled`). The production
+   * profile refuses `true` without one of them.
+   */
+  X402_ENABLED: optionalBool(),
+  /**
+   * Private key (0x + 64 hex) of the relayer that submits `transferWithAuthorization` (EIP-3009)
+   * and pays its gas, in-process (x402 `exact` scheme). Needs ETH on every configured network.
+   */
+  X402_RELAYER_PRIVATE_KEY: optionalString().pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, "a 0x-prefixed 32-byte hex private key")
+      .optional(),
+  ),
+  /** An x402 facilitator (`POST /verify`, `POST /settle`); when set it verifies and settles instead of the relayer. */
+  X402_FACILITATOR_URL: optionalUrl(),
+  /**
+   * Milliseconds the relayer waits for its settlement's receipt before answering "in flight" (202,
+   * x402 `settlement_pending`); keep it below the platform's request deadline.
+   */
+  X402_RECEIPT_WAIT_MS: int(20_000, 100, 120_000),
+  /** Seconds a signed x402 authorization may take to settle (`maxTimeoutSeconds` of the requirements). */
+  X402_MAX_TIMEOUT_SECONDS: int(120, 10, 3600),
+  /** EIP-712 domain `name` of the USDC contract on Ethereum (x402 `extra.name`; USDC: "USD Coin"). */
+  ETHEREUM_USDC_EIP712_NAME: z.string().min(1).default("USD Coin"),
+  /** EIP-712 domain `version` of the USDC contract on Ethereum (x402 `extra.version`; USDC: "2"). */
+  ETHEREUM_USDC_EIP712_VERSION: z.string().min(1).default("2"),
+  /** EIP-712 domain `name` of the USDC contract on Base (x402 `extra.name`; USDC: "USD Coin"). */
+  BASE_USDC_EIP712_NAME: z.string().min(1).default("USD Coin"),
+  /** EIP-712 domain `version` of the USDC contract on Base (x402 `extra.version`; USDC: "2"). */
+  BASE_USDC_EIP712_VERSION: z.string().min(1).default("2"),
+  /** Relayer balance, ETH, below which GET /api/status reports the network's x402 relayer degraded. */
+  X402_RELAYER_MIN_BALANCE_ETH: num(0.005, 0, 1_000_000),
 });

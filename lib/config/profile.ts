@@ -94,6 +94,10 @@ function evaluateProfile(config: Config): ProductionProfile {
     if (config.VERCEL && !config.UPSTASH_REDIS_REST_TOKEN) missing.push("UPSTASH_REDIS_REST_TOKEN");
     // Mail carries sign-up and reset codes: without a provider they would go to the log.
     if (!config.RESEND_API_KEY && !config.MAIL_DISABLED) missing.push("RESEND_API_KEY");
+    // x402 settles on chain: a relayer key or a facilitator must do it (docs/x402.md).
+    if (config.X402_ENABLED === true && !config.X402_RELAYER_PRIVATE_KEY && !config.X402_FACILITATOR_URL) {
+      missing.push("X402_RELAYER_PRIVATE_KEY");
+    }
     if (config.ALLOW_PRIVATE_CALLBACKS) refused.push("ALLOW_PRIVATE_CALLBACKS");
   }
   return { active, reasons, missing, refused };
@@ -108,7 +112,13 @@ export function productionProblems(config: Config = getConfig()): string | undef
   if (profile.missing.length === 0 && profile.refused.length === 0) return undefined;
   const parts: string[] = [];
   if (profile.missing.length) {
-    const named = profile.missing.map((v) => (v === "RESEND_API_KEY" ? `${v} (or MAIL_DISABLED=true)` : v));
+    const named = profile.missing.map((v) =>
+      v === "RESEND_API_KEY"
+        ? `${v} (or MAIL_DISABLED=true)`
+        : v === "X402_RELAYER_PRIVATE_KEY"
+          ? `${v} (or X402_FACILITATOR_URL, or X402_ENABLED=false)`
+          : v,
+    );
     parts.push(`missing ${named.join(", ")}`);
   }
   if (profile.refused.length) parts.push(`${profile.refused.map((v) => `${v}=true`).join(", ")} is refused`);

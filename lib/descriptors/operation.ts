@@ -141,6 +141,13 @@ export interface Operation<
   /** Accepts `Idempotency-Key` (every state-changing POST/DELETE; docs/api-conventions.md "Idempotency"). */
   idempotent?: boolean;
   /**
+   * With `idempotent`: the endpoint commits its own steps as it goes and is idempotent by itself
+   * (POST /api/task-pay records an x402 settlement before broadcasting it), so the wrapper does not
+   * run it inside the record's transaction; it replays a finished record and stores the final
+   * answer afterwards (lib/http/idempotency.ts `outsideTransaction`).
+   */
+  idempotencyOutsideTransaction?: boolean;
+  /**
    * A success answer to a caller without credentials carries a secret shown once (the key of
    * POST /api/api-keys, the `access_token` of POST /api/submit-task): an anonymous caller's
    * `Idempotency-Key` keeps the effect single but never replays that answer (docs/decisions.md,

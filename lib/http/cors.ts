@@ -14,6 +14,10 @@ export const ALLOWED_HEADERS = [
   "x-agent-identity",
   "last-event-id",
   "x-stream-timeout",
+  // x402 (POST /api/task-pay): the signed payment, v2 and v1.
+  "payment-signature",
+  "x-payment",
+  "x-task-access-token",
 ].join(", ");
 const EXPOSED_HEADERS = [
   "x-request-id",
@@ -25,6 +29,10 @@ const EXPOSED_HEADERS = [
   "warning",
   // A browser-based MCP client reads the resource metadata URL of a 401 from it (/mcp, OAuth).
   "www-authenticate",
+  // x402 (POST /api/task-pay): what to sign, and the settlement.
+  "payment-required",
+  "payment-response",
+  "x-payment-response",
 ].join(", ");
 
 /** The CORS headers of any origin (`CORS_ALLOWED_ORIGINS=*`); shared, never modified. */

@@ -138,7 +138,10 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
           `${operation.method} ${operation.path}`,
           () => runAsActor(actor, requestId, () => answer(operation, fn(ctx))),
           (error) => toErrorResponse(error, requestId),
-          { withholdSuccess: anonymous && operation.anonymousSecret === true },
+          {
+            withholdSuccess: anonymous && operation.anonymousSecret === true,
+            outsideTransaction: operation.idempotencyOutsideTransaction === true,
+          },
         );
       } else {
         // The endpoint's changes are recorded in the audit trail as this actor's (lib/db/audit.ts).

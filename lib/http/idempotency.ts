@@ -62,7 +62,8 @@ export function idempotencyScope(principal: Principal, ip: string): string {
 
 /**
  * Fingerprint of the request (SHA-256 hex): method, path, sorted query, the `X-Service-Mode`
- * header when sent (a sandbox request is another request than a live one), and body text.
+ * header when sent (a sandbox request is another request than a live one), the hash of an x402
+ * payment header when sent (`PAYMENT-SIGNATURE` / `X-PAYMENT`), and body text.
  * Without the header the fingerprint is the one earlier versions stored.
  */
 export function requestFingerprint(request: Request, bodyText: string): string {
@@ -71,7 +72,11 @@ export function requestFingerprint(request: Request, bodyText: string): string {
   const head = `${request.method} ${url.pathname}?${new URLSearchParams(query)}`;
   // A JSON body never starts with "x-service-mode:", so the two forms cannot collide.
   const mode = request.headers.get("x-service-mode") || null;
-  return sha256Hex(mode === null ? `${head}\n${bodyText}` : `${head}\nx-service-mode: ${mode}\n${bodyText}`);
+  // An x402 payment (POST /api/task-pay) is part of the request: another signed payment under the
+  // same key is another request. Absent, the fingerprint is the one earlier versions stored.
+  const payment = request.headers.get("payment-signature") || request.headers.get("x-payment") || null;
+  const paid = payment === null ? bodyText : `x402-payment: ${sha256Hex(payment)}\n${bodyText}`;
+  return sha256Hex(mode === null ? `${head}\n${paid}` : `${head}\nx-service-mode: ${mode}\n${paid}`);
 }
 
 /** True when `error` is a failure a retry may not meet (`DomainError.transient`): never stored. */
@@ -114,6 +119,15 @@ export interface IdempotencyOptions {
    * gets 409 CONFLICT instead of the answer. The effect still happens once.
    */
   withholdSuccess?: boolean;
+  /**
+   * The endpoint commits its own steps as it goes (an x402 settlement is recorded before its
+   * transaction is broadcast, and concurrent requests must see it): it runs outside any
+   * transaction, and its final answer is stored afterwards (never a 202 or a 402, which say "ask
+   * again", nor a 5xx). A finished record is replayed as usual; two requests with one key that overlap
+   * may both run, so such an endpoint is idempotent by itself (x402: one settlement per signed
+   * authorization). Operation flag `idempotencyOutsideTransaction`.
+   */
+  outsideTransaction?: boolean;
 }
 
 function replayOrRefuse(
@@ -174,6 +188,30 @@ export async function runIdempotent(
   const root = handle.db;
   const earlier = await findRecord(root, scope, key);
   if (earlier) return replayOrRefuse(earlier, fingerprint, options);
+  if (options.outsideTransaction) {
+    let response: Response;
+    try {
+      response = await execute();
+    } catch (error) {
+      response = toResponse(error);
+      if (isTransient(error)) return response;
+    }
+    // 202 (in flight) and 402 (pay, or pay again) say "ask again": an x402 client resends the same
+    // Idempotency-Key with its payment, which must run, not replay the 402.
+    if (response.status >= 500 || response.status === 202 || response.status === 402) return response;
+    const stored = await toStored(response);
+    try {
+      await root.transaction((tx) =>
+        saveRecord(tx, { scope, key, requestHash: fingerprint, endpoint, response: stored }),
+      );
+    } catch (error) {
+      // A request with the same key finished first: its record is the answer.
+      const record = await findRecord(root, scope, key);
+      if (record) return replayOrRefuse(record, fingerprint, options);
+      throw error;
+    }
+    return fromStored(stored, false);
+  }
   let outcome: { kind: "replay"; record: IdempotencyRecord } | { kind: "done"; stored: StoredResponse };
   let deferred: (() => void)[] = [];
   try {

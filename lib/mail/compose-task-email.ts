@@ -25,6 +25,7 @@ import type { EmailAttachmentRef, NewEmail, Task, TaskEvent } from "../db/schema
 import { prefixedId } from "../ids.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
+import { x402Enabled, x402Url } from "../payments/x402/protocol.js";
 import { taskLinks } from "../tasks/state/task-links.js";
 import { formatBytes, formatCad, formatDateTime } from "./format.js";
 import { renderTemplate, type TemplateName, type TemplateValues } from "./templates.js";
@@ -118,6 +119,8 @@ export function composeTaskEmail(
         amount_usdc: formatUsdc(task.paymentUsdcMicro),
         expires_at: formatDateTime(task.paymentExpiresAt, lang),
         networks: networksText(task),
+        // x402 (docs/x402.md): named when it is on and a network accepts payment.
+        x402_url: x402Enabled() && paymentNetworks().length > 0 ? x402Url(task.id) : null,
         reason: task.reviewReason,
       });
       break;

@@ -98,13 +98,18 @@ function listTools(): Tool[] {
  * rate limit, the adapter, and the output schema check. Failures become `isError` results; a
  * failed key also costs the IP like any failed authentication (lib/http/limits.ts).
  */
-async function runTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+async function runTool(
+  tool: ToolDefinition,
+  args: unknown,
+  ctx: ToolContext,
+  meta?: Record<string, unknown>,
+): Promise<CallToolResult> {
   try {
     const raw = (args ?? {}) as Record<string, unknown>;
     rejectNulBytes(raw);
     await chargeDeferredLimit(ctx, raw.api_key);
     const parsed = parseOrThrow(z.object(tool.input), raw) as Record<string, unknown>;
-    const result = await tool.run(parsed, ctx);
+    const result = await tool.run(parsed, ctx, meta);
     if (!result.isError) {
       const checked = tool.output.safeParse(result.structuredContent);
       if (!checked.success) {
@@ -169,13 +174,14 @@ export function createMcpServer(ctx: ToolContext, options: McpServerOptions = { 
       instructions:
         "Hire human operators for real-world tasks in Quebec. Start with list_services and get_estimate; " +
         "register_api_key for a key; submit_task (sandbox without a key: keep its access_token) — call it as an " +
-        "MCP task and poll tasks/get, or poll check_task_status; proof files are resources (resources/read). " +
+        "MCP task and poll tasks/get, or poll check_task_status; once approved, pay with pay_task (x402: the " +
+        'signed payment in params._meta["x402/payment"]) or a USDC transfer; proof files are resources (resources/read). ' +
         "Prices in CAD.",
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: args, task } = request.params;
+    const { name, arguments: args, task, _meta } = request.params;
     const tool = TOOLS_BY_NAME.get(name);
     if (!tool) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name} (tools/list lists the tools)`);
@@ -190,7 +196,7 @@ export function createMcpServer(ctx: ToolContext, options: McpServerOptions = { 
         throw protocolError(error, ctx.requestId);
       }
     }
-    return runTool(tool, args, ctx);
+    return runTool(tool, args, ctx, _meta as Record<string, unknown> | undefined);
   });
   registerTaskMethods(server, ctx, options);
   return server;

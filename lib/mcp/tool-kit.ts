@@ -190,7 +190,12 @@ export interface ToolDefinition {
    * of the service task the tool created (its `structuredContent.task_id`); absent: no tasks.
    */
   taskSupport?: "optional";
-  run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
+  /** `meta`: the call's `params._meta` (x402's `x402/payment` travels there). */
+  run(
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+    meta?: Record<string, unknown>,
+  ): Promise<CallToolResult>;
 }
 
 /** Annotations of a tool that changes state (not idempotent, not destructive). */

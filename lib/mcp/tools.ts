@@ -35,6 +35,7 @@ import {
 import { capabilitiesSchema } from "../system/descriptors/schemas.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 import { createWebhookBodySchema, webhookCreatedSchema } from "../webhooks/schemas.js";
+import { PAY_TASK_TOOL } from "./pay-tool.js";
 import { TASK_TOOLS } from "./task-tools.js";
 import {
   apiKeyArgument,
@@ -227,5 +228,6 @@ export const TOOLS: ToolDefinition[] = [
   },
   TASK_TOOLS.cancel_task!,
   TASK_TOOLS.dispute_task!,
+  PAY_TASK_TOOL,
   TASK_TOOLS.list_my_tasks!,
 ];

@@ -32,7 +32,7 @@ import {
   oauthPostOperation,
   protectedResourceOperation,
 } from "../oauth/operations.js";
-import { listChainTransfersOperation } from "../payments/operations.js";
+import { listChainTransfersOperation, payTaskOperation } from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
 import {
   listPrivacyAdminOperation,
@@ -90,6 +90,7 @@ export function allOperations(): Operation[] {
     getTaskStatusOperation,
     cancelTaskOperation,
     openDisputeOperation,
+    payTaskOperation,
     taskStreamOperation,
     createApiKeyOperation,
     listApiKeysOperation,

@@ -268,6 +268,18 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     erasure: "deleted with the key or the account",
     none: "grant_id key_id account_id client_id created_at",
   }),
+  x402_settlements: table({
+    purpose:
+      "x402 payments being settled on-chain (POST /api/task-pay): the signed authorization and its transaction, so a settlement happens once",
+    export: {
+      excluded:
+        "a settled payment appears in the export as its chain transfer (chain_transfers); this table holds the authorization's signature, a payment credential",
+    },
+    erasure: "kept: part of the payment record (the payer address is public on the chain)",
+    personal: "payer",
+    secret: "signature nonce",
+    none: "id task_id network chain_id x402_version amount_micro status tx_hash error_reason created_at updated_at",
+  }),
   staff_members: table({
     purpose: "the operator's staff: sign-in, role, the display name requesters may see",
     export: {

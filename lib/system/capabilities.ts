@@ -15,6 +15,7 @@ import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
 import { OAUTH_SCOPES, oauthIssuer, oauthResource, protectedResourceMetadataUrl } from "../oauth/scopes.js";
+import { x402Enabled } from "../payments/x402/protocol.js";
 import { PERMISSIONS, ROLE_PERMISSIONS } from "../permissions.js";
 import { POLICY_REASON_CODES, POLICY_VERSION, REFUSING_REASON_CODES } from "../policy/screen.js";
 import { privacyNotice } from "../privacy/notice.js";
@@ -166,7 +167,10 @@ const MCP_FEATURE = {
   },
   // Proof files and the USDC receipt are resources, readable by the submitter (key or access_token).
   resource_templates: ["task://{task_id}/proof/{n}", "task://{task_id}/receipt"],
-  keyless_credential: "access_token (argument of check_task_status and cancel_task; params of task methods)",
+  keyless_credential:
+    "access_token (argument of check_task_status, cancel_task and pay_task; params of task methods)",
+  // x402's MCP transport (docs/x402.md): the PaymentPayload in params._meta, the settlement in the result's _meta.
+  x402: { tool: "pay_task", payment_meta: "x402/payment", response_meta: "x402/payment-response" },
   // GET and DELETE answer 405 (no server-initiated stream, no sessions).
   methods: ["POST"],
   accept: "application/json, text/event-stream",
@@ -240,6 +244,23 @@ function features(config: Config, base: string) {
       dead_letter_hours: 72,
     },
     event_stream: { path: "/api/tasks/stream", max_timeout_hours: 4 },
+    usdc_payment: {
+      transfer:
+        "Send exactly payment.payment_usdc USDC in one transfer to a listed payment.networks[].wallet before " +
+        "expires_at; the payment checker sees it after the network's confirmations.",
+      x402: {
+        enabled: x402Enabled(config),
+        path: "/api/task-pay?task_id={task_id}",
+        mcp_tool: "pay_task",
+        versions: [2, 1],
+        scheme: "exact",
+        how:
+          "POST without payment → 402 with PAYMENT-REQUIRED (x402 v2) and x402Version 1 accepts[] in the body; sign " +
+          "the EIP-3009 authorization of the exact amount and send it as PAYMENT-SIGNATURE (or X-PAYMENT, v1): the " +
+          "service settles it on chain, pays the gas, and answers the paid task with PAYMENT-RESPONSE. Over MCP: " +
+          'pay_task, the payload in params._meta["x402/payment"].',
+      },
+    },
     mcp: MCP_FEATURE,
     prepaid_accounts: {
       billing_identity:

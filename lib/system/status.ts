@@ -6,9 +6,12 @@
  * Payment checker: `never_run` (no run recorded), `healthy` (last run ok and at most
  * CHECKER_STALE_MINUTES ago), `degraded` (last run failed, recently), `stale` (last run
  * older than that), `unavailable` (storage unreachable).
+ * x402 relayer (when x402 settles with X402_RELAYER_PRIVATE_KEY; docs/x402.md): its ETH balance
+ * per network, `degraded` below X402_RELAYER_MIN_BALANCE_ETH, `unavailable` when the RPC does not
+ * answer within STORAGE_TIMEOUT_MS (viem is imported then, not with this module).
  * Overall: `partial_outage` when storage is down; `degraded` when the checker is
- * degraded or stale, or when the production profile runs without e-mail (MAIL_DISABLED=true);
- * otherwise `operational`.
+ * degraded or stale, when the relayer is short of gas or unreachable, or when the production
+ * profile runs without e-mail (MAIL_DISABLED=true); otherwise `operational`.
  */
 import type { z } from "zod";
 import { getConfig, productionProfile } from "../config.js";
@@ -85,6 +88,43 @@ async function readStorage(now: Date) {
   return { latency, queue: queue!, checker, alerts };
 }
 
+/**
+ * The x402 relayer's ETH per configured network, or undefined when x402 does not settle with a
+ * relayer (off, or through a facilitator). Never throws: an RPC that fails is `unavailable`.
+ */
+async function relayerStatus(): Promise<PlatformStatus["services"]["x402_relayer"]> {
+  const config = getConfig();
+  if (!config.X402_RELAYER_PRIVATE_KEY || config.X402_FACILITATOR_URL) return undefined;
+  const [{ x402Enabled }, { networkConfigs }, settler, { formatEther, parseEther }] = await Promise.all([
+    import("../payments/x402/protocol.js"),
+    import("../payments/networks.js"),
+    import("../payments/x402/settler.js"),
+    import("viem"),
+  ]);
+  if (!x402Enabled(config)) return undefined;
+  const floor = parseEther(String(config.X402_RELAYER_MIN_BALANCE_ETH));
+  const networks = await Promise.all(
+    networkConfigs(config).map(async (net) => {
+      try {
+        const wei = (await withTimeout(settler.relayerBalance(net, config), STORAGE_TIMEOUT_MS)) ?? 0n;
+        return {
+          network: net.name,
+          balance_eth: formatEther(wei),
+          status: wei < floor ? ("degraded" as const) : ("healthy" as const),
+        };
+      } catch {
+        return { network: net.name, balance_eth: null, status: "unavailable" as const };
+      }
+    }),
+  );
+  const status = networks.some((n) => n.status === "unavailable")
+    ? "unavailable"
+    : networks.some((n) => n.status === "degraded")
+      ? "degraded"
+      : "healthy";
+  return { status, address: (await settler.relayerAddress(config)) ?? "", networks };
+}
+
 /** Runs the checks and builds the status object. Never throws for a storage failure. */
 export async function getPlatformStatus(now: Date = new Date()): Promise<PlatformStatus> {
   const started = performance.now();
@@ -138,6 +178,15 @@ export async function getPlatformStatus(now: Date = new Date()): Promise<Platfor
     storage = "down";
     issues.push(`Storage unreachable: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const relayer = await relayerStatus();
+  if (relayer && relayer.status !== "healthy") {
+    issues.push(
+      `x402 relayer ${relayer.status} on ${relayer.networks
+        .filter((n) => n.status !== "healthy")
+        .map((n) => `${n.network} (${n.balance_eth === null ? "RPC unreachable" : `${n.balance_eth} ETH`})`)
+        .join(", ")}: x402 payments may fail; plain USDC transfers still work`,
+    );
+  }
   const config = getConfig();
   const mailOff = config.MAIL_DISABLED && !config.RESEND_API_KEY && productionProfile(config).active;
   if (mailOff) {
@@ -148,7 +197,10 @@ export async function getPlatformStatus(now: Date = new Date()): Promise<Platfor
   const overall: PlatformStatus["status"] =
     storage === "down"
       ? "partial_outage"
-      : checker.status === "degraded" || checker.status === "stale" || mailOff
+      : checker.status === "degraded" ||
+          checker.status === "stale" ||
+          mailOff ||
+          (relayer && relayer.status !== "healthy")
         ? "degraded"
         : "operational";
   const suggested_action =
@@ -163,7 +215,12 @@ export async function getPlatformStatus(now: Date = new Date()): Promise<Platfor
     status: overall,
     timestamp: now.toISOString(),
     latency_ms: latency ?? Math.round(performance.now() - started),
-    services: { api: "operational", storage, payment_checker: checker },
+    services: {
+      api: "operational",
+      storage,
+      payment_checker: checker,
+      ...(relayer ? { x402_relayer: relayer } : {}),
+    },
     blockchain: { networks: configuredNetworkNames(), payment_currency: "USDC" },
     queue,
     issues: issues.length ? issues : null,

@@ -17,6 +17,7 @@ import { type EventType, TASK_STATUSES, type TaskStatus } from "../db/schema/enu
 import { auditLog, proofFiles, slaCredits, staffMembers, type Task, taskEvents } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";
+import { x402Enabled, x402Url } from "../payments/x402/protocol.js";
 import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { taxesForAmount } from "../taxes.js";
 import { disputeSummary, latestDispute } from "./state/dispute-view.js";
@@ -117,6 +118,17 @@ function refundView(task: Task): Record<string, unknown> {
   };
 }
 
+/** Whether `task` may be paid with x402 now: x402 on, a real task awaiting payment, a network configured. */
+function x402Payable(task: Task): boolean {
+  return (
+    !task.sandbox &&
+    task.paymentUsdcMicro !== null &&
+    (task.status === "accepted_pending_payment" || task.status === "counter_offered") &&
+    x402Enabled() &&
+    paymentNetworks().length > 0
+  );
+}
+
 /**
  * The `payment` block of a task: method, amount in CAD (counter-offer, price or estimate),
  * `payment_usdc` (decimal string), the networks it may be paid on (none for an account),
@@ -128,6 +140,7 @@ function paymentView(task: Task): Record<string, unknown> {
     amount_cad: task.counterOfferAmount ?? task.priceCad ?? task.estimateCad,
     payment_usdc: task.paymentUsdcMicro === null ? null : formatUsdc(task.paymentUsdcMicro),
     networks: task.paymentMethod === "account" ? [] : paymentNetworks(),
+    x402_url: x402Payable(task) ? x402Url(task.id) : null,
     exchange_rate: task.exchangeRate,
     rate_source: task.rateSource,
     expires_at: task.paymentExpiresAt?.toISOString() ?? null,

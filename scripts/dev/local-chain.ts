@@ -38,6 +38,16 @@ export const ACCOUNTS = {
   devWallet: "0x90f79bf6eb2c4f870365e785982e1f101e93b906",
 } as const satisfies Record<string, Address>;
 
+/**
+ * Private keys of Hardhat's well-known test accounts (its public test mnemonic; worthless outside a
+ * local chain): the payer (ACCOUNTS.payer, signs x402 payments in `npm run dev:pay -- --x402` and
+ * the examples) and the x402 relayer `npm run dev` configures (account #4, funded with ETH for gas).
+ */
+export const DEV_KEYS = {
+  payer: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  relayer: "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
+} as const satisfies Record<string, Hex>;
+
 /** A running local chain. */
 export interface LocalChain {
   url: string;

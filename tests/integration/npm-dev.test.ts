@@ -188,6 +188,32 @@ describe("npm run dev", () => {
     expect(again.output()).toContain("only a task accepted and awaiting its USDC payment can be paid");
   }, 60_000);
 
+  it("dev:pay --x402 pays through POST /api/task-pay with the official x402 client, the relayer paying the gas", async () => {
+    const created = await api("POST", "/api/submit-task", bootstrapKey, { ...validTask, lang: "en" });
+    const id = created.body.task_id as string;
+    await api("POST", "/api/task-review", bootstrapKey, { task_id: id, action: "approve" });
+    const waiting = await api("GET", `/api/submit-task?task_id=${id}`, bootstrapKey);
+    expect(waiting.body.payment.x402_url).toContain(`/api/task-pay?task_id=${id}`);
+    const pay = run([
+      "run",
+      "dev:pay",
+      "--silent",
+      "--",
+      id,
+      "--x402",
+      "--key",
+      bootstrapKey,
+      "--network",
+      "base",
+    ]);
+    expect(await pay.exited).toBe(0);
+    expect(pay.output()).toMatch(
+      new RegExp(`Paid ${id} with x402 on eip155:\\d+: 0x[0-9a-f]{64} \\(status paid\\)`),
+    );
+    const paid = await api("GET", `/api/submit-task?task_id=${id}`, bootstrapKey);
+    expect(paid.body).toMatchObject({ status: "paid", payment: { network: "base" } });
+  }, 60_000);
+
   it("shows the outbox at /dev/mail with clickable links, from loopback only", async () => {
     // The task e-mails of the previous test are sent by the mail worker within a second or two.
     let html = "";

@@ -51,7 +51,7 @@ async function connect(headers: Record<string, string> = {}): Promise<Client> {
 const sc = (r: any) => r.structuredContent;
 
 describe("MCP tools over billing, scores and webhooks", () => {
-  it("lists the eleven tools of the spec, then cancel_task, dispute_task and list_my_tasks", async () => {
+  it("lists the eleven tools of the spec, then cancel_task, dispute_task, pay_task and list_my_tasks", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
@@ -68,6 +68,7 @@ describe("MCP tools over billing, scores and webhooks", () => {
       "pre_authorize_cost",
       "cancel_task",
       "dispute_task",
+      "pay_task",
       "list_my_tasks",
     ]);
     for (const tool of tools) expect(tool.description!.length).toBeGreaterThan(40);

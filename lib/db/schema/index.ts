@@ -35,3 +35,4 @@ export * from "./task-events.js";
 export * from "./task-scores.js";
 export * from "./tasks.js";
 export * from "./webhooks.js";
+export * from "./x402-settlements.js";

@@ -22,6 +22,26 @@ export const platformStatusSchema = z
         minutes_ago: z.number().int().nullable(),
         pending_checked: z.number().int().nullable(),
       }),
+      x402_relayer: z
+        .object({
+          status: z.enum(["healthy", "degraded", "unavailable"]),
+          address: z.string(),
+          networks: z.array(
+            z.object({
+              network: z.string(),
+              balance_eth: z
+                .string()
+                .nullable()
+                .meta({ description: "ETH for gas; null when the RPC did not answer." }),
+              status: z.enum(["healthy", "degraded", "unavailable"]),
+            }),
+          ),
+        })
+        .optional()
+        .meta({
+          description:
+            "Present when x402 settles with our relayer (X402_RELAYER_PRIVATE_KEY): its ETH per network; degraded below X402_RELAYER_MIN_BALANCE_ETH.",
+        }),
     }),
     blockchain: z.object({ networks: z.array(z.string()), payment_currency: z.string() }),
     queue: z.object({

@@ -26,6 +26,10 @@ export const paymentDetailsSchema = z
         examples: ["234.070001"],
       }),
     networks: z.array(paymentNetworkSchema),
+    x402_url: z.string().nullable().optional().meta({
+      description:
+        "Awaiting payment with x402 on: POST here (x402 v2 PAYMENT-SIGNATURE or v1 X-PAYMENT, any x402 client) to pay by a signed EIP-3009 authorization, the service paying the gas (docs/x402.md). Null otherwise; the plain transfer to `networks[].wallet` works either way.",
+    }),
     exchange_rate: z.number().nullable().meta({ description: "USD per CAD used" }),
     rate_source: z.string().nullable(),
     expires_at: dateTime.nullable(),

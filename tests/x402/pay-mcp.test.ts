@@ -1,0 +1,108 @@
+/**
+ * x402 over MCP (x402 "Transport: MCP", tool-result binding) with the MCP SDK client over real
+ * HTTP: pay_task without payment is an isError result carrying the PaymentRequired; the official
+ * x402 client (@x402/core x402Client + @x402/evm exact scheme, a viem local account) signs one of
+ * its requirements, sent again in params._meta["x402/payment"]: the task is paid on chain and the
+ * result carries _meta["x402/payment-response"]; a refused payment is the PaymentRequired again
+ * with x402's reason, and records nothing.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { x402Client } from "@x402/core/client";
+import type { PaymentRequired } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm";
+import { describe, expect, it } from "vitest";
+import { checkPayments } from "../../lib/jobs/check-payments.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { approvedTask, payer, recordedFor, signPayment, useX402World, world } from "./chains.js";
+
+useTestDatabase();
+useX402World();
+
+async function connect(key: string) {
+  const client = new Client({ name: "x402-agent", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${world.host.url}/api/mcp`), {
+      requestInit: { headers: { "x-api-key": key } },
+    }),
+  );
+  return client;
+}
+
+function payTask(client: Client, taskId: string, payment?: unknown) {
+  return client.request(
+    {
+      method: "tools/call",
+      params: {
+        name: "pay_task",
+        arguments: { task_id: taskId },
+        ...(payment ? { _meta: { "x402/payment": payment } } : {}),
+      },
+    },
+    CallToolResultSchema,
+  );
+}
+
+describe("pay_task over MCP", () => {
+  it("answers PaymentRequired, then pays with the signed payload in _meta and returns the settlement", async () => {
+    const { id, micro } = await approvedTask();
+    const client = await connect(world.agent);
+    const first = await payTask(client, id);
+    expect(first.isError).toBe(true);
+    const required = first.structuredContent as unknown as PaymentRequired;
+    expect(JSON.parse((first.content[0] as { text: string }).text)).toEqual(required);
+    expect(required).toMatchObject({ x402Version: 2, resource: { url: expect.stringContaining(id) } });
+    expect(required.accepts.map((a) => [a.network, a.amount])).toEqual([
+      ["eip155:31337", micro.toString()],
+      ["eip155:31338", micro.toString()],
+    ]);
+
+    const signer = x402Client.fromConfig({
+      schemes: [{ network: "eip155:*", client: new ExactEvmScheme(payer) }],
+      spendControls: {
+        allowedAssets: [{ network: "eip155:31337", asset: world.l1Token, maxAmountPerPayment: "1000000000" }],
+      },
+    });
+    const payload = await signer.createPaymentPayload(required);
+    const paid = await payTask(client, id, payload);
+    expect(paid.isError).toBeFalsy();
+    expect(paid.structuredContent).toMatchObject({ task_id: id, status: "paid" });
+    const settlement = paid._meta?.["x402/payment-response"] as Record<string, unknown>;
+    expect(settlement).toMatchObject({
+      success: true,
+      network: "eip155:31337",
+      payer: payer.address.toLowerCase(),
+    });
+    const r = await recordedFor(id);
+    expect(r.task.paymentTxHash).toBe(settlement.transaction);
+    expect(r.transfers).toHaveLength(1);
+    expect(r.paidEvents).toHaveLength(1);
+
+    // Sent again: the same settlement, nothing more.
+    const again = await payTask(client, id, payload);
+    expect(again._meta?.["x402/payment-response"]).toEqual(settlement);
+    expect((await recordedFor(id)).transfers).toHaveLength(1);
+    expect((await checkPayments()).details).toMatchObject({ matched: 0, unmatched: 0, late: 0 });
+    await client.close();
+  });
+
+  it("answers a refused payment with the PaymentRequired and x402's reason, recording nothing", async () => {
+    const { id } = await approvedTask();
+    const client = await connect(world.agent);
+    const required = (await payTask(client, id)).structuredContent as unknown as PaymentRequired;
+    const wrong = await signPayment(payer, required.accepts[0] as never, {
+      value: BigInt(required.accepts[0]!.amount) - 1n,
+    });
+    const refused = await payTask(client, id, wrong);
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({
+      x402Version: 2,
+      error: "invalid_exact_evm_payload_authorization_value_mismatch",
+    });
+    const r = await recordedFor(id);
+    expect(r.task.status).toBe("accepted_pending_payment");
+    expect(r.transfers).toHaveLength(0);
+    await client.close();
+  });
+});
