@@ -4,7 +4,7 @@
  * discounts, refunds, balances, USDC payment amounts, analytics sums, amounts in e-mails)
  * goes through these functions; nothing else multiplies by 100 or calls `Math.round` on money.
  *
- * **The rounding rule** (README "Money and rounding"): an amount is rounded to the cent **half
+ * **The rounding rule** (docs/tasks.md "Money and rounding"): an amount is rounded to the cent **half
  * away from zero, on its decimal value**. A JS number holds the nearest binary fraction of a
  * decimal (1.005 is stored as 1.00499999999999989…), so the value in cents is first written as a
  * decimal with 6 places (`toFixed(6)`), which removes that noise, then rounded on its decimal

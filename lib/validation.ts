@@ -1,7 +1,7 @@
 /**
  * Input validation shared by every layer: zod issues mapped onto the public error codes, the
  * NUL-byte rule and the query-string number (`queryNumber`: every numeric query parameter is
- * parsed by it, so the rule is the same on every endpoint, README "Conventions of the API"). Raises `DomainError` (lib/errors.ts), so schemas and
+ * parsed by it, so the rule is the same on every endpoint, docs/tasks.md "Conventions of the API"). Raises `DomainError` (lib/errors.ts), so schemas and
  * domain code validate without the HTTP layer; lib/http/validation.ts gives adapters the same
  * functions with the HTTP error.
  *

@@ -986,32 +986,32 @@ export interface components {
             /** @enum {string} */
             status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
             sandbox: boolean;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             location_address?: string;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             task_description?: string;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             requester_contact?: string;
             /** @enum {string} */
             urgency: "standard" | "urgent";
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             budget_limit?: number | null;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             max_cost_cad?: number | null;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             special_instructions?: string | null;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             preferred_output?: string | null;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             callback_url?: string | null;
             /**
-             * @description Owner or admin only (README "Who can read what"): absent from the public status.
+             * @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status.
              * @enum {string}
              */
             lang?: "fr" | "en";
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             estimate_cad?: number | null;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             estimate?: {
                 [key: string]: number;
             } | null;
@@ -1022,7 +1022,7 @@ export interface components {
             };
             /** @description Only when registered: the amount to pay, taxes included (the USDC amount is for it). */
             total_with_taxes_cad?: number;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             location?: {
                 [key: string]: unknown;
             } | null;
@@ -1034,7 +1034,7 @@ export interface components {
             review_deadline: string;
             /** Format: date-time */
             execution_deadline: string;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             review_reason?: string | null;
             payment?: components["schemas"]["PaymentDetails"];
             payment_usdc?: string | null;
@@ -1044,9 +1044,9 @@ export interface components {
             proof_files?: components["schemas"]["ProofFileDetails"][];
             /** @description Completed or failed tasks: the signed completion receipt, a compact JWS (EdDSA / Ed25519); verify it with the keys at /.well-known/jwks.json. */
             receipt?: string;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             policy?: components["schemas"]["PolicyOutcome"] | null;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             assignment?: {
                 /** @description The name the staff member chose. */
                 operator_display_name: string;
@@ -1055,7 +1055,7 @@ export interface components {
                 /** @description Admin only: the staff member (`stf_…`). */
                 staff_id?: string;
             } | null;
-            /** @description Owner or admin only (README "Who can read what"): absent from the public status. */
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             site_visit?: components["schemas"]["SiteVisit"] | null;
             /** @description Admin only: when the deadline watch reported the task at risk of missing its execution deadline (task.at_risk), or null. */
             at_risk_at?: string | null;
@@ -1063,7 +1063,7 @@ export interface components {
             completed_at?: string | null;
             failure_reason?: string | null;
             /**
-             * @description Owner or admin only (README "Who can read what"): absent from the public status.
+             * @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status.
              * @enum {string}
              */
             refund_status?: "none" | "pending" | "refunded" | "denied";

@@ -1,5 +1,5 @@
 /**
- * The operator's account operations (POST /api/account-admin, scope admin; README
+ * The operator's account operations (POST /api/account-admin, scope admin; docs/accounts.md
  * "Accounts, billing and client login"). Every money movement is a new ledger entry
  * with its invoice; nothing is edited in place.
  *

@@ -60,7 +60,7 @@ async function queueCodeEmail(
  * was opened with an API key (`openedWithKey`: the key's last 4 characters), the message names that
  * key and says that verifying does not link it, so a stranger's key never gains access to the account
  * through a click on this link. The address is not verified yet, so the message carries no text a
- * requester typed (no contact name, no key name): only our own words, the code and the link (README
+ * requester typed (no contact name, no key name): only our own words, the code and the link (docs/security.md
  * "Security model").
  */
 export async function queueVerificationEmail(

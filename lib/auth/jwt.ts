@@ -2,7 +2,7 @@
  * Client-dashboard session tokens (spec "Authentication" 7): JWTs signed HS256 with
  * JWT_SECRET (jose), valid 24 hours, carrying the account id (`sub`), `org_id` and the
  * session id (`jti`, a `client_sessions` row that logout revokes; lib/auth/sessions.ts).
- * Presented as `Authorization: Bearer <jwt>` (README "Accounts, billing and client login").
+ * Presented as `Authorization: Bearer <jwt>` (docs/accounts.md "Accounts, billing and client login").
  */
 import type * as Jose from "jose";
 import { ConfigError, getConfig, productionProfile } from "../config.js";

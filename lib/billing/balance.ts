@@ -3,7 +3,7 @@
  * of the account's ledger entries; `held` is the sum of its pre-authorizations that
  * are neither consumed nor expired; `available = balance − held`.
  *
- * `spending_level` (README "Accounts, billing and client login"): `blocked` when the
+ * `spending_level` (docs/accounts.md "Accounts, billing and client login"): `blocked` when the
  * account is not `active` or nothing is available; `alert` below
  * BILLING_ALERT_BELOW_CAD (default 100 CAD) available; `warning` below
  * BILLING_WARNING_BELOW_CAD (default 250 CAD); `ok` otherwise.

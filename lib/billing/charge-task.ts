@@ -1,5 +1,5 @@
 /**
- * Paying tasks from prepaid accounts (README "Accounts, billing and client login";
+ * Paying tasks from prepaid accounts (docs/accounts.md "Accounts, billing and client login";
  * docs/api-conventions.md: `paid` by "prepaid balance deducted at approval").
  *
  * - Which account: the one whose e-mail is the contact of the key that submitted the

@@ -1,5 +1,5 @@
 /**
- * Invoices of prepaid accounts (spec "Client accounts"; README "Accounts, billing and
+ * Invoices of prepaid accounts (spec "Client accounts"; docs/accounts.md "Accounts, billing and
  * client login"): one per deposit, per charged task and per refund (a credit note), in CAD,
  * immutable, with an id `inv_…` and a number without gaps per year (`YYYY-NNNNNN`).
  * Tasks paid in USDC get a receipt (`usdc_receipt`, with the payment's network, transaction,

@@ -1,4 +1,4 @@
-/** Zod schemas of /api/billing (spec "Billing"; README "Accounts, billing and client login"). */
+/** Zod schemas of /api/billing (spec "Billing"; docs/accounts.md "Accounts, billing and client login"). */
 import { z } from "zod";
 import { SERVICE_TYPES } from "../db/schema/enums.js";
 import { roundCad } from "../money.js";

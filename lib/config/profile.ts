@@ -122,7 +122,7 @@ export function productionProblems(config: Config = getConfig()): string | undef
     parts.push(`missing ${named.join(", ")}`);
   }
   if (profile.refused.length) parts.push(`${profile.refused.map((v) => `${v}=true`).join(", ")} is refused`);
-  return `Refusing to serve: the production profile applies (${profile.reasons.join("; ")}) and ${parts.join("; ")}. Set them (see README, "Production profile").`;
+  return `Refusing to serve: the production profile applies (${profile.reasons.join("; ")}) and ${parts.join("; ")}. Set them (see docs/configuration.md "Production profile").`;
 }
 
 /**

@@ -15,7 +15,7 @@ export const securitySettings = () => ({
   /**
    * Public reads (status, services, estimate...) sent with a key: past this many ms, or when
    * storage fails, the key check is skipped and the request is served as anonymous with a
-   * `Warning` header (README "Authentication, scopes and limits").
+   * `Warning` header (docs/security.md "Authentication, scopes and limits").
    */
   KEY_CHECK_TIMEOUT_MS: int(2_000, 100, 30_000),
   /** Requests per minute per API key (spec Limits). */

@@ -118,7 +118,7 @@ export const KEY_NOT_CHECKED_WARNING = '199 - "API key not checked: storage unav
 /**
  * The key check of a public read, bounded by KEY_CHECK_TIMEOUT_MS: a storage failure or
  * timeout gives null (serve as anonymous) instead of 503, so the status and public reads keep
- * answering during an outage (README "Platform status").
+ * answering during an outage (docs/development.md "Platform status").
  * @throws ApiError UNAUTHORIZED for a key that was checked and refused.
  */
 async function checkKeyOfPublicRead(key: string, config: Config): Promise<Caller | null> {

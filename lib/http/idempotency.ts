@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` handling for the wrapper (README "Authentication, scopes and limits";
+ * `Idempotency-Key` handling for the wrapper (docs/security.md "Authentication, scopes and limits";
  * docs/reliability.md "Idempotency"). Keys are scoped to the caller (API key id, else the
  * signed-in client account, else client IP: `idempotencyScope`), 1-128 printable ASCII
  * characters (longer → 400 INVALID_FORMAT), kept 24 h. The first request runs; a replay gets the

@@ -1,5 +1,5 @@
 /**
- * The payment checker's run (api/cron/check-payments, every minute; README "Payments"):
+ * The payment checker's run (api/cron/check-payments, every minute; docs/payments.md "Payments"):
  * counts the tasks awaiting payment (`pending_checked`, shown by /api/status), then scans
  * every configured network once (lib/payments/scan-network.ts), records the matches it
  * finds as payments (the task state layer's `recordPayments`, handed to the scan: one

@@ -17,7 +17,7 @@ export interface Caller {
    * null for any other (a requester).
    */
   role: Role | null;
-  /** The client account the key is linked to (README "Accounts, billing and client login"), or null. */
+  /** The client account the key is linked to (docs/accounts.md "Accounts, billing and client login"), or null. */
   accountId: string | null;
   /**
    * Set when the caller is a signed-in staff member (lib/staff/sessions.ts), not a key: `keyId` is
@@ -49,7 +49,7 @@ export function presentedAccessToken(request: Request): string | undefined {
 
 /**
  * The raw API key of a request, or undefined when none is sent. `Authorization: Bearer`
- * carrying a client JWT (README "Accounts, billing and client login") is not a key.
+ * carrying a client JWT (docs/accounts.md "Accounts, billing and client login") is not a key.
  */
 export function presentedKey(request: Request): string | undefined {
   const header = request.headers.get("x-api-key");

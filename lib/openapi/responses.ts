@@ -47,7 +47,7 @@ const RULE_KEYWORDS = [
 
 /**
  * Adds to `codes` the validation error codes a value of `schema` can draw, by the mapping of
- * lib/http/validation.ts (README "Conventions of the API"): a required member or a non-empty
+ * lib/http/validation.ts (docs/tasks.md "Conventions of the API"): a required member or a non-empty
  * string → MISSING_FIELD (absent, empty or blank); a non-string type → INVALID_FORMAT
  * (unparsable or of the wrong type); maxLength/maxItems → FIELD_TOO_LONG; any other rule
  * (enum, range, pattern, format, unknown member) → VALIDATION_ERROR. Rules that JSON Schema
@@ -132,7 +132,7 @@ export function errorResponses(op: Operation, components: Json): Json {
   if (op.auth !== "delegated") codes.add("UNAUTHORIZED");
   // 403 wherever a sent key is checked (every mode but `delegated` and `cron`, public reads
   // included): a key of an account on hold for erasure (docs/privacy.md), and on the operations
-  // that need them, the admin scope or a missing scope (billing_read is 401 instead, README
+  // that need them, the admin scope or a missing scope (billing_read is 401 instead, docs/security.md
   // "Authentication, scopes and limits").
   if (op.auth !== "delegated" && op.auth !== "cron") codes.add("FORBIDDEN");
   const byStatus = new Map<number, ErrorCode[]>();

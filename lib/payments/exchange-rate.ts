@@ -1,6 +1,6 @@
 /**
  * The CAD→USD exchange rate used to convert CAD prices to USDC (spec "What the service
- * does" 3: USDC "at the current CAD-to-USD exchange rate"). README "Payments".
+ * does" 3: USDC "at the current CAD-to-USD exchange rate"). docs/payments.md "Payments".
  *
  * Providers (`EXCHANGE_RATE_PROVIDER`; unset = `valet` in production, `fixed` otherwise):
  * - `fixed`: `CAD_USD_FALLBACK_RATE`, as of now (local development, tests).

@@ -1,6 +1,6 @@
 /**
  * Matching new USDC transfers to tasks (step 4 of a payment-checker pass, see
- * scan-network.ts; README "Payments"). Each new log is matched by its exact amount to a
+ * scan-network.ts; docs/payments.md "Payments"). Each new log is matched by its exact amount to a
  * non-sandbox task awaiting payment (`accepted_pending_payment`, `counter_offered`) whose
  * amount was assigned at or before the log's block time (whole seconds: block times have no
  * fraction):

@@ -3,7 +3,7 @@
  * layer-2): Ethereum and Base, each configured by `ETHEREUM_*` / `BASE_*` variables (RPC
  * URL, chain id, USDC contract, receiving wallet, confirmations, start block). A network
  * is configured, and so offered to payers and scanned by the checker, when its RPC URL
- * and wallet are both set. README "Payments".
+ * and wallet are both set. docs/payments.md "Payments".
  *
  * Confirmation (`<NET>_CONFIRMATIONS`): `finalized` / `safe` / `latest` (that block tag's
  * head) or N (a block counts once N blocks, itself included, are on the chain: head =

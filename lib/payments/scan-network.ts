@@ -1,5 +1,5 @@
 /**
- * One payment-checker pass over one network (issue "On-chain USDC payments", README
+ * One payment-checker pass over one network (issue "On-chain USDC payments", docs/payments.md
  * "Payments"):
  *
  * 1. Read the chain id (must equal the configured one) and the confirmed head.

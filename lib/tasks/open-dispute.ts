@@ -1,5 +1,5 @@
 /**
- * Opening a dispute (POST /api/task-dispute, MCP dispute_task; issue 27, README "Recourse"): the
+ * Opening a dispute (POST /api/task-dispute, MCP dispute_task; issue 27, docs/tasks.md "Recourse: disputes and SLA credits"): the
  * task's owner (lib/tasks/state/task-access.ts) contests a completed task within
  * DISPUTE_WINDOW_HOURS of its completion. The task keeps its status; the dispute, its evidence
  * files (checked as proof files), the `task.disputed` event, the audit row and the operator's

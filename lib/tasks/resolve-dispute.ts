@@ -1,6 +1,6 @@
 /**
  * Resolving a dispute (POST /api/dispute-resolve, permission `disputes.resolve`; issue 27,
- * README "Recourse"). Staff choose:
+ * docs/tasks.md "Recourse: disputes and SLA credits"). Staff choose:
  *
  * - `redo`: a follow-up task, created paid at no charge (price 0, method `manual`), with its own
  *   lifecycle; it names the disputed task (`redo_of_task_id`) and the dispute names it

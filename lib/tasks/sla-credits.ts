@@ -1,5 +1,5 @@
 /**
- * SLA credits (api/cron/sla-credits; issue 27, README "Recourse"): a paid task completed or failed
+ * SLA credits (api/cron/sla-credits; issue 27, docs/tasks.md "Recourse: disputes and SLA credits"): a paid task completed or failed
  * after its `execution_deadline` is credited SLA_CREDIT_PERCENT of what was paid per started 24 h
  * late, at most SLA_CREDIT_CAP_PERCENT (lib/tasks/state/recourse.ts), and never more than is left
  * of what was paid. The money goes back through the refund paths of lib/tasks/recourse-refund.ts:

@@ -4,7 +4,7 @@
  * and the service's error envelope turned into an ApiError (public/shared/api.js).
  *
  * The JWT lives in sessionStorage with its expiry: it survives a reload of the tab but not
- * closing it, and is never written to localStorage, cookies or URLs (README "Client dashboard").
+ * closing it, and is never written to localStorage, cookies or URLs (docs/pages.md "Client dashboard and analytics").
  */
 import { ApiError, fetchJson } from "../shared/api.js";
 

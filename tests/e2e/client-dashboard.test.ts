@@ -325,7 +325,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await shot(page, env.shots, "client-invoice.png");
 
     // The JWT went only in Authorization headers (never in a URL), and only to the client's endpoints
-    // and the task status (whose content is the account's: README "Who can read what").
+    // and the task status (whose content is the account's: docs/security.md "Who can read what").
     const bearer = watch.requests.filter((r) => r.headers.authorization);
     expect(bearer.length).toBeGreaterThan(0);
     for (const r of bearer) {

@@ -1,7 +1,7 @@
 /**
  * Security suite, payments row: a transfer never pays the wrong task.
  *
- * A transfer never pays the wrong task (README "Payments", amounts), on a real local chain
+ * A transfer never pays the wrong task (docs/payments.md "Payments", amounts), on a real local chain
  * (Hardhat, TestUSDC) with the real checker: task A is approved, its payer sends A's exact
  * amount, A is cancelled or expires before the checker sees the transfer, then B is
  * approved at the same price. B must not be paid by A's transfer:

@@ -1,5 +1,5 @@
 /**
- * Who can read what of a task (issue 25 item 1; README "Who can read what"): one table of caller
+ * Who can read what of a task (issue 25 item 1; docs/security.md "Who can read what"): one table of caller
  * kind × path × field group, over real HTTP (the local host): the status read, the MCP tool
  * check_task_status, the MCP task methods and resources, the event stream, cancellation, the
  * receipt and the score. Callers: nobody, a stranger's key (another tenant), the submitting key, a

@@ -5,7 +5,7 @@ import type { DisputeReason, DisputeResolution, DisputeStatus } from "./enums.js
 import { tasks } from "./tasks.js";
 
 /**
- * Disputes (issue 27; README "Recourse"): a task's owner contests a completed task within
+ * Disputes (issue 27; docs/tasks.md "Recourse: disputes and SLA credits"): a task's owner contests a completed task within
  * DISPUTE_WINDOW_HOURS of its completion; staff resolve it (POST /api/dispute-resolve). The task
  * keeps its terminal status. At most one open dispute per task (partial unique index); the
  * resolution is written once, under the row lock (`SELECT … FOR UPDATE`).

@@ -8,7 +8,7 @@ import { tasks } from "./tasks.js";
  * (a task is priced once: approve or counter-offer). The row is the amount's history:
  *
  * - `assigned_at`: when the amount was given to the task. A transfer pays the task only if
- *   its block time is at or after this moment (README "Payments", amounts).
+ *   its block time is at or after this moment (docs/payments.md "Payments", amounts).
  * - `released_at`: when the task stopped awaiting payment (paid, expired, cancelled);
  *   null while it awaits payment. A released amount is given to no other task for
  *   `AMOUNT_REUSE_COOLDOWN_HOURS`.

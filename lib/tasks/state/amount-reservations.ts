@@ -1,5 +1,5 @@
 /**
- * Which task holds which exact USDC amount (table `payment_amounts`, README "Payments",
+ * Which task holds which exact USDC amount (table `payment_amounts`, docs/payments.md "Payments",
  * amounts). The amount alone tells the payment checker which task a transfer pays, so:
  *
  * - one task at a time holds an amount (partial unique index `payment_amounts_held_uq`);

@@ -1,5 +1,5 @@
 /**
- * Recourse when the work is wrong or late (issue 27; README "Recourse"), as data and pure
+ * Recourse when the work is wrong or late (issue 27; docs/tasks.md "Recourse: disputes and SLA credits"), as data and pure
  * arithmetic: the dispute window, the reasons and resolutions, the SLA credit policy and its
  * computation. Published by GET /api/capabilities (`recourse`), each catalog entry's `contract`,
  * the owner's status view and the signed receipt (`sla`). No database import: the catalogue and

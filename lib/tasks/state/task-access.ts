@@ -1,7 +1,7 @@
 /**
  * Who may see and act on a task: the one rule every path that shows task data or acts on a task
  * calls (HTTP status and cancellation, MCP tools, task methods and resources, the event stream,
- * scores, receipts). README "Who can read what" and docs/api-conventions.md "Status response"
+ * scores, receipts). docs/security.md "Who can read what" and docs/api-conventions.md "Status response"
  * state it for callers.
  *
  * - `admin`: an API key with the `admin` scope; a staff member whose role reads every task

@@ -353,7 +353,7 @@ function recourseSection(task, recourse) {
 
 /**
  * #/task/<id>: one task with its status history and proof files. The signed-in client's token is
- * sent: the task's content is its owner's (README "Who can read what"); without it only the public
+ * sent: the task's content is its owner's (docs/security.md "Who can read what"); without it only the public
  * part shows.
  */
 export async function taskView(id) {
