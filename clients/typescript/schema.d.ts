@@ -453,7 +453,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The people a task can be assigned to: active field staff and owners (dispatcher)
+         * @description Display names and ids only (no e-mail), field staff first, for the console's assignment control; the staff list with e-mails and statuses is GET /api/staff (owner). Permission: `tasks.assign` (roles: owner, dispatcher); a staff session acts with its role, an admin key as owner.
+         */
+        get: operations["listAssignableStaff"];
         put?: never;
         /**
          * Assign a task to a field staff member, reassign or unassign it (dispatcher)
@@ -1763,6 +1767,14 @@ export interface components {
             task_id: string;
             /** @description The staff member to assign (an active `field` or `owner` account, `stf_…`); null unassigns the task. */
             staff_id: string | null;
+        };
+        AssignableStaff: {
+            staff: {
+                staff_id: string;
+                display_name: string;
+                /** @enum {string} */
+                role: "field" | "owner";
+            }[];
         };
         FieldTaskList: {
             tasks: components["schemas"]["FieldTask"][];
@@ -8044,6 +8056,133 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAssignableStaff: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssignableStaff"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
                         };
                     };
                 };

@@ -6,7 +6,7 @@
  * `task.unassign`) are written in one transaction; assigning the person already assigned writes
  * nothing (idempotent). The event names the person only by the display name they chose.
  */
-import { eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { eventsCommitted } from "../db/after-events.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
@@ -96,4 +96,21 @@ export async function assignTask(body: AssignTaskBody, now = new Date()): Promis
   });
   if (changed) eventsCommitted();
   return task;
+}
+
+/**
+ * The people a task can be assigned to: active staff with role `field` or `owner`, field staff
+ * first, then by display name.
+ * @returns `{ staff_id, display_name, role }` each (no e-mail: dispatchers need no more)
+ */
+export async function listAssignableStaff(): Promise<
+  { staff_id: string; display_name: string; role: "field" | "owner" }[]
+> {
+  const db = await getDb();
+  const rows = await db
+    .select({ id: staffMembers.id, name: staffMembers.displayName, role: staffMembers.role })
+    .from(staffMembers)
+    .where(and(eq(staffMembers.status, "active"), inArray(staffMembers.role, ["field", "owner"])))
+    .orderBy(asc(staffMembers.role), asc(staffMembers.displayName));
+  return rows.map((r) => ({ staff_id: r.id, display_name: r.name, role: r.role as "field" | "owner" }));
 }

@@ -8,6 +8,7 @@ import { defineOperation } from "../descriptors/operation.js";
 import { MAX_PROOF_FILE_BYTES } from "../tasks/state/proof-files.js";
 import { taskStatusSchema } from "../tasks/state/view-schemas.js";
 import {
+  assignableStaffSchema,
   assignTaskBodySchema,
   fieldProofBodySchema,
   fieldProofResponseSchema,
@@ -34,6 +35,21 @@ export const assignTaskOperation = defineOperation({
   response: taskStatusSchema,
   idempotent: true,
   errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+});
+
+export const listAssignableStaffOperation = defineOperation({
+  id: "listAssignableStaff",
+  method: "GET",
+  path: "/api/task-assign",
+  summary: "The people a task can be assigned to: active field staff and owners (dispatcher)",
+  description:
+    "Display names and ids only (no e-mail), field staff first, for the console's assignment control; " +
+    "the staff list with e-mails and statuses is GET /api/staff (owner).",
+  tags: ["Operator"],
+  auth: "admin",
+  permission: "tasks.assign",
+  response: assignableStaffSchema,
+  cacheControl: "no-store",
 });
 
 export const listFieldTasksOperation = defineOperation({

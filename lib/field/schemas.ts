@@ -102,3 +102,16 @@ export const fieldTaskListSchema = z
 export const fieldProofResponseSchema = z
   .object({ task_id: z.string(), file: attachedProofSchema, files_count: z.number().int() })
   .meta({ id: "FieldProofUploaded" });
+
+/** GET /api/task-assign: the people a task can be assigned to (active field staff and owners). */
+export const assignableStaffSchema = z
+  .object({
+    staff: z.array(
+      z.object({
+        staff_id: z.string(),
+        display_name: z.string(),
+        role: z.enum(["field", "owner"]),
+      }),
+    ),
+  })
+  .meta({ id: "AssignableStaff" });

@@ -11,6 +11,7 @@ import { getBillingOperation, preAuthorizeOperation } from "../billing/operation
 import { listServicesOperation } from "../catalog/operations.js";
 import {
   assignTaskOperation,
+  listAssignableStaffOperation,
   listFieldTasksOperation,
   recordFieldVisitOperation,
   uploadFieldProofOperation,
@@ -117,6 +118,7 @@ export function allOperations(): Operation[] {
     resolveDisputeOperation,
     listDisputesOperation,
     assignTaskOperation,
+    listAssignableStaffOperation,
     listFieldTasksOperation,
     recordFieldVisitOperation,
     uploadFieldProofOperation,

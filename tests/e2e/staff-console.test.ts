@@ -130,6 +130,36 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await page.context().close();
   });
 
+  it("a dispatcher assigns a paid task to a field person; the task page shows the assignment", async () => {
+    const id = await submit("Inspect the loading dock.");
+    expect(
+      (await api("POST", "/api/task-review", env.admin, { task_id: id, action: "approve" })).status,
+    ).toBe(200);
+    expect((await api("POST", "/api/task-payment", env.admin, { task_id: id, note: "cash" })).status).toBe(
+      200,
+    );
+    await createStaff("field", "Felix Field");
+    const dispatcher = await createStaff("dispatcher", "Dora Dispatcher");
+    const page = await newPage();
+    await signInStaff(page, env.host.url, dispatcher);
+    await page.goto(`${env.host.url}/operator/#/task/${encodeURIComponent(id)}`);
+    await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
+    const select = page.getByLabel("Field person");
+    await expect.poll(() => select.locator("option").allTextContents()).toContain("Felix Field");
+    await select.selectOption({ label: "Felix Field" });
+    await page.getByRole("button", { name: "Assign", exact: true }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Assignment saved.");
+    await expect
+      .poll(() => page.locator("section[aria-labelledby=sec-field]").textContent())
+      .toContain("Felix Field");
+    const status = await api("GET", `/api/submit-task?task_id=${id}`, agent);
+    expect(status.body.assignment.operator_display_name).toBe("Felix Field");
+    await expect
+      .poll(() => actorLines(page))
+      .toContainEqual(expect.stringMatching(/^task\.assign · dispatcher Dora Dispatcher /));
+    await page.context().close();
+  });
+
   it("an owner invites a person, who enrols in the page and lands signed in; the owner suspends them", async () => {
     const owner = await createStaff("owner", "Olga Owner");
     const ownerPage = await newPage();

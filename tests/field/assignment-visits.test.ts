@@ -6,6 +6,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { GET as assignGet } from "../../api/task-assign.js";
 import { POST as complete } from "../../api/task-complete.js";
 import { GET as stream } from "../../api/tasks/stream.js";
 import { getDb } from "../../lib/db/client.js";
@@ -50,6 +51,21 @@ async function auditOf(taskId: string) {
 }
 
 describe("assignment", () => {
+  it("GET /api/task-assign lists who a task can go to (active field staff and owners, no e-mail), for dispatchers", async () => {
+    const res = await call(assignGet, "/api/task-assign", { headers: staffHeaders(dispatcher) });
+    expect(res.res.status, JSON.stringify(res.body)).toBe(200);
+    const names = res.body.staff.map((s: { display_name: string }) => s.display_name);
+    expect(names).toContain("Sam from the field");
+    expect(names).toContain("Alex");
+    expect(res.body.staff.every((s: { role: string }) => s.role === "field" || s.role === "owner")).toBe(
+      true,
+    );
+    expect(res.body.staff.map((s: { staff_id: string }) => s.staff_id)).not.toContain(reviewer.staffId);
+    expect(JSON.stringify(res.body)).not.toContain("@");
+    const denied = await call(assignGet, "/api/task-assign", { headers: staffHeaders(reviewer) });
+    expect(expectEnvelope(denied.body, denied.res, 403, "FORBIDDEN").permission).toBe("tasks.assign");
+  });
+
   it("a dispatcher assigns (event, audit, status view), again is a no-op, reassigns and unassigns", async () => {
     const { taskId } = await paidTask(admin, agent);
     const first = await assign(staffHeaders(dispatcher), { task_id: taskId, staff_id: field.staffId });

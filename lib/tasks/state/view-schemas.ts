@@ -115,7 +115,8 @@ export const siteVisitSchema = z
   .meta({ id: "SiteVisit" });
 
 /** The words every owner-only member of the status carries. */
-const OWNER_ONLY = 'Owner or admin only (docs/security.md "Who can read what"): absent from the public status.';
+const OWNER_ONLY =
+  'Owner or admin only (docs/security.md "Who can read what"): absent from the public status.';
 
 /** A member of the status that only the task's owner or an admin sees (lib/tasks/state/task-access.ts). */
 function ownerOnly<T extends z.ZodType>(schema: T) {

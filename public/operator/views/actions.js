@@ -4,7 +4,7 @@
  * and to the roles holding its permission (./api.js `can`; the server checks again).
  */
 import { field, h } from "../../shared/dom.js";
-import { can, postIdempotent } from "../api.js";
+import { can, get, postIdempotent } from "../api.js";
 import { messages, render } from "../context.js";
 import { formatCad, t } from "../i18n.js";
 import { proofPicker } from "../proof.js";
@@ -218,6 +218,39 @@ function progressForms(task) {
   ];
 }
 
+/**
+ * Paid, dispatched or on site: assign, reassign or unassign (POST /api/task-assign); the people
+ * offered come from GET /api/task-assign, filled in once they arrive.
+ */
+function assignmentForms(task) {
+  const id = task.task_id;
+  const current = task.assignment?.staff_id ?? "";
+  const select = h(
+    "select",
+    { name: "staff_id", "aria-busy": "true" },
+    h("option", { value: "" }, t("action.unassigned")),
+  );
+  get("/api/task-assign")
+    .then(({ staff }) => {
+      for (const s of staff) {
+        select.append(h("option", { value: s.staff_id, selected: s.staff_id === current }, s.display_name));
+      }
+      select.removeAttribute("aria-busy");
+    })
+    .catch(() => select.removeAttribute("aria-busy"));
+  return [
+    actionForm({
+      title: t("action.assign"),
+      className: "assign",
+      fields: [h("label", { class: "field" }, h("span", {}, t("action.assign_to")), select)],
+      submitLabel: t("action.assign_submit"),
+      endpoint: "/api/task-assign",
+      done: "action.done.assign",
+      build: (f) => ({ task_id: id, staff_id: value(f, "staff_id") ?? null }),
+    }),
+  ];
+}
+
 /** Paid, dispatched or on site: complete with proof files, or fail. */
 function executionForms(task) {
   const id = task.task_id;
@@ -330,6 +363,7 @@ export function actionsSection(task) {
   if (task.status === "received") add("tasks.review", reviewForms);
   if (task.status === "accepted_pending_payment" || task.status === "counter_offered")
     add("payments.record", paymentForms);
+  if (["paid", "dispatched", "on_site"].includes(task.status)) add("tasks.assign", assignmentForms);
   if (task.status === "paid") add("tasks.dispatch", progressForms);
   if (task.status === "dispatched") add("tasks.execute", progressForms);
   if (["paid", "dispatched", "on_site"].includes(task.status)) add("tasks.execute", executionForms);

@@ -216,6 +216,41 @@ function resultSection(task) {
     : null;
 }
 
+/** The assignment, the deadline watch and the site visit (issue 26): who goes, and where they were. */
+function fieldSection(task) {
+  const visit = task.site_visit;
+  if (!task.assignment && !visit && !task.at_risk_at) return null;
+  const metres = (m) => (m === null || m === undefined ? null : `${Math.round(m)} m`);
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": "sec-field" },
+    h("h2", { id: "sec-field" }, t("task.field")),
+    task.at_risk_at ? h("p", {}, badge(t("task.at_risk"), "urgent")) : null,
+    definitions([
+      [
+        t("task.assigned_to"),
+        task.assignment
+          ? `${task.assignment.operator_display_name} · ${formatDateTime(task.assignment.assigned_at)}`
+          : t("task.not_assigned"),
+      ],
+      [t("task.visit_in"), visit?.checked_in_at ? formatDateTime(visit.checked_in_at) : null],
+      [t("task.visit_distance"), metres(visit?.check_in_distance_m)],
+      [t("task.visit_accuracy"), metres(visit?.accuracy_m)],
+      [
+        t("task.visit_geofence"),
+        visit
+          ? visit.within_geofence
+            ? t("task.visit_inside")
+            : badge(t("task.visit_outside"), "urgent")
+          : null,
+      ],
+      [t("task.visit_reason"), visit?.reason ?? null],
+      [t("task.visit_out"), visit?.checked_out_at ? formatDateTime(visit.checked_out_at) : null],
+    ]),
+    visit ? null : h("p", { class: "muted" }, t("task.no_visit")),
+  );
+}
+
 /** The status history. */
 function historySection(task) {
   return h(
@@ -315,6 +350,7 @@ export async function taskView(id) {
     estimateSection(task),
     paymentSection(task),
     actionsSection(task),
+    fieldSection(task),
     resultSection(task),
     verifiableSection(task),
     locationSection(task, mapUrl),
