@@ -12,10 +12,13 @@ import { createApiKey } from "../../lib/keys/create-api-key.js";
 import { accountAdmin, billing, openLinkedAccount, preAuthorize } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 const SCOPES = ["audit_only", "task_create", "billing_read"] as const;
 let admin: string;

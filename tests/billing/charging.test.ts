@@ -11,9 +11,12 @@ import { invoices, ledgerEntries, taskEvents, tasks } from "../../lib/db/schema/
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { cancelTask, completeTask, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 const SCOPES = ["audit_only", "task_create", "task_cancel", "billing_read"] as const;
 let admin: string;

@@ -14,11 +14,14 @@ import { ledgerEntries } from "../../lib/db/schema/index.js";
 import { accountAdmin, openLinkedAccount, readAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { BASE } from "../helpers/request.js";
 import { reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 import { pdfText } from "./pdf-text.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 beforeAll(() => {
   process.env.TAX_REGISTERED = "true";

@@ -19,10 +19,13 @@ import { invoices, ledgerEntries, tasks } from "../../lib/db/schema/index.js";
 import { accountAdmin, openLinkedAccount, readAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { call } from "../helpers/request.js";
 import { cancelTask, completeTask, getStatus, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 const SCOPES = ["audit_only", "task_create", "task_cancel", "billing_read"] as const;
 let admin: string;

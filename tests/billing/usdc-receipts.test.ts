@@ -22,11 +22,14 @@ import { recordPayments } from "../../lib/tasks/state/record-payment.js";
 import { accountAdmin, openLinkedAccount, readAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { BASE, call, expectEnvelope } from "../helpers/request.js";
 import { cancelTask, getStatus, recordPayment, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 import { pdfText } from "./pdf-text.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 const SCOPES = ["audit_only", "task_create", "task_cancel"] as const;
 const TX = `0x${"ab".repeat(32)}`;

@@ -11,10 +11,13 @@ import { creditLateTasks } from "../../lib/tasks/sla-credits.js";
 import { openLinkedAccount, readAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { getStatus } from "../helpers/tasks.js";
 import { completedTask, openDispute } from "./helpers.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 let admin: string;
 

@@ -10,9 +10,12 @@ import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { completedTask } from "./helpers.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 let host: LocalHost;
 let admin: string;

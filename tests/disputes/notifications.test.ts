@@ -12,12 +12,15 @@ import { deliveries, emails } from "../../lib/db/schema/index.js";
 import { dispatchEvents } from "../../lib/events/dispatch-events.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { call } from "../helpers/request.js";
 import { validTask } from "../helpers/tasks.js";
 import { verifyAddresses } from "../helpers/verified.js";
 import { completedTask, openDispute, resolve } from "./helpers.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 let admin: string;
 let owner: string;

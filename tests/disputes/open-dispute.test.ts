@@ -9,11 +9,14 @@ import { getDb } from "../../lib/db/client.js";
 import { auditLog, disputeFiles, emails, taskEvents, tasks } from "../../lib/db/schema/index.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { expectEnvelope } from "../helpers/request.js";
 import { getStatus, pngProof, submitTask, validTask } from "../helpers/tasks.js";
 import { completedTask, openDispute } from "./helpers.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 let admin: string;
 let owner: string;

@@ -13,11 +13,14 @@ import { cadToMicroUsdc, formatUsdc } from "../../lib/money.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { getStatus, pngProof } from "../helpers/tasks.js";
 import { completedTask, listDisputes, openDispute, resolve } from "./helpers.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 let admin: string;
 let owner: string;

@@ -22,6 +22,7 @@ import { slaCreditPercent } from "../../lib/tasks/state/recourse.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import { call } from "../helpers/request.js";
 import {
   completeTask,
@@ -34,6 +35,8 @@ import {
 import { completedTask } from "./helpers.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 let admin: string;
 let owner: string;

@@ -10,6 +10,7 @@ import { ledgerEntries, taskEvents, tasks } from "../../lib/db/schema/index.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { useLedgerCheck } from "../helpers/ledger.js";
 import {
   cancelTask,
   completeTask,
@@ -20,6 +21,8 @@ import {
 } from "../helpers/tasks.js";
 
 useTestDatabase();
+
+useLedgerCheck();
 
 let admin: string;
 let owner: string;
