@@ -13,6 +13,7 @@ import { costBenchmark } from "./benchmarks/cost.js";
 import { httpBenchmark } from "./benchmarks/http.js";
 import { importsBenchmark } from "./benchmarks/imports.js";
 import { policyBenchmark } from "./benchmarks/policy.js";
+import { scaleBenchmark } from "./benchmarks/scale.js";
 import { streamsBenchmark } from "./benchmarks/streams.js";
 import { tasksBenchmark } from "./benchmarks/tasks.js";
 import { webhookIsolationBenchmark } from "./benchmarks/webhook-isolation.js";
@@ -39,6 +40,7 @@ const benchmarks: Benchmark[] = [
   webhookIsolationBenchmark,
   policyBenchmark,
   x402Benchmark,
+  scaleBenchmark,
 ];
 
 function usage(): string {
@@ -53,7 +55,8 @@ function usage(): string {
     "     BENCH_ROUNDS (2, http), BENCH_SKIP_BUILD (cold-start), VERCEL_CLI,",
     "     BENCH_IMPORT_RUNS (5), BENCH_ITERATIONS (5000), BENCH_REQUESTS (20000),",
     "     BENCH_PG_URL (server for scratch databases, postgres://postgres@127.0.0.1:5432/postgres; skip),",
-    "     BENCH_X402_RUNS (20, x402)",
+    "     BENCH_X402_RUNS (20, x402), BENCH_SCALE_TASKS (1000000), BENCH_SCALE_ACTIVITY (10000000),",
+    "     BENCH_SCALE_RUNS (20, scale)",
   ].join("\n");
 }
 

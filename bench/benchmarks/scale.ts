@@ -1,0 +1,295 @@
+/**
+ * `scale`: the reads that grow with history, timed on a small and a large PostgreSQL database
+ * (issue 32 item 1). Each database is a scratch database on `BENCH_PG_URL`'s server (default the
+ * local one), migrated, then seeded by SQL (`generate_series`, not through the API: minutes, not
+ * hours): `BENCH_SCALE_TASKS` tasks (default 1,000,000) over 12 months from 2,000 keys and 200
+ * organisations (81 % completed, the rest spread over the other statuses, 0.2 % active), and
+ * `BENCH_SCALE_ACTIVITY` activity rows (default 10,000,000) over 30 days; the small database has
+ * 1,000 tasks and 10,000 activity rows. `ANALYZE` runs after seeding, as autovacuum would.
+ *
+ * Each call goes through its real handler (`api/…`, in this process), with an admin key: the median
+ * and p95 of `BENCH_SCALE_RUNS` (default 20) after 3 unmeasured warm-ups. The CSV export of the
+ * largest organisation's 30 days of activity is timed to its last byte, with the process's peak
+ * RSS growth; the retention purge deletes one day of activity in batches (lib/privacy/retention.ts)
+ * and reports rows per second.
+ *
+ * Goals (issue 32): every call ≤ 50 ms median at the large size except exports; no call more than
+ * 2× slower at the large size than at the small one; exports stream.
+ */
+import { performance } from "node:perf_hooks";
+import { sql } from "drizzle-orm";
+import { resetConfig } from "../../lib/config.js";
+import { openPg, setDatabase } from "../../lib/db/client.js";
+import { createScratchDatabase } from "../../lib/db/scratch-database.js";
+import { num, table } from "../lib/report.js";
+import type { BenchContext, Benchmark, Section } from "../lib/types.js";
+import { DEFAULT_PG_URL } from "./tasks.js";
+
+/** Goal: median of every non-export call at the large size, ms. */
+export const SCALE_GOAL_MEDIAN_MS = 50;
+/** Goal: most a call may slow down from the small to the large size. */
+export const SCALE_GOAL_GROWTH = 2;
+
+type Handler = (request: Request) => Promise<Response>;
+
+interface Call {
+  label: string;
+  /** The handler and URL; `url` may depend on the seeded data (a task id, a cursor). */
+  handler: () => Promise<Handler>;
+  url: (seed: Seed) => string;
+  export?: boolean;
+}
+
+interface Seed {
+  sampleTaskId: string;
+  midCursor: string;
+  bigOrg: string;
+}
+
+interface Timing {
+  medianMs: number;
+  p95Ms: number;
+  status: number;
+}
+
+const api = (file: string) => async () => ((await import(`../../api/${file}.ts`)) as { GET: Handler }).GET;
+
+const CALLS: Call[] = [
+  { label: "`GET /api/status`", handler: api("status"), url: () => "/api/status" },
+  {
+    label: "task status (admin view)",
+    handler: api("submit-task"),
+    url: (s) => `/api/submit-task?task_id=${s.sampleTaskId}`,
+  },
+  { label: "task list, first page", handler: api("task-list"), url: () => "/api/task-list?limit=50" },
+  {
+    label: "task list `sort=-updated_at`",
+    handler: api("task-list"),
+    url: () => "/api/task-list?limit=50&sort=-updated_at",
+  },
+  {
+    label: "task list, a page in the middle (cursor)",
+    handler: api("task-list"),
+    url: (s) => `/api/task-list?limit=50&cursor=${s.midCursor}`,
+  },
+  { label: "task list `q=Laval`", handler: api("task-list"), url: () => "/api/task-list?limit=50&q=Laval" },
+  { label: "analytics `agents`", handler: api("analytics"), url: () => "/api/analytics?action=agents" },
+  { label: "analytics `dashboard`", handler: api("analytics"), url: () => "/api/analytics?action=dashboard" },
+  {
+    label: "analytics `org` (largest organisation)",
+    handler: api("analytics"),
+    url: (s) => `/api/analytics?action=org&org_id=${s.bigOrg}`,
+  },
+  {
+    label: "CSV export, largest organisation, 30 days of activity",
+    handler: api("analytics"),
+    url: (s) => `/api/analytics?action=export&org_id=${s.bigOrg}&dataset=activity&format=csv`,
+    export: true,
+  },
+];
+
+function envInt(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return Number.isInteger(v) && v > 0 ? v : fallback;
+}
+
+/** Seeds `tasks` tasks and `activity` activity rows (see the module comment). */
+async function seed(
+  db: Awaited<ReturnType<typeof openPg>>["db"],
+  tasks: number,
+  activity: number,
+): Promise<void> {
+  await db.execute(sql`
+    insert into api_keys (id, name, contact, key_hash, key_hint, scopes, created_at)
+    select 'key_scale_' || g, 'scale ' || g, 'agent' || g || '@example.com', 'h' || g, 'x' || g,
+           '{task_create}'::text[], now() - interval '400 days'
+    from generate_series(1, 2000) g`);
+  await db.execute(sql`
+    insert into tasks (id, service_type, status, location_address, task_description, requester_contact,
+                       urgency, api_key_id, org_id, agent_identity, estimate_cad, price_cad, review_deadline,
+                       execution_deadline, created_at, updated_at, paid_at, completed_at, payment_method)
+    select 'TASK-SCALE-' || g,
+           'SVC-0' || (1 + g % 5),
+           case when g % 500 = 0 then 'received' when g % 100 < 81 then 'completed' when g % 100 < 88 then 'cancelled'
+                when g % 100 < 94 then 'payment_expired' when g % 100 < 97 then 'rejected' else 'failed' end,
+           (g % 900) || ' rue Principale, ' || (array['Laval','Montréal','Terrebonne','Longueuil','Repentigny'])[1 + g % 5],
+           'Photograph the storefront number ' || g, 'agent' || (1 + g % 2000) || '@example.com',
+           case when g % 10 = 0 then 'urgent' else 'standard' end,
+           'key_scale_' || (1 + g % 2000), 'org-' || (1 + (g * 7) % 200), 'model/agent' || (g % 50) || '/org-' || (1 + (g * 7) % 200),
+           100 + g % 300, 100 + g % 300,
+           t.at + interval '24 hours', t.at + interval '72 hours', t.at, t.at + interval '2 days',
+           case when g % 100 < 81 then t.at + interval '3 hours' end,
+           case when g % 100 < 81 then t.at + interval '2 days' end,
+           case when g % 100 < 81 then 'usdc' end
+    from generate_series(1, ${tasks}::int) g,
+         lateral (select now() - (interval '365 days') * (g::float / ${tasks}::int) as at) t`);
+  await db.execute(sql`
+    insert into activity_log (at, request_id, api_key_id, ip, method, endpoint, status, latency_ms, agent_model, agent_name, org_id, identity_valid)
+    select now() - (interval '30 days') * (g::float / ${activity}::int), 'req_scale_' || g, 'key_scale_' || (1 + g % 2000),
+           '10.0.' || (g % 250) || '.' || (g % 200), case when g % 3 = 0 then 'POST' else 'GET' end,
+           (array['/api/submit-task','/api/estimate','/api/services','/api/status'])[1 + g % 4],
+           case when g % 50 = 0 then 429 else 200 end, 5 + g % 40, 'model', 'agent' || (g % 50),
+           'org-' || (case when g % 100 < 7 then 1 else 1 + (g * 7) % 200 end), true
+    from generate_series(1, ${activity}::int) g`);
+  await db.execute(sql`analyze`);
+}
+
+/** Times `call` on the current database: median and p95 of `runs`, after 3 warm-ups. */
+async function timeCall(call: Call, seedData: Seed, admin: string, runs: number): Promise<Timing> {
+  const handler = await call.handler();
+  const once = async () => {
+    const started = performance.now();
+    const res = await handler(
+      new Request(`http://127.0.0.1${call.url(seedData)}`, { headers: { "x-api-key": admin } }),
+    );
+    await res.arrayBuffer();
+    return { ms: performance.now() - started, status: res.status };
+  };
+  for (let i = 0; i < 3; i++) await once();
+  const samples: { ms: number; status: number }[] = [];
+  for (let i = 0; i < (call.export ? Math.min(runs, 3) : runs); i++) samples.push(await once());
+  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { medianMs: at(0.5), p95Ms: at(0.95), status: samples.at(-1)!.status };
+}
+
+interface SizeResult {
+  label: string;
+  tasks: number;
+  activity: number;
+  seedSec: number;
+  timings: Timing[];
+  exportRssMb: number;
+  purge: { rows: number; ms: number };
+}
+
+async function measureSize(
+  ctx: BenchContext,
+  pgAdmin: string,
+  label: string,
+  tasks: number,
+  activity: number,
+  runs: number,
+): Promise<SizeResult> {
+  const scratch = await createScratchDatabase(pgAdmin, "ptes_scale");
+  ctx.log(
+    `scale: ${label}: scratch database ${scratch.name}; seeding ${num(tasks)} tasks, ${num(activity)} activity rows`,
+  );
+  // Seeding runs statements far past the service's query bound: a pool without one.
+  const seeder = await openPg(scratch.url, 2, { queryTimeoutMs: 0 });
+  const handle = await openPg(scratch.url, 10);
+  setDatabase(handle);
+  try {
+    const seedStart = performance.now();
+    await seed(seeder.db, tasks, activity);
+    const seedSec = (performance.now() - seedStart) / 1000;
+    ctx.log(`scale: ${label}: seeded in ${num(seedSec, 1)} s`);
+    const { createApiKey } = await import("../../lib/keys/create-api-key.js");
+    const admin = (
+      await createApiKey({
+        name: "scale bench",
+        contact: "bench@example.com",
+        scopes: ["admin"],
+        trusted: true,
+        ip: "host",
+      })
+    ).api_key;
+    const mid = `TASK-SCALE-${Math.floor(tasks / 2)}`;
+    const result = await seeder.db.execute(
+      sql`select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at from tasks where id = ${mid}`,
+    );
+    const at = (result as unknown as { rows: { at: string }[] }).rows[0]!.at;
+    const seedData: Seed = {
+      sampleTaskId: `TASK-SCALE-${Math.max(1, tasks - 7)}`,
+      midCursor: Buffer.from(JSON.stringify(["-created_at", at, mid])).toString("base64url"),
+      bigOrg: "org-1",
+    };
+    const timings: Timing[] = [];
+    let exportRssMb = 0;
+    for (const call of CALLS) {
+      const before = process.memoryUsage().rss;
+      timings.push(await timeCall(call, seedData, admin, runs));
+      if (call.export) exportRssMb = Math.max(0, (process.memoryUsage().rss - before) / 1024 / 1024);
+      ctx.log(`scale: ${label}: ${call.label}: ${num(timings.at(-1)!.medianMs, 1)} ms`);
+    }
+    const { purgeExpiredPersonalData } = await import("../../lib/privacy/retention.js");
+    const purgeStart = performance.now();
+    // A retention of 29 days from now: one day of the seeded 30 goes, in batches.
+    process.env.ACTIVITY_LOG_RETENTION_DAYS = "29";
+    resetConfig();
+    const purged = await purgeExpiredPersonalData(new Date(), { budgetMs: 120_000 });
+    return {
+      label,
+      tasks,
+      activity,
+      seedSec,
+      timings,
+      exportRssMb,
+      purge: { rows: purged.activity_rows_deleted, ms: performance.now() - purgeStart },
+    };
+  } finally {
+    setDatabase(undefined);
+    await handle.close();
+    await seeder.close();
+    await scratch.drop();
+  }
+}
+
+async function run(ctx: BenchContext): Promise<Section> {
+  const pgAdmin = process.env.BENCH_PG_URL?.trim() || DEFAULT_PG_URL;
+  const runs = envInt("BENCH_SCALE_RUNS", 20);
+  const bigTasks = envInt("BENCH_SCALE_TASKS", 1_000_000);
+  const bigActivity = envInt("BENCH_SCALE_ACTIVITY", 10_000_000);
+  const small = await measureSize(ctx, pgAdmin, "small", 1_000, 10_000, runs);
+  const big = await measureSize(ctx, pgAdmin, "large", bigTasks, bigActivity, runs);
+  const rows = CALLS.map((call, i) => {
+    const a = small.timings[i]!;
+    const b = big.timings[i]!;
+    const growth = b.medianMs / Math.max(a.medianMs, 0.1);
+    const ok = call.export
+      ? b.status === 200
+      : b.medianMs <= SCALE_GOAL_MEDIAN_MS && growth <= SCALE_GOAL_GROWTH && b.status === 200;
+    return [
+      call.label,
+      `${num(a.medianMs, 1)} (${a.status})`,
+      `${num(b.medianMs, 1)} / ${num(b.p95Ms, 1)} (${b.status})`,
+      `${num(growth, 1)}×`,
+      call.export ? "streams" : ok ? "PASS" : "FAIL",
+    ];
+  });
+  const body = [
+    table(
+      [
+        "call",
+        `${num(small.tasks)} tasks: median ms (status)`,
+        `${num(big.tasks)} tasks: median / p95 ms (status)`,
+        "growth",
+        "goal",
+      ],
+      rows,
+      ["left", "right", "right", "right", "left"],
+    ),
+    "",
+    `Seeding: ${num(big.tasks)} tasks and ${num(big.activity)} activity rows in ${num(big.seedSec, 0)} s (SQL, \`generate_series\`).`,
+    `CSV export at the large size: peak RSS growth ${num(big.exportRssMb, 0)} MB while streaming.`,
+    `Retention: ${num(big.purge.rows)} activity rows (one day) deleted in ${num(big.purge.ms / 1000, 1)} s in batches ` +
+      `(${num(big.purge.rows / Math.max(big.purge.ms / 1000, 0.001))} rows/s).`,
+    "",
+    `Goals: every call ≤ ${SCALE_GOAL_MEDIAN_MS} ms median at the large size except exports, and no more than ` +
+      `${SCALE_GOAL_GROWTH}× the small size's median; exports stream.`,
+  ].join("\n");
+  return {
+    name: "scale",
+    title: "Scale: reads at 1,000 and 1,000,000 tasks",
+    command: `BENCH_SCALE_TASKS=${big.tasks} BENCH_SCALE_ACTIVITY=${big.activity} npm run bench -- scale`,
+    body,
+  };
+}
+
+export const scaleBenchmark: Benchmark = {
+  name: "scale",
+  title: "Scale: reads at 1,000 and 1,000,000 tasks",
+  description:
+    "reads that grow with history at 1k and 1M tasks / 10M activity rows (PostgreSQL, seeded by SQL)",
+  run,
+};
