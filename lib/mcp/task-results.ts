@@ -103,6 +103,19 @@ export const mcpTaskStatusSchema = taskStatusSchema.omit({ proof_files_data: tru
   mcp_status: z.enum(["working", "input_required", "completed", "failed", "cancelled"]),
   proof_files: z.array(proofLinkSchema).optional().meta({ description: "Completed tasks: the proof files." }),
   owned_by_caller: z.boolean(),
+  x402: z
+    .object({
+      tool: z.literal("pay_task"),
+      url: z.string(),
+      payment_required: z.record(z.string(), z.unknown()).meta({
+        description: "The x402 v2 PaymentRequired: sign one of `accepts` and call pay_task with it in _meta.",
+      }),
+    })
+    .optional()
+    .meta({
+      description:
+        "The owner's task awaiting payment, x402 on: the payment a signature makes (pay_task, or POST to url).",
+    }),
 });
 
 /** The proof links of `files` of task `taskId`. */
@@ -114,6 +127,22 @@ function proofLinks(taskId: string, files: ProofFileSummary[]): z.infer<typeof p
     size_bytes: f.sizeBytes,
     sha256: f.sha256,
   }));
+}
+
+/**
+ * Where an owner's real task awaiting payment can be paid with x402 (issue 28 item 2: a task that
+ * is `input_required` points the agent to the payment): the tool, the HTTP URL and the
+ * PaymentRequired. Undefined when x402 is off, for sandbox tasks and other statuses. The x402
+ * module is imported here, on the first such result, not when MCP starts.
+ */
+async function x402Pointer(task: Task): Promise<Record<string, unknown> | undefined> {
+  if (task.sandbox || task.paymentUsdcMicro === null) return undefined;
+  if (task.status !== "accepted_pending_payment" && task.status !== "counter_offered") return undefined;
+  const { taskPaymentRequired, x402Enabled, x402Url } = await import("../payments/x402/protocol.js");
+  if (!x402Enabled()) return undefined;
+  const required = taskPaymentRequired(task.id, task.paymentUsdcMicro);
+  if (required.v2.accepts.length === 0) return undefined;
+  return { tool: "pay_task", url: x402Url(task.id), payment_required: required.v2 };
 }
 
 /**
@@ -145,11 +174,17 @@ export async function taskToolResult(
     ...(owned && task.status === "completed" ? { proof_files: links } : {}),
     owned_by_caller: owned,
   };
+  const x402 = owned ? await x402Pointer(task) : undefined;
+  if (x402) data.x402 = x402;
   const action = (view._polling as { recommended_action?: string } | undefined)?.recommended_action;
   const summary =
     owned && task.status === "completed"
       ? `${task.id}: completed with ${files.length} proof file(s), linked below as resources (resources/read).`
-      : `${task.id}: ${task.status}. ${action ?? ""}`.trim();
+      : `${task.id}: ${task.status}. ${action ?? ""}${
+          x402
+            ? " Or pay with one x402 signature: call pay_task (its PaymentRequired is in structuredContent.x402)."
+            : ""
+        }`.trim();
   const resourceLinks: ResourceLink[] = links.map((l) => ({
     type: "resource_link",
     uri: l.uri,

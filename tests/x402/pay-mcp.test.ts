@@ -58,6 +58,15 @@ describe("pay_task over MCP", () => {
       ["eip155:31338", micro.toString()],
     ]);
 
+    // The task's status over MCP points the agent to the same payment.
+    const status = await client.callTool({ name: "check_task_status", arguments: { task_id: id } });
+    const pointer = (
+      status.structuredContent as { x402?: { tool: string; payment_required: PaymentRequired } }
+    ).x402;
+    expect(pointer?.tool).toBe("pay_task");
+    expect(pointer?.payment_required.accepts).toEqual(required.accepts);
+    expect((status.content as { text: string }[])[0]!.text).toContain("pay_task");
+
     const signer = x402Client.fromConfig({
       schemes: [{ network: "eip155:*", client: new ExactEvmScheme(payer) }],
       spendControls: {
