@@ -20,7 +20,9 @@ import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
 import { resetConfig } from "../../lib/config.js";
 import { openPg, setDatabase } from "../../lib/db/client.js";
+import { tasks as taskTable } from "../../lib/db/schema/index.js";
 import { createScratchDatabase } from "../../lib/db/scratch-database.js";
+import { timestampText } from "../../lib/db/timestamp-text.js";
 import { num, table } from "../lib/report.js";
 import type { BenchContext, Benchmark, Section } from "../lib/types.js";
 import { DEFAULT_PG_URL } from "./tasks.js";
@@ -198,7 +200,7 @@ async function measureSize(
     ).api_key;
     const mid = `TASK-SCALE-${Math.floor(tasks / 2)}`;
     const result = await seeder.db.execute(
-      sql`select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at from tasks where id = ${mid}`,
+      sql`select ${timestampText(taskTable.createdAt)} as at from ${taskTable} where ${taskTable.id} = ${mid}`,
     );
     const at = (result as unknown as { rows: { at: string }[] }).rows[0]!.at;
     const seedData: Seed = {

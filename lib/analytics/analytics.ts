@@ -23,6 +23,7 @@ import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
 import { getDb } from "../db/client.js";
 import { activityLog, apiKeys, clientAccounts, ledgerEntries, tasks } from "../db/schema/index.js";
+import { timestampText } from "../db/timestamp-text.js";
 import { DomainError } from "../errors.js";
 import { roundCad } from "../money.js";
 import type { AnalyticsQuery } from "./schemas.js";
@@ -300,11 +301,6 @@ function taskRecord(t: typeof tasks.$inferSelect): Record<string, unknown> {
   };
 }
 
-/** A timestamp as text at full precision (microseconds): a page key a Date would cut to milliseconds. */
-function fullPrecision(column: typeof tasks.createdAt | typeof activityLog.at): SQL<string> {
-  return sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-}
-
 /**
  * The export's records, page by page in (time, id) order: activity by `(at, id)`, tasks by
  * `(created_at, id)`, each page a keyset range of the organisation's index.
@@ -320,7 +316,7 @@ async function* exportRecords(
     const rows = pages(
       (after: { at: string; id: number } | null) =>
         db
-          .select({ row: activityLog, key: fullPrecision(activityLog.at) })
+          .select({ row: activityLog, key: timestampText(activityLog.at) })
           .from(activityLog)
           .where(
             and(
@@ -344,7 +340,7 @@ async function* exportRecords(
       db
         .select({
           task: tasks,
-          key: fullPrecision(tasks.createdAt),
+          key: timestampText(tasks.createdAt),
         })
         .from(tasks)
         .where(

@@ -11,6 +11,7 @@
 import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { TASK_SEARCH_TEXT, type Task, type TaskPolicyRecord, tasks } from "../db/schema/index.js";
+import { timestampText } from "../db/timestamp-text.js";
 import { DomainError } from "../errors.js";
 import { formatUsdc } from "../money.js";
 import { TASK_LIST_TOTAL_CAP, type TaskListQuery } from "./state/admin-schemas.js";
@@ -153,7 +154,7 @@ export async function listTasks(query: TaskListQuery): Promise<{
         task: tasks,
         // The sort value at full precision (microseconds): a millisecond ISO string would cut
         // it, and the next page would start inside the last row's microsecond.
-        sortKey: sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+        sortKey: timestampText(column),
       })
       .from(tasks)
       .where(page)
