@@ -1084,7 +1084,7 @@ export interface components {
                 /** @description A refund owed in USDC (dispute or SLA credit): the exact amount at the task's rate. */
                 amount_usdc?: string;
             };
-            /** @description Owner or admin: the deadlines and the SLA credit policy (percent of the price per started 24 h late after execution_deadline, capped), and the credit given. */
+            /** @description Owner or admin: the deadlines and the SLA credit policy (percent of the price per full 24 h late after execution_deadline, capped), and the credit given. */
             sla?: {
                 /** Format: date-time */
                 review_deadline: string;
@@ -2127,8 +2127,8 @@ export interface components {
                 sla_credit: {
                     automatic: boolean;
                     applies_to: string;
-                    /** @description Percent of the amount paid per started 24 h past execution_deadline (10). */
-                    percent_per_started_day: number;
+                    /** @description Percent of the amount paid per full 24 h past execution_deadline (10): 23 h late earns nothing, 50 h late earns 2 days' worth. */
+                    percent_per_full_day: number;
                     /** @description Most of the amount paid a credit reaches, percent (50). */
                     cap_percent: number;
                     of: string;
@@ -2413,8 +2413,8 @@ export interface operations {
                                     sla_credit: {
                                         automatic: boolean;
                                         applies_to: string;
-                                        /** @description Percent of the amount paid per started 24 h past execution_deadline (10). */
-                                        percent_per_started_day: number;
+                                        /** @description Percent of the amount paid per full 24 h past execution_deadline (10): 23 h late earns nothing, 50 h late earns 2 days' worth. */
+                                        percent_per_full_day: number;
                                         /** @description Most of the amount paid a credit reaches, percent (50). */
                                         cap_percent: number;
                                         of: string;

@@ -101,7 +101,7 @@ export const paymentsSettings = () => ({
   DISPUTE_WINDOW_HOURS: int(72, 1, 24 * 90),
   /**
    * SLA credit of a paid task completed or failed after its execution deadline: this percent of
-   * its price per started 24 h late (api/cron/sla-credits; issue 27).
+   * its price per full 24 h late (api/cron/sla-credits; issue 27).
    */
   SLA_CREDIT_PERCENT: int(10, 0, 100),
   /** Most an SLA credit may reach, percent of the task's price. */

@@ -62,7 +62,7 @@ export interface ReceiptClaims {
   operator_notes_sha256: string | null;
   /**
    * The service level the task was held to (issue 27): its deadlines and the SLA credit policy in
-   * force when it finished (percent of the price per started 24 h past `execution_deadline`,
+   * force when it finished (percent of the price per full 24 h past `execution_deadline`,
    * capped). The credit itself is granted later (api/cron/sla-credits) and shown in the status.
    */
   sla: {

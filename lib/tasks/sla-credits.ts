@@ -1,6 +1,6 @@
 /**
  * SLA credits (api/cron/sla-credits; issue 27, docs/tasks.md "Recourse: disputes and SLA credits"): a paid task completed or failed
- * after its `execution_deadline` is credited SLA_CREDIT_PERCENT of what was paid per started 24 h
+ * after its `execution_deadline` is credited SLA_CREDIT_PERCENT of what was paid per full 24 h
  * late, at most SLA_CREDIT_CAP_PERCENT (lib/tasks/state/recourse.ts), and never more than is left
  * of what was paid. The money goes back through the refund paths of lib/tasks/recourse-refund.ts:
  * prepaid → credit note and ledger refund in the same transaction; USDC → a refund owed in the
@@ -66,7 +66,7 @@ async function creditTask(taskId: string, finished: Date, now: Date): Promise<nu
       .onConflictDoNothing()
       .returning({ taskId: slaCredits.taskId });
     if (inserted.length === 0) return null;
-    const reason = `SLA credit: ${daysLate} started day(s) late, ${percent} %`;
+    const reason = `SLA credit: ${daysLate} full day(s) late, ${percent} %`;
     const granted = await grantRefund(tx, task, amount, reason, now);
     task = granted.task;
     let invoiceId: string | null = null;
@@ -136,7 +136,7 @@ export async function creditLateTasks(
       and(
         SLA_CREDIT_CANDIDATE,
         gt(tasks.priceCad, 0),
-        sql`${finishedAt} > ${tasks.executionDeadline}`,
+        sql`${finishedAt} >= ${tasks.executionDeadline} + interval '24 hours'`,
         notExists(db.select({ one: sql`1` }).from(slaCredits).where(eq(slaCredits.taskId, tasks.id))),
       ),
     )

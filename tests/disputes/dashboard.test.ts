@@ -62,10 +62,10 @@ describe("client dashboard", () => {
     const late = await completedTask(admin, key, 100);
     const db = await getDb();
     const [row] = await db.select().from(tasks).where(eq(tasks.id, late));
-    // 30 h late: two started days, 20 % of 100 CAD.
+    // 50 h late: two full days, 20 % of 100 CAD.
     await db
       .update(tasks)
-      .set({ executionDeadline: new Date(row!.completedAt!.getTime() - 30 * 3600_000) })
+      .set({ executionDeadline: new Date(row!.completedAt!.getTime() - 50 * 3600_000) })
       .where(eq(tasks.id, late));
     await creditLateTasks();
     const { body } = await readAccount(auth, "?include=dashboard");

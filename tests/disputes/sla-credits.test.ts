@@ -1,6 +1,6 @@
 /**
  * SLA credits (api/cron/sla-credits, lib/tasks/sla-credits.ts; issue 27): SLA_CREDIT_PERCENT of
- * what was paid per started 24 h past the execution deadline, capped at SLA_CREDIT_CAP_PERCENT;
+ * what was paid per full 24 h past the execution deadline, capped at SLA_CREDIT_CAP_PERCENT;
  * prepaid → credit note and ledger refund at once, USDC → a refund owed; exactly once across
  * reruns and concurrent runs.
  */
@@ -64,19 +64,21 @@ function runCron() {
 }
 
 describe("slaCreditPercent", () => {
-  it("counts started 24 h periods and caps", () => {
+  it("counts full 24 h periods and caps", () => {
     const deadline = new Date("2026-01-01T00:00:00Z");
     const at = (h: number) => new Date(deadline.getTime() + h * HOUR);
     expect(slaCreditPercent(deadline, at(0), 10, 50)).toEqual({ daysLate: 0, percent: 0 });
-    expect(slaCreditPercent(deadline, at(1), 10, 50)).toEqual({ daysLate: 1, percent: 10 });
+    expect(slaCreditPercent(deadline, at(1), 10, 50)).toEqual({ daysLate: 0, percent: 0 });
+    expect(slaCreditPercent(deadline, at(23.99), 10, 50)).toEqual({ daysLate: 0, percent: 0 });
     expect(slaCreditPercent(deadline, at(24), 10, 50)).toEqual({ daysLate: 1, percent: 10 });
-    expect(slaCreditPercent(deadline, at(50), 10, 50)).toEqual({ daysLate: 3, percent: 30 });
-    expect(slaCreditPercent(deadline, at(200), 10, 50)).toEqual({ daysLate: 9, percent: 50 });
+    expect(slaCreditPercent(deadline, at(50), 10, 50)).toEqual({ daysLate: 2, percent: 20 });
+    expect(slaCreditPercent(deadline, at(72), 10, 50)).toEqual({ daysLate: 3, percent: 30 });
+    expect(slaCreditPercent(deadline, at(200), 10, 50)).toEqual({ daysLate: 8, percent: 50 });
   });
 });
 
 describe("api/cron/sla-credits", () => {
-  it("credits a USDC task 50 h late (3 started days, 30 %) as a refund owed, and a prepaid task 200 h late (cap 50 %) to its account; once", async () => {
+  it("credits a USDC task 50 h late (2 full days, 20 %) as a refund owed, and a prepaid task 200 h late (cap 50 %) to its account; once", async () => {
     const usdc = await completedTask(admin, owner, 200);
     await makeLate(usdc, 50);
     const contact = "sla-prepaid@example.com";
@@ -86,20 +88,23 @@ describe("api/cron/sla-credits", () => {
     const prepaid = await completedTask(admin, key, 150);
     await makeLate(prepaid, 200);
     const onTime = await completedTask(admin, owner, 100);
+    const underADay = await completedTask(admin, owner, 100);
+    await makeLate(underADay, 23);
 
     const { res, body } = await runCron();
     expect(res.status).toBe(200);
-    expect(body).toMatchObject({ ok: true, details: { credited: 2, credited_cad: 60 + 75 } });
+    expect(body).toMatchObject({ ok: true, details: { credited: 2, credited_cad: 40 + 75 } });
 
     const db = await getDb();
     const credits = await db.select().from(slaCredits);
     const byTask = new Map(credits.map((c) => [c.taskId, c]));
     const [usdcTask] = await db.select().from(tasks).where(eq(tasks.id, usdc));
-    expect(byTask.get(usdc)).toMatchObject({ daysLate: 3, percent: 30, amountCad: 60, invoiceId: null });
-    expect(byTask.get(usdc)!.usdcMicro).toBe(cadToMicroUsdc(60, usdcTask!.exchangeRate!));
-    expect(usdcTask).toMatchObject({ status: "completed", refundStatus: "pending", refundAmountCad: 60 });
-    expect(byTask.get(prepaid)).toMatchObject({ daysLate: 9, percent: 50, amountCad: 75, usdcMicro: null });
+    expect(byTask.get(usdc)).toMatchObject({ daysLate: 2, percent: 20, amountCad: 40, invoiceId: null });
+    expect(byTask.get(usdc)!.usdcMicro).toBe(cadToMicroUsdc(40, usdcTask!.exchangeRate!));
+    expect(usdcTask).toMatchObject({ status: "completed", refundStatus: "pending", refundAmountCad: 40 });
+    expect(byTask.get(prepaid)).toMatchObject({ daysLate: 8, percent: 50, amountCad: 75, usdcMicro: null });
     expect(byTask.has(onTime)).toBe(false);
+    expect(byTask.has(underADay)).toBe(false);
 
     const ledger = await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId));
     expect(ledger.filter((r) => r.kind === "refund").map((r) => r.amountCad)).toEqual([75]);
@@ -115,7 +120,7 @@ describe("api/cron/sla-credits", () => {
       .from(taskEvents)
       .where(and(eq(taskEvents.taskId, usdc), eq(taskEvents.type, "task.sla_credited")));
     expect(events.map((e) => e.payload)).toEqual([
-      expect.objectContaining({ days_late: 3, percent: 30, credited_cad: 60, paid_as: "refund_owed" }),
+      expect.objectContaining({ days_late: 2, percent: 20, credited_cad: 40, paid_as: "refund_owed" }),
     ]);
     const audit = await db.select().from(auditLog).where(eq(auditLog.action, "sla.credit"));
     expect(audit).toHaveLength(2);
@@ -123,8 +128,8 @@ describe("api/cron/sla-credits", () => {
 
     // The owner sees it in the status.
     const status = await getStatus(usdc, keyHeaders(owner));
-    expect(status.body.sla).toMatchObject({ credit_percent_per_day: 10, cap_percent: 50, credited_cad: 60 });
-    expect(status.body.refund).toMatchObject({ status: "pending", amount_cad: 60 });
+    expect(status.body.sla).toMatchObject({ credit_percent_per_day: 10, cap_percent: 50, credited_cad: 40 });
+    expect(status.body.refund).toMatchObject({ status: "pending", amount_cad: 40 });
 
     // Rerun: nothing more.
     const again = await runCron();
@@ -142,7 +147,7 @@ describe("api/cron/sla-credits", () => {
     const db = await getDb();
     await db
       .update(tasks)
-      .set({ executionDeadline: new Date(Date.now() - 10 * HOUR) })
+      .set({ executionDeadline: new Date(Date.now() - 30 * HOUR) })
       .where(eq(tasks.id, id));
     expect(await creditLateTasks()).toMatchObject({ credited: 1 });
     const [credit] = await db.select().from(slaCredits).where(eq(slaCredits.taskId, id));
@@ -155,7 +160,7 @@ describe("api/cron/sla-credits", () => {
     const accountId = (await openLinkedAccount(key)).body.account.account_id as string;
     await accountAdmin(admin, { action: "deposit", email: contact, amount_cad: 500 });
     const id = await completedTask(admin, key, 100);
-    await makeLate(id, 30);
+    await makeLate(id, 50);
     const results = await Promise.all([creditLateTasks(), creditLateTasks(), creditLateTasks()]);
     expect(results.reduce((sum, r) => sum + r.credited, 0)).toBe(1);
     const db = await getDb();

@@ -213,7 +213,7 @@ describe("every audited change leaves one row with its actor", () => {
     const [task] = await (await getDb()).select().from(tasks).where(eq(tasks.id, task_id));
     await (await getDb())
       .update(tasks)
-      .set({ executionDeadline: new Date(task!.completedAt!.getTime() - 3600_000) })
+      .set({ executionDeadline: new Date(task!.completedAt!.getTime() - 25 * 3600_000) })
       .where(eq(tasks.id, task_id));
     expect((await slaCredits()).ok).toBe(true);
     expect(who(await newRows())).toEqual([["sla.credit", "system", "sla-credits", null]]);

@@ -71,7 +71,7 @@ export const disputeFiles = pgTable(
 
 /**
  * SLA credits (issue 27; api/cron/sla-credits): one per paid task completed or failed after its
- * execution deadline, SLA_CREDIT_PERCENT of its price per started 24 h late, capped at
+ * execution deadline, SLA_CREDIT_PERCENT of its price per full 24 h late, capped at
  * SLA_CREDIT_CAP_PERCENT. The task id is the primary key: a second run, or two concurrent ones,
  * cannot credit a task twice.
  */

@@ -11,7 +11,7 @@ import { DISPUTE_REASONS, DISPUTE_RESOLUTIONS } from "../../db/schema/enums.js";
 import type { Task } from "../../db/schema/index.js";
 import { fromCents, roundHalfAwayFromZero, toCents } from "../../money.js";
 
-/** One started day late, milliseconds (24 h). */
+/** One full day late, milliseconds (24 h). */
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The terms of recourse, as published (hours, percents of the task's price). */
@@ -29,7 +29,7 @@ export function recourseTerms(config = getConfig()) {
     sla_credit: {
       automatic: true,
       applies_to: "paid tasks completed or failed after their execution_deadline",
-      percent_per_started_day: config.SLA_CREDIT_PERCENT,
+      percent_per_full_day: config.SLA_CREDIT_PERCENT,
       cap_percent: config.SLA_CREDIT_CAP_PERCENT,
       of: "the amount paid (taxes included)",
       paid_as:
@@ -59,10 +59,13 @@ export const recourseTermsSchema = z
     sla_credit: z.object({
       automatic: z.boolean(),
       applies_to: z.string(),
-      percent_per_started_day: z
+      percent_per_full_day: z
         .number()
         .int()
-        .meta({ description: "Percent of the amount paid per started 24 h past execution_deadline (10)." }),
+        .meta({
+          description:
+            "Percent of the amount paid per full 24 h past execution_deadline (10): 23 h late earns nothing, 50 h late earns 2 days' worth.",
+        }),
       cap_percent: z
         .number()
         .int()
@@ -82,9 +85,10 @@ export type RecourseTerms = ReturnType<typeof recourseTerms>;
 
 /**
  * The SLA credit of a task finished (completed or failed) at `finishedAt` against its execution
- * deadline `deadline`: started 24 h periods late, and the percent of the price credited
- * (`percentPerDay` each, at most `capPercent`). Not late: `{ daysLate: 0, percent: 0 }`.
- * E.g. 50 h late at 10 %/day capped at 50 % → 3 days, 30 %.
+ * deadline `deadline`: full 24 h periods late, and the percent of the price credited
+ * (`percentPerDay` each, at most `capPercent`). Less than 24 h late: `{ daysLate: 0, percent: 0 }`.
+ * E.g. 50 h late at 10 %/day capped at 50 % → 2 days, 20 % (issue 27's worked example;
+ * docs/decisions.md 15).
  */
 export function slaCreditPercent(
   deadline: Date,
@@ -94,7 +98,7 @@ export function slaCreditPercent(
 ): { daysLate: number; percent: number } {
   const late = finishedAt.getTime() - deadline.getTime();
   if (late <= 0) return { daysLate: 0, percent: 0 };
-  const daysLate = Math.ceil(late / DAY_MS);
+  const daysLate = Math.floor(late / DAY_MS);
   return { daysLate, percent: Math.min(daysLate * percentPerDay, capPercent) };
 }
 
@@ -105,7 +109,7 @@ export function percentOfCad(paidCad: number, percent: number): number {
 
 /**
  * The `sla` block of a task (owner's status view, signed receipt): deadlines (ISO 8601), the
- * credit policy (percent per started day late, cap) and the credit given, CAD, when one was.
+ * credit policy (percent per full day late, cap) and the credit given, CAD, when one was.
  */
 export function slaView(
   task: Pick<Task, "reviewDeadline" | "executionDeadline">,

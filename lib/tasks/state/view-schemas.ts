@@ -212,7 +212,7 @@ export const taskStatusSchema = z
       .optional()
       .meta({
         description:
-          "Owner or admin: the deadlines and the SLA credit policy (percent of the price per started 24 h late after execution_deadline, capped), and the credit given.",
+          "Owner or admin: the deadlines and the SLA credit policy (percent of the price per full 24 h late after execution_deadline, capped), and the credit given.",
       }),
     dispute: disputeSummarySchema.optional().meta({
       description: "Owner or admin: the task's latest dispute (POST /api/task-dispute), open or resolved.",
