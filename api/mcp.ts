@@ -1,4 +1,4 @@
-/** /api/mcp — the Model Context Protocol endpoint (stateless Streamable HTTP). */
+/** /api/mcp — the Model Context Protocol endpoint (stateless Streamable HTTP; self-contained sessions, lib/mcp/session.ts). */
 import { ApiError } from "../lib/http/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { presentedKey } from "../lib/keys/credentials.js";
@@ -31,6 +31,8 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
     statelessMethodNotAllowed("no server-initiated stream: this server is stateless"),
   ),
   DELETE: endpoint(mcpDeleteOperation, () =>
-    statelessMethodNotAllowed("no sessions to end: this server is stateless"),
+    statelessMethodNotAllowed(
+      "no session to end: a session id here only carries your declared capabilities and the server keeps nothing",
+    ),
   ),
 });

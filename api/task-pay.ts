@@ -1,4 +1,6 @@
 /**
+ * GET /api/task-pay?task_id=…&pay_token=… — how to pay a task (the pay page's read; lib/tasks/pay-page.ts).
+ *
  * POST /api/task-pay?task_id=… — pay a task awaiting payment with x402 (docs/x402.md; x402
  * specification v2 "HTTP transport", v1 for `X-PAYMENT`). The flow is lib/payments/x402/pay-task.ts;
  * this adapter reads the payment header and writes x402's answers:
@@ -14,7 +16,7 @@ import { isDomainError } from "../lib/errors.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { json } from "../lib/http/response.js";
 import { presentedAccessToken } from "../lib/keys/credentials.js";
-import { payTaskOperation } from "../lib/payments/operations.js";
+import { payTaskOperation, readTaskPaymentOperation } from "../lib/payments/operations.js";
 import type { PaymentPresentation } from "../lib/payments/x402/pay-task.js";
 import type { TaskPaymentRequired } from "../lib/payments/x402/protocol.js";
 
@@ -55,6 +57,11 @@ function paymentRequired(
 }
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  GET: endpoint(readTaskPaymentOperation, async ({ query, caller, request }) => {
+    const { payPageView } = await import("../lib/tasks/pay-page.js");
+    const credential = { caller, accessToken: query.access_token ?? presentedAccessToken(request) };
+    return payPageView(query.task_id, credential, query.pay_token);
+  }),
   POST: endpoint(payTaskOperation, async ({ query, caller, request, requestId }) => {
     const { payTaskWithX402, requiredAfterRefusal } = await import("../lib/payments/x402/pay-task.js");
     const credential = { caller, accessToken: query.access_token ?? presentedAccessToken(request) };

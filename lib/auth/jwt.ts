@@ -127,3 +127,50 @@ export function predatesPasswordChange(
   if (!account.passwordChangedAt) return false;
   return session.issuedAt.getTime() < Math.floor(account.passwordChangedAt.getTime() / 1000) * 1000;
 }
+
+/**
+ * Signs a purpose-bound token (HS256 with JWT_SECRET, `iss` {@link JWT_ISSUER}): `audience` names
+ * what it is for ("mcp-session", "task-pay") and no other verifier accepts it, since each checks
+ * its own audience. `subject` is what it is about (a task id, or none), `claims` its data,
+ * `expiresAt` its end (none: it lives as long as the secret).
+ * @returns the compact JWS (visible ASCII only, usable as an HTTP header value)
+ */
+export async function signPurposeToken(
+  audience: string,
+  claims: Record<string, unknown>,
+  options: { subject?: string; expiresAt?: Date; now?: Date } = {},
+): Promise<string> {
+  const { SignJWT } = await loadJose();
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer(JWT_ISSUER)
+    .setAudience(audience)
+    .setIssuedAt(Math.floor((options.now ?? new Date()).getTime() / 1000));
+  if (options.subject) jwt.setSubject(options.subject);
+  if (options.expiresAt) jwt.setExpirationTime(Math.floor(options.expiresAt.getTime() / 1000));
+  return jwt.sign(secret());
+}
+
+/**
+ * The claims of a token made by {@link signPurposeToken} for `audience` (signature, HS256 only,
+ * issuer, audience, expiry), or undefined for anything else: a forged, expired, malformed or
+ * foreign token is simply not one of ours.
+ */
+export async function verifyPurposeToken(
+  token: string,
+  audience: string,
+): Promise<(Record<string, unknown> & { sub?: string }) | undefined> {
+  if (!looksLikeJwt(token)) return undefined;
+  const { jwtVerify } = await loadJose();
+  try {
+    const { payload } = await jwtVerify(token, secret(), {
+      algorithms: ["HS256"],
+      issuer: JWT_ISSUER,
+      audience,
+    });
+    return payload as Record<string, unknown> & { sub?: string };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    return undefined;
+  }
+}

@@ -18,6 +18,9 @@ export const ALLOWED_HEADERS = [
   "payment-signature",
   "x-payment",
   "x-task-access-token",
+  // MCP (POST /api/mcp): the session (lib/mcp/session.ts) and the negotiated revision.
+  "mcp-session-id",
+  "mcp-protocol-version",
 ].join(", ");
 const EXPOSED_HEADERS = [
   "x-request-id",
@@ -33,6 +36,8 @@ const EXPOSED_HEADERS = [
   "payment-required",
   "payment-response",
   "x-payment-response",
+  // MCP: the session id an initialize answer carries.
+  "mcp-session-id",
 ].join(", ");
 
 /** The CORS headers of any origin (`CORS_ALLOWED_ORIGINS=*`); shared, never modified. */

@@ -1,7 +1,9 @@
 /**
  * The MCP endpoint's transport (Streamable HTTP, stateless): a fresh server (lib/mcp/server.ts)
- * and transport per request with no session id and JSON responses, built on the official SDK's
- * Web-standard transport. Revision 2025-11-25 is negotiated by default; 2025-06-18, 2025-03-26
+ * and transport per request with JSON responses, built on the official SDK's Web-standard
+ * transport. Sessions are self-contained (lib/mcp/session.ts): a successful `initialize` is
+ * answered with an `Mcp-Session-Id` holding the client's declared capabilities, and a request
+ * presenting one is served with them (an invalid one → 404, -32001). Revision 2025-11-25 is negotiated by default; 2025-06-18, 2025-03-26
  * and the older revisions the SDK knows are answered in their own revision.
  *
  * DNS-rebinding protection (the SDK wires it only for Express): a request whose `Host`
@@ -10,11 +12,12 @@
  * MCP_ALLOWED_ORIGINS, and localhost forms outside production.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { type ClientCapabilities, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { type Config, productionProfile, publicBaseUrl } from "../config.js";
 import { ApiError } from "../http/errors.js";
 import { enforceGeneralLimit, readBodyText } from "../http/handler.js";
 import { createMcpServer, TASKS_REVISION } from "./server.js";
+import { openMcpSession, readMcpSession } from "./session.js";
 import type { ToolContext } from "./tool-kit.js";
 import { TOOLS } from "./tools.js";
 
@@ -81,6 +84,8 @@ interface Peek {
   keyArgument: boolean;
   /** The revision an `initialize` in the body asks for, if any. */
   initializeVersion: string | undefined;
+  /** The body is one `initialize` request: the capabilities it declares (`{}` when none). */
+  initializeCapabilities: ClientCapabilities | undefined;
 }
 
 /** Whether `message` authenticates with an `api_key` argument: a tool that takes one, or a task/resource method. */
@@ -134,13 +139,20 @@ async function peekBody(request: Request, limit: number): Promise<Peek | Respons
   const messages = Array.isArray(body) ? body : [body];
   const init = messages.find(
     (m) => m && typeof m === "object" && (m as { method?: unknown }).method === "initialize",
-  ) as { params?: { protocolVersion?: unknown } } | undefined;
+  ) as { params?: { protocolVersion?: unknown; capabilities?: unknown } } | undefined;
   const version = init?.params?.protocolVersion;
+  const capabilities = init?.params?.capabilities;
   return {
     body,
     messages: messages.length,
     keyArgument: !Array.isArray(body) && carriesKeyArgument(body),
     initializeVersion: typeof version === "string" ? version : undefined,
+    initializeCapabilities:
+      init && !Array.isArray(body)
+        ? capabilities && typeof capabilities === "object"
+          ? (capabilities as ClientCapabilities)
+          : {}
+        : undefined,
   };
 }
 
@@ -207,6 +219,14 @@ export async function handleMcpRequest(
   if (peek && Array.isArray(peek.body) && peek.messages > config.MCP_MAX_BATCH_MESSAGES) {
     return batchTooLarge(peek.body, config.MCP_MAX_BATCH_MESSAGES);
   }
+  const sessionId = request.headers.get("mcp-session-id");
+  if (sessionId && !peek?.initializeCapabilities) {
+    const session = await readMcpSession(sessionId);
+    if (!session) {
+      return jsonRpcError(404, -32001, "Session not found (unknown or expired): send initialize again");
+    }
+    ctx.clientCapabilities = session.capabilities;
+  }
   const messages = Math.max(1, peek?.messages ?? 1);
   let limitHeaders: Record<string, string> = {};
   if (!ctx.headerCaller) {
@@ -225,6 +245,9 @@ export async function handleMcpRequest(
   try {
     const response = await transport.handleRequest(request, peek ? { parsedBody: peek.body } : undefined);
     for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
+    if (peek?.initializeCapabilities && response.status === 200) {
+      response.headers.set("mcp-session-id", await openMcpSession(peek.initializeCapabilities));
+    }
     return response;
   } finally {
     void server.close();

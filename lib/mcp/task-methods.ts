@@ -6,7 +6,8 @@
  *   advances one step per read, as with check_task_status.
  * - `tasks/result`: the tool result of a terminal task (status, operator notes, proof links;
  *   `isError` when it failed); of a task awaiting payment (`input_required`), its current result
- *   with the payment instructions. A task still `working` is refused at once (-32602, with
+ *   with the payment instructions, or, to a client that declared URL elicitation, -32042 with
+ *   the task's pay page (lib/tasks/pay-page.ts). A task still `working` is refused at once (-32602, with
  *   `data.poll_interval_ms`): a serverless function cannot hold a request open for the hours
  *   physical work takes, so callers poll `tasks/get` and ask for the result once it is terminal.
  * - `tasks/cancel`: the rules of DELETE /api/submit-task (lib/tasks/cancel-task.ts).
@@ -29,6 +30,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolResult,
   CancelTaskRequestSchema,
+  type ClientCapabilities,
   ErrorCode,
   GetTaskPayloadRequestSchema,
   GetTaskRequestSchema,
@@ -47,6 +49,7 @@ import { chargeFailedAuthentication } from "../http/handler.js";
 import type { Caller } from "../keys/credentials.js";
 import { type TaskOwnership, taskAccess } from "../tasks/state/task-access.js";
 import { nextPollSeconds } from "../tasks/task-advice.js";
+import { takesUrlElicitation } from "./session.js";
 import {
   PROOF_URI_TEMPLATE,
   protocolStatus,
@@ -146,8 +149,39 @@ async function answer<T>(ctx: ToolContext, taskId: string | undefined, fn: () =>
   }
 }
 
-/** `tasks/result` of `task` (see the module comment). */
-async function taskResult(taskId: string, credential: TaskCredential): Promise<CallToolResult> {
+/**
+ * The URL elicitation of `task`, a real task awaiting its owner's payment, for a client that takes
+ * URL elicitation: JSON-RPC -32042 (MCP 2025-11-25, "URLElicitationRequiredError") whose one
+ * elicitation opens the task's pay page (lib/tasks/pay-page.ts). Its data also carries the task
+ * id, the amount and, x402 on, the pay_task pointer, so an agent that pays by itself still can.
+ */
+async function paymentElicitation(task: Task, result: CallToolResult): Promise<McpError> {
+  const { payPageUrl } = await import("../tasks/pay-page.js");
+  const { url, expiresAt } = await payPageUrl(task);
+  const data = result.structuredContent as Record<string, unknown> | undefined;
+  const amount = (data?.payment as { payment_usdc?: string } | undefined)?.payment_usdc;
+  const message =
+    `Task ${task.id} was approved and waits for its payment of ${amount} USDC. Open the page to pay ` +
+    `(a USDC transfer of the exact amount, or x402 where offered) before ${expiresAt.toISOString()}; then ask for the result again.`;
+  return new McpError(ErrorCode.UrlElicitationRequired, message, {
+    elicitations: [{ mode: "url", elicitationId: `pay-${task.id}`, url, message }],
+    task_id: task.id,
+    status: task.status,
+    payment_usdc: amount ?? null,
+    ...(data?.x402 ? { x402: data.x402 } : {}),
+  });
+}
+
+/**
+ * `tasks/result` of `task` (see the module comment). A real task awaiting its owner's payment,
+ * asked by a client that takes URL elicitation (`capabilities`), is answered with the pay page's
+ * URL elicitation instead of its result ({@link paymentElicitation}).
+ */
+async function taskResult(
+  taskId: string,
+  credential: TaskCredential,
+  capabilities?: ClientCapabilities,
+): Promise<CallToolResult> {
   const { readTaskWithHistory } = await import("../tasks/read-task-status.js");
   const { task, history } = await readTaskWithHistory(taskId);
   const access = await taskAccess(task, credential);
@@ -165,6 +199,10 @@ async function taskResult(taskId: string, credential: TaskCredential): Promise<C
   const { taskStatusView } = await import("../tasks/task-view.js");
   const view = await taskStatusView(task, access, history, { proofContent: false });
   const result = await taskToolResult(task, view, access, { flagFailure: true });
+  if (status === "input_required" && takesUrlElicitation(capabilities)) {
+    const { awaitsPayment } = await import("../tasks/pay-page.js");
+    if (awaitsPayment(task)) throw await paymentElicitation(task, result);
+  }
   return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
 }
 
@@ -296,7 +334,9 @@ export function registerTaskMethods(server: Server, ctx: ToolContext, options: {
 
   server.setRequestHandler(taskResultRequest, async (request) => {
     const { taskId } = request.params;
-    return answer(ctx, taskId, async () => taskResult(taskId, await credentialOf(ctx, request.params)));
+    return answer(ctx, taskId, async () =>
+      taskResult(taskId, await credentialOf(ctx, request.params), ctx.clientCapabilities),
+    );
   });
 
   server.setRequestHandler(cancelTaskRequest, async (request) => {

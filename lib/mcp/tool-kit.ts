@@ -6,6 +6,7 @@
  */
 import {
   type CallToolResult,
+  type ClientCapabilities,
   ErrorCode,
   McpError,
   type ToolAnnotations,
@@ -35,6 +36,11 @@ export interface ToolContext {
    * ({@link chargeDeferredLimit}).
    */
   limitDeferred?: boolean;
+  /**
+   * The capabilities the client declared at `initialize`, read from its `Mcp-Session-Id`
+   * (lib/mcp/session.ts); undefined for a request without a session.
+   */
+  clientCapabilities?: ClientCapabilities;
 }
 
 /** The optional `api_key` argument of tools that need a key. */

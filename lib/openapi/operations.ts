@@ -33,7 +33,11 @@ import {
   oauthPostOperation,
   protectedResourceOperation,
 } from "../oauth/operations.js";
-import { listChainTransfersOperation, payTaskOperation } from "../payments/operations.js";
+import {
+  listChainTransfersOperation,
+  payTaskOperation,
+  readTaskPaymentOperation,
+} from "../payments/operations.js";
 import { getEstimateOperation } from "../pricing/operations.js";
 import {
   listPrivacyAdminOperation,
@@ -92,6 +96,7 @@ export function allOperations(): Operation[] {
     cancelTaskOperation,
     openDisputeOperation,
     payTaskOperation,
+    readTaskPaymentOperation,
     taskStreamOperation,
     createApiKeyOperation,
     listApiKeysOperation,

@@ -1,7 +1,8 @@
 /** Operation descriptors of the payments domain: operator views of on-chain transfers, and paying a task with x402. */
 import { z } from "zod";
+import { TASK_STATUSES } from "../db/schema/enums.js";
 import { defineOperation } from "../descriptors/operation.js";
-import { taskStatusSchema } from "../tasks/state/view-schemas.js";
+import { paymentDetailsSchema, taskStatusSchema } from "../tasks/state/view-schemas.js";
 import { chainTransfersQuerySchema, chainTransferViewSchema } from "./schemas.js";
 
 export const listChainTransfersOperation = defineOperation({
@@ -133,4 +134,46 @@ export const payTaskOperation = defineOperation({
     },
   },
   errors: ["MISSING_FIELD", "INVALID_FORMAT", "NOT_FOUND", "CONFLICT", "PAYMENT_REQUIRED"],
+});
+
+export const readTaskPaymentOperation = defineOperation({
+  id: "readTaskPayment",
+  method: "GET",
+  path: "/api/task-pay",
+  summary:
+    "How to pay a task: its exact amount, networks, wallets, x402 URL and deadline (the pay page's read)",
+  description:
+    "What the pay page (`/pay/#task_id=…&pay_token=…`) shows: the task's status and service and the payment block " +
+    "of its status, nothing of its content. Readable with `pay_token`, the purpose-bound token of the pay page URL " +
+    "that MCP `tasks/result` gives a client declaring URL elicitation (it expires with the payment window, at most " +
+    "7 days), or by the task's owner (key, signed-in account, access_token) or an admin. Anyone else, and a token " +
+    "forged, expired or made for another task → 404. Works with x402 on or off: the plain transfer of the exact " +
+    "amount to a listed wallet always pays.",
+  tags: ["Tasks"],
+  auth: "optional",
+  scope: "task_create",
+  query: z.object({
+    task_id: z.string().trim().min(1).max(64),
+    pay_token: z
+      .string()
+      .max(2000)
+      .optional()
+      .meta({ description: "The pay token of the pay page URL (its fragment)." }),
+    access_token: z
+      .string()
+      .max(100)
+      .optional()
+      .meta({ description: "Anonymous submissions: the access_token." }),
+  }),
+  response: z.object({
+    task_id: z.string(),
+    status: z.enum(TASK_STATUSES),
+    service_type: z.string(),
+    sandbox: z.boolean(),
+    awaiting_payment: z.boolean().meta({
+      description: "True while the task waits for its payment (accepted_pending_payment or counter_offered).",
+    }),
+    payment: paymentDetailsSchema,
+  }),
+  errors: ["MISSING_FIELD", "INVALID_FORMAT", "NOT_FOUND"],
 });

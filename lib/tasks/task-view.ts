@@ -134,7 +134,7 @@ function x402Payable(task: Task): boolean {
  * `payment_usdc` (decimal string), the networks it may be paid on (none for an account),
  * the rate and the payment's time and transaction, and the USDC receipt's invoice id.
  */
-function paymentView(task: Task): Record<string, unknown> {
+export function paymentView(task: Task): Record<string, unknown> {
   return {
     method: task.paymentMethod,
     amount_cad: task.counterOfferAmount ?? task.priceCad ?? task.estimateCad,

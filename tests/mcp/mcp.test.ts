@@ -179,7 +179,8 @@ describe("MCP over Streamable HTTP", () => {
     });
     const body: any = await res.json();
     expect(body.result.protocolVersion).toBe("2025-03-26");
-    expect(res.headers.get("mcp-session-id")).toBeNull();
+    // A self-contained session id (a JWT holding the declared capabilities; lib/mcp/session.ts).
+    expect(res.headers.get("mcp-session-id")).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
   });
 });
 

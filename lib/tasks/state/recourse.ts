@@ -59,13 +59,10 @@ export const recourseTermsSchema = z
     sla_credit: z.object({
       automatic: z.boolean(),
       applies_to: z.string(),
-      percent_per_full_day: z
-        .number()
-        .int()
-        .meta({
-          description:
-            "Percent of the amount paid per full 24 h past execution_deadline (10): 23 h late earns nothing, 50 h late earns 2 days' worth.",
-        }),
+      percent_per_full_day: z.number().int().meta({
+        description:
+          "Percent of the amount paid per full 24 h past execution_deadline (10): 23 h late earns nothing, 50 h late earns 2 days' worth.",
+      }),
       cap_percent: z
         .number()
         .int()
