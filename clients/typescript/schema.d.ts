@@ -439,7 +439,7 @@ export interface paths {
         };
         /**
          * Disputes, open first and oldest first, with their evidence files' metadata (operator)
-         * @description Permission: `disputes.read` (roles: owner, reviewer, finance); a staff session acts with its role, an admin key as owner.
+         * @description The queue: open disputes first, oldest first, each with its evidence files' metadata. With `dispute_id`: that one dispute with its evidence files' content (base64), as the console shows it beside the task's proof. Permission: `disputes.read` (roles: owner, reviewer, finance); a staff session acts with its role, an admin key as owner.
          */
         get: operations["listDisputes"];
         put?: never;
@@ -1759,6 +1759,8 @@ export interface components {
                 type: string;
                 size: number;
                 sha256: string;
+                /** @description base64; only when the query names `dispute_id`. */
+                content?: string;
             }[];
             /** @description USDC refund owed (decimal string). */
             refund_usdc?: string | null;
@@ -8140,6 +8142,8 @@ export interface operations {
     listDisputes: {
         parameters: {
             query?: {
+                /** @description One dispute (dsp_…), with its evidence files' content (base64) for the reviewer to see; unknown → 404. `status` and `limit` do not apply. */
+                dispute_id?: string;
                 /** @description open or resolved; default both. */
                 status?: "open" | "resolved";
                 limit?: number;
@@ -8164,7 +8168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT, MISSING_FIELD */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8173,7 +8177,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "INVALID_FORMAT";
+                            code?: "INVALID_FORMAT" | "MISSING_FIELD";
                         };
                     };
                 };
@@ -8206,6 +8210,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found. Codes: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
             /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
             405: {
                 headers: {
@@ -8222,7 +8240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Codes: VALIDATION_ERROR */
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8231,7 +8249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "VALIDATION_ERROR";
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG";
                         };
                     };
                 };

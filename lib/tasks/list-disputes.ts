@@ -6,16 +6,35 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { disputeFiles, type TaskDispute, taskDisputes } from "../db/schema/index.js";
+import { DomainError } from "../errors.js";
 import { formatUsdc } from "../money.js";
 import type { ListDisputesQuery } from "./state/dispute-schemas.js";
 import { disputeSummary } from "./state/dispute-view.js";
 
-/** Metadata of one evidence file: name, type, size (bytes), SHA-256 (hex). */
+/** Metadata of one evidence file: name, type, size (bytes), SHA-256 (hex), and its content (base64) when read. */
 export interface EvidenceFile {
   filename: string;
   type: string;
   size: number;
   sha256: string;
+  content?: string;
+}
+
+/** The evidence files of dispute `disputeId` with their content (base64), in upload order. */
+async function evidenceWithContent(disputeId: string): Promise<EvidenceFile[]> {
+  const db = await getDb();
+  const rows = await db
+    .select({
+      filename: disputeFiles.filename,
+      type: disputeFiles.mimeType,
+      size: disputeFiles.sizeBytes,
+      sha256: disputeFiles.sha256,
+      content: disputeFiles.content,
+    })
+    .from(disputeFiles)
+    .where(eq(disputeFiles.disputeId, disputeId))
+    .orderBy(asc(disputeFiles.position));
+  return rows.map((f) => ({ ...f, content: Buffer.from(f.content).toString("base64") }));
 }
 
 /** The evidence files of `disputeIds` (no content), in upload order, by dispute id. */
@@ -54,11 +73,21 @@ export async function readDisputeStaffView(dispute: TaskDispute): Promise<Record
   return disputeStaffView(dispute, (await evidenceFilesOf([dispute.id])).get(dispute.id) ?? []);
 }
 
-/** The disputes of the staff queue: open first, then oldest first; filtered by `status`; at most `limit`. */
+/**
+ * The disputes of the staff queue: open first, then oldest first; filtered by `status`; at most
+ * `limit`. With `dispute_id`: that one dispute, its evidence files with their content (base64).
+ * @throws DomainError NOT_FOUND (`dispute_id` names no dispute)
+ */
 export async function listDisputes(
   query: ListDisputesQuery,
 ): Promise<{ disputes: Record<string, unknown>[] }> {
   const db = await getDb();
+  if (query.dispute_id) {
+    const [dispute] = await db.select().from(taskDisputes).where(eq(taskDisputes.id, query.dispute_id));
+    if (!dispute)
+      throw new DomainError("NOT_FOUND", `No dispute ${query.dispute_id}`, { field: "dispute_id" });
+    return { disputes: [disputeStaffView(dispute, await evidenceWithContent(dispute.id))] };
+  }
   const rows = await db
     .select()
     .from(taskDisputes)

@@ -270,10 +270,13 @@ export const listDisputesOperation = defineOperation({
   method: "GET",
   path: "/api/disputes",
   summary: "Disputes, open first and oldest first, with their evidence files' metadata (operator)",
+  description:
+    "The queue: open disputes first, oldest first, each with its evidence files' metadata. With `dispute_id`: " +
+    "that one dispute with its evidence files' content (base64), as the console shows it beside the task's proof.",
   tags: ["Operator"],
   auth: "admin",
   permission: "disputes.read",
   query: listDisputesQuerySchema,
   response: disputeListSchema,
-  errors: ["VALIDATION_ERROR"],
+  errors: ["VALIDATION_ERROR", "NOT_FOUND"],
 });

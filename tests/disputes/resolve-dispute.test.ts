@@ -4,6 +4,7 @@
  * (prepaid: credit note and balance back at once; USDC: a refund owed that finance settles),
  * partial refunds bounded by what is left, reject with a reason, exactly once under concurrency.
  */
+import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as refundPost } from "../../api/task-refund.js";
@@ -231,6 +232,18 @@ describe("GET /api/disputes", () => {
     expect([...times].sort((x, y) => x - y)).toEqual(times);
     expect(disputes[0]).toMatchObject({ task_id: expect.any(String), details: expect.any(String) });
     expect(disputes[0]!.evidence_files[0]).toMatchObject({ filename: "half.png", type: "image/png" });
+    expect(disputes[0]!.evidence_files[0]).not.toHaveProperty("content");
+
+    // One dispute by id: its evidence with the content, whose SHA-256 is the one listed.
+    const id = (disputes[0] as unknown as { dispute_id: string }).dispute_id;
+    const one = await listDisputes(admin, `?dispute_id=${id}`);
+    expect(one.res.status).toBe(200);
+    const file = one.body.disputes[0].evidence_files[0];
+    expect(createHash("sha256").update(Buffer.from(file.content, "base64")).digest("hex")).toBe(file.sha256);
+    const unknown = await listDisputes(admin, "?dispute_id=dsp_nope");
+    expect(expectEnvelope(unknown.body, unknown.res, 404, "NOT_FOUND").field).toBe("dispute_id");
+    const strangerOne = await listDisputes(owner, `?dispute_id=${id}`);
+    expectEnvelope(strangerOne.body, strangerOne.res, 403, "FORBIDDEN");
 
     const resolved = await listDisputes(admin, "?status=resolved");
     expect(resolved.body.disputes.every((d: { status: string }) => d.status === "resolved")).toBe(true);

@@ -121,7 +121,12 @@ describe.skipIf(!CHROMIUM)("disputes in the dashboard and the console", () => {
     await rcard.getByRole("link", { name: taskId }).waitFor();
     expect(await rcard.textContent()).toContain("The fence photographed is not the one at the address.");
     expect(await rcard.locator(".evidence").textContent()).toContain("fence.png");
-    expect(await rcard.locator(".proof-gallery img").count()).toBe(1);
+    // The requester's photo is shown beside the operator's proof, read with dispute_id.
+    const evidenceImage = rcard.locator(".evidence img");
+    await evidenceImage.waitFor();
+    expect(await evidenceImage.getAttribute("alt")).toBe("fence.png");
+    expect(await evidenceImage.getAttribute("src")).toBe(`data:image/png;base64,${photo.content}`);
+    expect(await rcard.locator(".proof-gallery:not(.evidence) img").count()).toBe(1);
     expect(await rcard.getByRole("button", { name: "Resolve" }).count()).toBe(0);
     expect(await rcard.locator(".no-resolve").textContent()).toBe(
       "Your role can read disputes but not resolve them.",

@@ -70,6 +70,10 @@ export const resolveDisputeBodySchema = z
 export type ResolveDisputeBody = z.output<typeof resolveDisputeBodySchema>;
 
 export const listDisputesQuerySchema = z.object({
+  dispute_id: z.string().trim().min(1).max(64).optional().meta({
+    description:
+      "One dispute (dsp_…), with its evidence files' content (base64) for the reviewer to see; unknown → 404. `status` and `limit` do not apply.",
+  }),
   status: z.enum(DISPUTE_STATUSES).optional().meta({ description: "open or resolved; default both." }),
   limit: queryNumber().pipe(z.number().int().min(1).max(200)).optional().default(50),
 });
@@ -94,7 +98,16 @@ export const disputeSchema = disputeSummarySchema
     task_id: z.string(),
     details: z.string(),
     evidence_files: z.array(
-      z.object({ filename: z.string(), type: z.string(), size: z.number().int(), sha256: z.string() }),
+      z.object({
+        filename: z.string(),
+        type: z.string(),
+        size: z.number().int(),
+        sha256: z.string(),
+        content: z
+          .string()
+          .optional()
+          .meta({ description: "base64; only when the query names `dispute_id`." }),
+      }),
     ),
     refund_usdc: z.string().nullable().optional().meta({ description: "USDC refund owed (decimal string)." }),
   })

@@ -1,7 +1,7 @@
 /**
  * The console's disputes queue (#/disputes, issue 27; permission `disputes.read`): the disputes of
  * GET /api/disputes, open first and oldest first. Each shows the requester's side (reason, details,
- * evidence files' metadata) beside the work (the task's proof files as its page shows them, its
+ * evidence files: images inline, read with `dispute_id`, and each file's SHA-256) beside the work (the task's proof files as its page shows them, its
  * site visit when the status view has one, the signed receipt, an SLA credit), and, to the roles
  * holding `disputes.resolve`, the resolution form (POST /api/dispute-resolve with an
  * Idempotency-Key; the server checks the permission again).
@@ -26,9 +26,22 @@ function disputeBadge(status) {
   return badge(t(`dispute.${status}`), `dispute-${status}`);
 }
 
-/** The requester's side: reason, opened, details, evidence files (metadata: the content stays stored). */
-function requesterSide(dispute) {
+/** One evidence file: the file as a proof is shown (image inline, else a download), then its size and SHA-256. */
+function evidenceItem(file) {
+  const item = proofItem(file);
+  item.append(
+    h("p", { class: "meta" }, `${file.type} · ${formatBytes(file.size)} · `, h("code", {}, file.sha256)),
+  );
+  return item;
+}
+
+/**
+ * The requester's side: reason, opened, details, evidence files. `withContent` is the dispute read
+ * with its files' content (null when that read failed: the metadata is shown instead).
+ */
+function requesterSide(dispute, withContent) {
   const files = dispute.evidence_files ?? [];
+  const read = withContent?.evidence_files;
   return h(
     "div",
     { class: "dispute-side" },
@@ -39,21 +52,23 @@ function requesterSide(dispute) {
       [t("disputes.details"), h("span", { class: "prewrap" }, dispute.details)],
     ]),
     h("h4", {}, t("disputes.evidence")),
-    files.length
-      ? h(
-          "ul",
-          { class: "plain evidence" },
-          files.map((f) =>
-            h(
-              "li",
-              {},
-              h("strong", {}, f.filename),
-              ` · ${f.type} · ${formatBytes(f.size)} · `,
-              h("code", {}, f.sha256),
+    read?.length
+      ? h("ul", { class: "proof-gallery evidence" }, read.map(evidenceItem))
+      : files.length
+        ? h(
+            "ul",
+            { class: "plain evidence" },
+            files.map((f) =>
+              h(
+                "li",
+                {},
+                h("strong", {}, f.filename),
+                ` · ${f.type} · ${formatBytes(f.size)} · `,
+                h("code", {}, f.sha256),
+              ),
             ),
-          ),
-        )
-      : h("p", { class: "muted" }, t("disputes.no_evidence")),
+          )
+        : h("p", { class: "muted" }, t("disputes.no_evidence")),
   );
 }
 
@@ -217,8 +232,11 @@ function resolutionForm(dispute, task) {
   return form;
 }
 
-/** One dispute: head (id, status, task link), the two sides, and its resolution or the form. */
-function disputeCard(dispute, task) {
+/**
+ * One dispute: head (id, status, task link), the two sides, and its resolution or the form.
+ * `evidence`: the dispute read with its evidence files' content, or null.
+ */
+function disputeCard(dispute, task, evidence) {
   const open = dispute.status === "open";
   return h(
     "li",
@@ -240,7 +258,7 @@ function disputeCard(dispute, task) {
         h("a", { href: taskHref(dispute.task_id) }, dispute.task_id),
         task ? [" · ", task.service_type] : null,
       ),
-      h("div", { class: "dispute-sides" }, requesterSide(dispute), workSide(task)),
+      h("div", { class: "dispute-sides" }, requesterSide(dispute, evidence), workSide(task)),
       open
         ? can("disputes.resolve")
           ? resolutionForm(dispute, task)
@@ -256,6 +274,15 @@ export async function disputesView() {
   const tasks = await Promise.all(
     disputes.map((d) => get(`/api/submit-task?task_id=${encodeURIComponent(d.task_id)}`).catch(() => null)),
   );
+  const evidence = await Promise.all(
+    disputes.map((d) =>
+      d.evidence_files?.length
+        ? get(`/api/disputes?dispute_id=${encodeURIComponent(d.dispute_id)}`)
+            .then((r) => r.disputes[0] ?? null)
+            .catch(() => null)
+        : null,
+    ),
+  );
   const openCount = disputes.filter((d) => d.status === "open").length;
   return h(
     "section",
@@ -267,7 +294,7 @@ export async function disputesView() {
       ? h(
           "ul",
           { class: "cards disputes" },
-          disputes.map((d, i) => disputeCard(d, tasks[i])),
+          disputes.map((d, i) => disputeCard(d, tasks[i], evidence[i])),
         )
       : h("p", { class: "empty" }, t("disputes.empty")),
   );
