@@ -10,6 +10,7 @@
  * peer, with the load generator in a child process.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { onEachBackend } from "../lib/backends.js";
 import { type RunningServer, startBareServer } from "../lib/bare-server.js";
 import { type EqualWorkPeer, startEqualWorkPeer } from "../lib/equal-work-peer.js";
@@ -401,6 +402,7 @@ function interpret(results: BackendResult[], ctx: BenchContext, rounds: number):
 async function run(ctx: BenchContext): Promise<Section> {
   const { settings } = ctx;
   const rounds = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 2)));
+  const loadBefore = loadavg()[0] ?? 0;
   const bare = await startBareServer();
   const peer = await startHonoPeer();
   let outcome: Awaited<ReturnType<typeof onEachBackend<BackendResult>>>;
@@ -413,6 +415,7 @@ async function run(ctx: BenchContext): Promise<Section> {
     await peer.close();
   }
   const { results, pgSkipped } = outcome;
+  const loadAfter = loadavg()[0] ?? 0;
   const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
   const clean = (m: Measured | undefined) => !!m && m.rounds.every((r) => r.non2xx === 0 && r.errors === 0);
   const ratio = (m: Measured | undefined, to: Measured | undefined) =>
@@ -533,7 +536,8 @@ async function run(ctx: BenchContext): Promise<Section> {
       "with its own node-postgres pool of the same size. Server CPU: per target and round, " +
       `${num(settings.requests)} requests from ${CLIENTS} closed-loop clients (autocannon's CLI in a child ` +
       "process), `process.cpuUsage()` of this process (every server, the database client or PGlite, the rows " +
-      "drained) divided by the requests; PostgreSQL's backends for the scratch database read from /proc.",
+      "drained) divided by the requests; PostgreSQL's backends for the scratch database read from /proc. " +
+      `Machine load average (1 min) ${num(loadBefore, 1)} at the start, ${num(loadAfter, 1)} at the end.`,
     "",
     interpret(results, ctx, rounds),
   ].join("\n");
