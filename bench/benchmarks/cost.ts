@@ -14,18 +14,13 @@
  * BENCH_ROUNDS (default 2, kinds alternated), BENCH_PG_URL (server for the scratch database).
  * The embedded database is measured too, with no goal of its own (BENCH_COST_PGLITE=0 skips it).
  */
-import { execFile } from "node:child_process";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { promisify } from "node:util";
 import { createScratchDatabase } from "../../lib/db/scratch-database.js";
+import { type LoadOptions, runLoadInChild } from "../lib/load.js";
 import { num, table } from "../lib/report.js";
 import { startService } from "../lib/service.js";
 import { settingsEnv } from "../lib/settings.js";
 import type { BenchContext, Benchmark, Section } from "../lib/types.js";
 import { DEFAULT_PG_URL, TASK_BODY } from "./tasks.js";
-
-const execFileAsync = promisify(execFile);
 
 /** Goals on PostgreSQL (issue 14): server CPU per request, µs, and p99 at 8 clients, ms. */
 export const GOALS = {
@@ -48,51 +43,30 @@ interface Sample {
   errors: number;
 }
 
-interface AutocannonJson {
-  requests: { total: number; average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-
-const autocannonCli = (() => {
-  const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve("autocannon/package.json")), "autocannon.js");
-})();
-
 /** `amount` requests over `CLIENTS` connections from an autocannon child process; this process's CPU around them. */
 async function measure(
   kind: Kind,
   url: string,
   amount: number,
-  options: { method?: string; headers: Record<string, string>; body?: string },
+  options: { method?: LoadOptions["method"]; headers: Record<string, string>; body?: string },
 ): Promise<Sample> {
-  const args = [
-    autocannonCli,
-    "-j",
-    "-c",
-    String(CLIENTS),
-    "-a",
-    String(amount),
-    "-m",
-    options.method ?? "GET",
-  ];
-  for (const [k, v] of Object.entries(options.headers)) args.push("-H", `${k}=${v}`);
-  if (options.body) args.push("-b", options.body);
-  args.push(url);
   const before = process.cpuUsage();
-  const { stdout } = await execFileAsync(process.execPath, args, {
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 600_000,
+  const result = await runLoadInChild({
+    url,
+    amount,
+    durationSec: 0,
+    connections: CLIENTS,
+    method: options.method ?? "GET",
+    headers: options.headers,
+    body: options.body,
   });
   const used = process.cpuUsage(before);
-  const result = JSON.parse(stdout) as AutocannonJson;
   return {
     kind,
-    cpuUsPerRequest: (used.user + used.system) / Math.max(1, result.requests.total),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    requests: result.requests.total,
+    cpuUsPerRequest: (used.user + used.system) / Math.max(1, result.requests),
+    p50Ms: result.latencyP50Ms,
+    p99Ms: result.latencyP99Ms,
+    requests: result.requests,
     non2xx: result.non2xx,
     errors: result.errors,
   };

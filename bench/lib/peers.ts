@@ -47,6 +47,45 @@ const estimateQuery = z.object({
 
 const URGENCY = { standard: 1, rush: 1.25, emergency: 1.5 } as const;
 
+/**
+ * The estimate-like route's work, shared by the Hono + zod peer and the equal-work peer: the query
+ * validated with zod (hours 1–12, a location, an urgency), the place looked up accent-folded, the
+ * price computed (labour CAD 65/h for at least 2 h, travel CAD 45/h at 80 km/h both ways, urgency
+ * factor).
+ * @param query the request's query parameters
+ * @param requestId the id echoed in the body
+ * @returns the status (200; 400 invalid query; 422 unknown place) and the JSON body
+ */
+export function estimateAnswer(
+  query: Record<string, string>,
+  requestId: string,
+): { status: 200 | 400 | 422; body: Record<string, unknown> } {
+  const parsed = estimateQuery.safeParse(query);
+  if (!parsed.success) {
+    return {
+      status: 400,
+      body: { error: { code: "VALIDATION_ERROR", details: parsed.error.issues }, request_id: requestId },
+    };
+  }
+  const place = PLACES.get(fold(parsed.data.location));
+  if (!place) return { status: 422, body: { error: { code: "LOCATION_NOT_FOUND" }, request_id: requestId } };
+  const travelHours = (place.km * 2) / 80;
+  const labour = Math.max(2, parsed.data.hours) * 65;
+  const travel = Math.round(travelHours * 45 * 100) / 100;
+  const subtotal = (labour + travel) * URGENCY[parsed.data.urgency];
+  const total = Math.round(subtotal * 100) / 100;
+  return {
+    status: 200,
+    body: {
+      currency: "CAD",
+      total_cad: total,
+      breakdown: { labour_cad: labour, travel_cad: travel, urgency: parsed.data.urgency },
+      location: { query: parsed.data.location, matched: place.name, coordinates: [place.lon, place.lat] },
+      request_id: requestId,
+    },
+  };
+}
+
 /** A response the `/response` route repeats: status, headers (lowercase names) and body text. */
 export interface RecordedResponse {
   status: number;
@@ -75,32 +114,9 @@ export async function startHonoPeer(): Promise<HonoPeer> {
   });
   app.get("/", (c) => c.json(FIXED));
   app.get("/estimate", (c) => {
-    const parsed = estimateQuery.safeParse(c.req.query());
     const requestId = randomUUID();
-    if (!parsed.success) {
-      return c.json(
-        { error: { code: "VALIDATION_ERROR", details: parsed.error.issues }, request_id: requestId },
-        400,
-      );
-    }
-    const place = PLACES.get(fold(parsed.data.location));
-    if (!place) return c.json({ error: { code: "LOCATION_NOT_FOUND" }, request_id: requestId }, 422);
-    const travelHours = (place.km * 2) / 80;
-    const labour = Math.max(2, parsed.data.hours) * 65;
-    const travel = Math.round(travelHours * 45 * 100) / 100;
-    const subtotal = (labour + travel) * URGENCY[parsed.data.urgency];
-    const total = Math.round(subtotal * 100) / 100;
-    return c.json(
-      {
-        currency: "CAD",
-        total_cad: total,
-        breakdown: { labour_cad: labour, travel_cad: travel, urgency: parsed.data.urgency },
-        location: { query: parsed.data.location, matched: place.name, coordinates: [place.lon, place.lat] },
-        request_id: requestId,
-      },
-      200,
-      { "x-request-id": requestId },
-    );
+    const answer = estimateAnswer(c.req.query(), requestId);
+    return c.json(answer.body, answer.status, { "x-request-id": requestId });
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));

@@ -23,6 +23,12 @@ export const BENCH_RATE_LIMIT_PER_MIN = 100_000_000;
 /** The running service and the database driver it uses. */
 export interface RunningService extends RunningServer {
   driver: string;
+  /** The driver's client under drizzle: the PGlite instance, or node-postgres' pool. */
+  client: unknown;
+  /** The node-postgres pool's size (`DATABASE_POOL_MAX`). */
+  poolMax: number;
+  /** Writes the activity rows queued so far (`flushActivity`); resolves once they are in the database. */
+  flush(): Promise<void>;
 }
 
 /** Opens the database, starts the local host on 127.0.0.1 port 0, and resolves once it listens. */
@@ -36,11 +42,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const perMin = String(options.rateLimitPerMin ?? BENCH_RATE_LIMIT_PER_MIN);
   process.env.RATE_LIMIT_KEY_PER_MIN = perMin;
   process.env.RATE_LIMIT_ANON_PER_MIN = perMin;
-  const { resetConfig } = await import("../../lib/config.js");
+  const { getConfig, resetConfig } = await import("../../lib/config.js");
   resetConfig();
   const { closeDatabase, getDatabase } = await import("../../lib/db/client.js");
   const { startLocalHost } = await import("../../scripts/local-host.js");
-  const { flushActivity } = await import("../../lib/activity/record-activity.js");
+  const { flushActivity, resetActivityBatching } = await import("../../lib/activity/record-activity.js");
+  resetActivityBatching();
   const database = await getDatabase();
   const host = await startLocalHost({
     root: options.root,
@@ -52,6 +59,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   return {
     url: host.url,
     driver: database.driver,
+    client: (database.db as unknown as { $client: unknown }).$client,
+    poolMax: getConfig().DATABASE_POOL_MAX,
+    flush: flushActivity,
     async close() {
       await host.close();
       await flushActivity();
