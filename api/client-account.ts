@@ -4,7 +4,7 @@ import { createClientAccountOperation, getClientAccountOperation } from "../lib/
 import { registerAccount } from "../lib/accounts/register-account.js";
 import { renderInvoicePdf } from "../lib/billing/invoice-pdf.js";
 import { endpoint, route } from "../lib/http/handler.js";
-import { exportAccountData } from "../lib/privacy/export.js";
+import { accountExportStream } from "../lib/privacy/export.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   POST: endpoint(createClientAccountOperation, ({ body, caller, ip }) =>
@@ -23,8 +23,10 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
       });
     }
     if (ctx.query.action === "export") {
+      // Streamed: the account read, then the export document as its sections are read.
       const actor = ctx.client ? "client" : `admin:${ctx.caller?.keyId}`;
-      out.export = await exportAccountData(out.account!.account_id, actor);
+      const body = await accountExportStream(out.account!.account_id, actor, { ...out });
+      return new Response(body, { headers: { "content-type": "application/json; charset=utf-8" } });
     }
     return out;
   }),

@@ -1,13 +1,16 @@
 /**
  * The client's access and portability right (Law 25; docs/privacy.md): everything the service
- * holds about one account as one JSON document, `GET /api/client-account?action=export`.
+ * holds about one account as one JSON document, `GET /api/client-account?action=export`. The
+ * answer is streamed (issue 32 item 4): each section is read in keyset pages of
+ * {@link EXPORT_PAGE_ROWS} rows and written as it is read, so an account of any size never sits
+ * whole in memory ({@link accountExportStream}).
  *
  * Sections are named by `DATA_CLASSIFICATION[table].export`; each row carries every column of
  * its table by database name except the `secret` ones (password and key hashes, encrypted
  * secrets). Proof file contents are not inlined (they can be megabytes): each row says where to
  * download them. bigint values are decimal strings, times ISO 8601.
  */
-import { desc, eq, getTableColumns, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, lt, type SQL } from "drizzle-orm";
 import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
@@ -19,6 +22,7 @@ import {
   taskEvents,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
+import { describeError } from "../log-error.js";
 import { DATA_CLASSIFICATION } from "./classification.js";
 import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
@@ -50,47 +54,131 @@ export function exportRow(table: PgTable, row: Record<string, unknown>): Record<
   return out;
 }
 
-/** Sections listed in a set order (the others in the database's order). */
-const SECTION_ORDER: Partial<Record<keyof SubjectRows, SQL | PgColumn>> = {
-  task_events: taskEvents.seq,
-  activity: desc(activityLog.at),
-};
-
-const rows = (table: PgTable, list: Record<string, unknown>[]) => list.map((r) => exportRow(table, r));
+/** Rows per page of the streamed export (one indexed range read each). */
+export const EXPORT_PAGE_ROWS = 2_000;
 
 /**
- * Builds the export of account `accountId` and records an `export` row in `privacy_audit` (with
- * the section counts), in one transaction.
- * @param actor `client` or `admin:<key id>`
- * @returns the document (see the module comment)
- * @throws DomainError NOT_FOUND (no such account)
+ * The key a section is read by, page after page: `task_events` in commit order (`seq`),
+ * `activity` newest first (`id`, a sequence), the others by primary key. Every key is one unique
+ * column, so `key > last` (or `<`) starts the next page exactly after the last row.
  */
-export async function exportAccountData(accountId: string, actor: string): Promise<ExportDocument> {
-  await flushActivityBeforeRead();
-  const db = await getDb();
-  return db.transaction(async (tx) => {
-    const [account] = await tx.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
-    if (!account) throw new DomainError("NOT_FOUND", `No account ${accountId}`, { field: "account_id" });
-    const doc = await buildExport(tx, account);
-    const counts: Record<string, number> = {};
-    for (const [k, v] of Object.entries(doc)) if (Array.isArray(v)) counts[k] = v.length;
-    await tx.insert(privacyAudit).values({ action: "export", accountId: account.id, actor, details: counts });
-    return doc;
-  });
+function sectionKey(
+  name: keyof SubjectRows,
+  table: PgTable,
+): { prop: string; column: PgColumn; desc: boolean } {
+  const columns = Object.entries(getTableColumns(table)) as [string, PgColumn][];
+  const wanted = name === "task_events" ? taskEvents.seq : name === "activity" ? activityLog.id : undefined;
+  const found = columns.find(([, c]) => (wanted ? c === wanted : c.primary));
+  if (!found) throw new Error(`export: section ${name} has no single-column key`);
+  return { prop: found[0], column: found[1], desc: name === "activity" };
 }
 
-/** The document itself (no audit row). */
-export async function buildExport(db: Db | Tx, account: ClientAccount): Promise<ExportDocument> {
+/** The exported rows of one section, read in keyset pages of {@link EXPORT_PAGE_ROWS}. */
+async function* sectionRows(
+  db: Db,
+  name: keyof SubjectRows,
+  table: PgTable,
+  where: SQL | undefined,
+): AsyncGenerator<Record<string, unknown>> {
+  const key = sectionKey(name, table);
+  let after: unknown;
+  for (;;) {
+    const range = after === undefined ? undefined : key.desc ? lt(key.column, after) : gt(key.column, after);
+    const page = (await db
+      .select()
+      .from(table)
+      .where(and(where, range))
+      .orderBy(key.desc ? desc(key.column) : asc(key.column))
+      .limit(EXPORT_PAGE_ROWS)) as Record<string, unknown>[];
+    for (const row of page) yield exportRow(table, row);
+    if (page.length < EXPORT_PAGE_ROWS) return;
+    after = page[page.length - 1]![key.prop];
+  }
+}
+
+/**
+ * The pieces of JSON text of `{ ...head, export: <the export document of account> }`, in order:
+ * `head`'s members, then the document's header and each section as its pages are read. Records
+ * the `export` row in `privacy_audit` first (who, when), and its section counts once written.
+ */
+async function* exportText(
+  head: Record<string, unknown>,
+  account: ClientAccount,
+  actor: string,
+): AsyncGenerator<string> {
+  await flushActivityBeforeRead();
+  const db = await getDb();
+  const [audit] = await db
+    .insert(privacyAudit)
+    .values({ action: "export", accountId: account.id, actor, details: { streamed: true } })
+    .returning({ id: privacyAudit.id });
   const { rows: where } = await subjectScope(db, account);
-  const doc: ExportDocument = {
+  const opening = JSON.stringify(head).slice(0, -1);
+  yield `${opening}${opening.length > 1 ? "," : ""}"export":`;
+  yield JSON.stringify({
     format: EXPORT_FORMAT,
     generated_at: new Date().toISOString(),
     account: exportRow(clientAccounts, account),
-  };
+  }).slice(0, -1);
+  const counts: Record<string, number> = {};
   for (const [name, table] of Object.entries(SUBJECT_TABLES) as [keyof SubjectRows, PgTable][]) {
-    const query = db.select().from(table).where(where[name]);
-    const order = SECTION_ORDER[name];
-    doc[name] = rows(table, await (order ? query.orderBy(order) : query));
+    yield `,${JSON.stringify(name)}:[`;
+    let n = 0;
+    for await (const row of sectionRows(db, name, table, where[name])) {
+      yield `${n === 0 ? "" : ","}${JSON.stringify(row)}`;
+      n++;
+    }
+    counts[name] = n;
+    yield "]";
   }
-  return doc;
+  yield "}}";
+  await db
+    .update(privacyAudit)
+    .set({ details: { streamed: true, ...counts } })
+    .where(eq(privacyAudit.id, audit!.id));
+}
+
+/**
+ * The answer of `GET /api/client-account?action=export` as a byte stream: the JSON object `head`
+ * (the account read) with its member `export`, the export document of account `accountId`,
+ * written as its sections are read. A failure after the first bytes ends the stream with an
+ * error (the client sees a truncated, invalid JSON document, never a partial one that parses).
+ * @param actor `client` or `admin:<key id>` (the `privacy_audit` row)
+ * @throws DomainError NOT_FOUND (no such account), before any byte
+ */
+export async function accountExportStream(
+  accountId: string,
+  actor: string,
+  head: Record<string, unknown>,
+): Promise<ReadableStream<Uint8Array>> {
+  const db = await getDb();
+  const [account] = await db.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
+  if (!account) throw new DomainError("NOT_FOUND", `No account ${accountId}`, { field: "account_id" });
+  const encoder = new TextEncoder();
+  const pieces = exportText(head, account, actor);
+  /** Text is gathered into chunks of about 64 KiB before it is sent. */
+  const CHUNK = 64 * 1024;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        let text = "";
+        while (text.length < CHUNK) {
+          const next = await pieces.next();
+          if (next.done) {
+            if (text) controller.enqueue(encoder.encode(text));
+            controller.close();
+            return;
+          }
+          text += next.value;
+        }
+        controller.enqueue(encoder.encode(text));
+      } catch (error) {
+        console.error(`[export] account ${accountId}: ${describeError(error)}`);
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await pieces.return(undefined);
+    },
+  });
 }

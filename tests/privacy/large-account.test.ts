@@ -3,10 +3,12 @@
  * (65,535: the protocol's count is 16 bits). Issue 32 item 5: the subject's rows used to be read as
  * id lists and bound back (`in ($1, …, $110094)`), which failed for such an account with
  * "bind message has … parameter formats but 0 parameters" and was answered 503 with Retry-After,
- * forever. The subject's sets are now subqueries (lib/privacy/subject.ts).
+ * forever. The subject's sets are now subqueries (lib/privacy/subject.ts). The export is streamed
+ * (issue 32 item 4): it arrives in many chunks, read page by page, and its audit row counts them.
  */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { GET as accountGet } from "../../api/client-account.js";
 import { POST as adminPost } from "../../api/privacy-admin.js";
 import { getDb } from "../../lib/db/client.js";
 import { apiKeys, privacyAudit, tasks } from "../../lib/db/schema/index.js";
@@ -60,6 +62,29 @@ describe("Law 25 with more than 65,535 tasks (issue 32 item 5)", () => {
     expect(exported.length).toBe(BY_KEY + BY_ACCOUNT);
     expect(exported.some((t) => t.id === "TASK-BIG-NAMED-1")).toBe(false);
     expect(new Set(exported.map((t) => t.id)).size).toBe(BY_KEY + BY_ACCOUNT);
+  }, 120_000);
+
+  it("streams it: many chunks as the pages are read, one document, the audit row counting the sections", async () => {
+    const res = await accountGet(
+      new Request("http://127.0.0.1/api/client-account?action=export", {
+        headers: { authorization: `Bearer ${jwt}` },
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    expect(chunks.length).toBeGreaterThan(50);
+    const doc = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    expect(doc.account.account_id).toBe(accountId);
+    expect(doc.export.tasks).toHaveLength(BY_KEY + BY_ACCOUNT);
+    const db = await getDb();
+    const audits = await db
+      .select({ details: privacyAudit.details })
+      .from(privacyAudit)
+      .where(and(eq(privacyAudit.accountId, accountId), eq(privacyAudit.action, "export")));
+    expect(audits.at(-1)!.details).toMatchObject({ streamed: true, tasks: BY_KEY + BY_ACCOUNT });
   }, 120_000);
 
   it("de-identifies it: every task, and the named task of another once terminal", async () => {
