@@ -13,7 +13,7 @@
 import { and, asc, desc, eq, getTableColumns, gt, lt, type SQL } from "drizzle-orm";
 import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
-import { type Db, getDb, type Tx } from "../db/client.js";
+import { type Db, getDb } from "../db/client.js";
 import {
   activityLog,
   type ClientAccount,
@@ -28,9 +28,6 @@ import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
 /** Version of the export document's shape. */
 export const EXPORT_FORMAT = "law25-export/1";
-
-/** The export document: `format`, `generated_at`, `account` (one row) and one array per section. */
-export type ExportDocument = Record<string, unknown>;
 
 /**
  * One row of `table` as exported: database column names, no `secret` column, bigint as string,

@@ -154,7 +154,7 @@ async function invitationOf(tx: Tx, code: string, now: Date): Promise<StaffMembe
       ),
     )
     .for("update");
-  if (!row || row.staff.status !== "invited") {
+  if (row?.staff.status !== "invited") {
     throw new DomainError(
       "UNAUTHORIZED",
       "The invitation code is invalid, expired or already used; ask an owner for a new one",
