@@ -157,6 +157,21 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await expect
       .poll(() => actorLines(page))
       .toContainEqual(expect.stringMatching(/^task\.assign · dispatcher Dora Dispatcher /));
+
+    // The Field section on a phone, in French, and on a desktop, in English: no horizontal scroll.
+    const field = page.locator("section[aria-labelledby=sec-field]");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator("#lang-select").selectOption("fr");
+    await page.getByLabel("Personne sur le terrain").waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await field.scrollIntoViewIfNeeded();
+    await shot(page, env.shots, "operator-task-field-fr-390.png");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator("#lang-select").selectOption("en");
+    await page.getByLabel("Field person").waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+    await field.scrollIntoViewIfNeeded();
+    await shot(page, env.shots, "operator-task-field-en-1280.png");
     await page.context().close();
   });
 
