@@ -20,25 +20,14 @@ export interface EvidenceFile {
   content?: string;
 }
 
-/** The evidence files of dispute `disputeId` with their content (base64), in upload order. */
-async function evidenceWithContent(disputeId: string): Promise<EvidenceFile[]> {
-  const db = await getDb();
-  const rows = await db
-    .select({
-      filename: disputeFiles.filename,
-      type: disputeFiles.mimeType,
-      size: disputeFiles.sizeBytes,
-      sha256: disputeFiles.sha256,
-      content: disputeFiles.content,
-    })
-    .from(disputeFiles)
-    .where(eq(disputeFiles.disputeId, disputeId))
-    .orderBy(asc(disputeFiles.position));
-  return rows.map((f) => ({ ...f, content: Buffer.from(f.content).toString("base64") }));
-}
-
-/** The evidence files of `disputeIds` (no content), in upload order, by dispute id. */
-export async function evidenceFilesOf(disputeIds: string[]): Promise<Map<string, EvidenceFile[]>> {
+/**
+ * The evidence files of `disputeIds`, in upload order, by dispute id: metadata, and with
+ * `withContent` each file's content (base64) too.
+ */
+export async function evidenceFilesOf(
+  disputeIds: string[],
+  withContent = false,
+): Promise<Map<string, EvidenceFile[]>> {
   const out = new Map<string, EvidenceFile[]>();
   if (disputeIds.length === 0) return out;
   const db = await getDb();
@@ -49,11 +38,15 @@ export async function evidenceFilesOf(disputeIds: string[]): Promise<Map<string,
       type: disputeFiles.mimeType,
       size: disputeFiles.sizeBytes,
       sha256: disputeFiles.sha256,
+      ...(withContent ? { bytes: disputeFiles.content } : {}),
     })
     .from(disputeFiles)
     .where(inArray(disputeFiles.disputeId, disputeIds))
     .orderBy(asc(disputeFiles.position));
-  for (const { disputeId, ...f } of rows) out.set(disputeId, [...(out.get(disputeId) ?? []), f]);
+  for (const { disputeId, bytes, ...f } of rows as ((typeof rows)[number] & { bytes?: Uint8Array })[]) {
+    const file: EvidenceFile = bytes ? { ...f, content: Buffer.from(bytes).toString("base64") } : f;
+    out.set(disputeId, [...(out.get(disputeId) ?? []), file]);
+  }
   return out;
 }
 
@@ -86,7 +79,8 @@ export async function listDisputes(
     const [dispute] = await db.select().from(taskDisputes).where(eq(taskDisputes.id, query.dispute_id));
     if (!dispute)
       throw new DomainError("NOT_FOUND", `No dispute ${query.dispute_id}`, { field: "dispute_id" });
-    return { disputes: [disputeStaffView(dispute, await evidenceWithContent(dispute.id))] };
+    const files = (await evidenceFilesOf([dispute.id], true)).get(dispute.id) ?? [];
+    return { disputes: [disputeStaffView(dispute, files)] };
   }
   const rows = await db
     .select()
