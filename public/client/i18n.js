@@ -1,10 +1,11 @@
 /**
  * The client dashboard's language helpers: the common dictionary and helpers of
  * shared/i18n.js (language choice, task statuses, CAD and America/Toronto formatting) with the
- * dashboard's own texts (./messages.js) added.
+ * dashboard's own texts (./messages.en.js, ./messages.fr.js) added.
  */
 import { addMessages } from "../shared/i18n.js";
-import { EN, FR } from "./messages.js";
+import { EN } from "./messages.en.js";
+import { FR } from "./messages.fr.js";
 
 export * from "../shared/i18n.js";
 

@@ -1,9 +1,10 @@
 /**
  * The operator console's language helpers: the common dictionary and helpers of
- * shared/i18n.js with the console's own texts (./messages.js) added.
+ * shared/i18n.js with the console's own texts (./messages.en.js, ./messages.fr.js) added.
  */
 import { addMessages } from "../shared/i18n.js";
-import { EN, FR } from "./messages.js";
+import { EN } from "./messages.en.js";
+import { FR } from "./messages.fr.js";
 
 export * from "../shared/i18n.js";
 
