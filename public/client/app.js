@@ -24,11 +24,12 @@ import { heading } from "../shared/views.js";
 import { ApiError, getSession, request, setSession } from "./api.js";
 import { go, messages, refreshButton, setRenderer } from "./context.js";
 import { t } from "./i18n.js";
-import { dashboardView, taskView } from "./views/account.js";
+import { dashboardView } from "./views/account.js";
 import { invoiceView } from "./views/invoice.js";
 import { keysView } from "./views/keys.js";
 import { registerView } from "./views/register.js";
 import { loginView, resetView, verifyView } from "./views/signed-out.js";
+import { taskView } from "./views/task.js";
 
 const main = document.getElementById("main");
 const navIn = document.getElementById("nav-signed-in");
