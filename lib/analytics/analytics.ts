@@ -144,23 +144,40 @@ export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
 async function agentRows(fromDay: string, toDay: string, orgId: string | undefined, limit: number) {
   const db = await getDb();
   const d = activityAgentsDaily;
-  const requests = sql<number>`sum(${d.requests})`;
-  const agentName = sql<string | null>`nullif(${d.agentName}, '')`;
-  return db
+  // Per identity and key first, then per identity: distinct keys are the rows of the inner
+  // grouping, so no count(distinct) (a sort of every roll-up row of the period).
+  const perKey = db
     .select({
-      agent_model: d.agentModel,
-      agent_name: agentName,
-      org_id: d.orgId,
-      requests: requests.mapWith(Number),
-      errors: sql<number>`sum(${d.errors})`.mapWith(Number),
-      keys: sql<number>`count(distinct nullif(${d.apiKeyId}, ''))`.mapWith(Number),
-      avg_latency_ms: sql<number>`round(sum(${d.latencyMsSum})::numeric / ${requests})`.mapWith(Number),
-      first_seen: sql<string>`min(${d.firstAt})`.mapWith((v) => new Date(v).toISOString()),
-      last_seen: sql<string>`max(${d.lastAt})`.mapWith((v) => new Date(v).toISOString()),
+      agentModel: d.agentModel,
+      agentName: d.agentName,
+      orgId: d.orgId,
+      apiKeyId: d.apiKeyId,
+      requests: sql<number>`sum(${d.requests})`.as("requests"),
+      errors: sql<number>`sum(${d.errors})`.as("errors"),
+      latencyMsSum: sql<number>`sum(${d.latencyMsSum})`.as("latency_ms_sum"),
+      firstAt: sql<Date>`min(${d.firstAt})`.as("first_at"),
+      lastAt: sql<Date>`max(${d.lastAt})`.as("last_at"),
     })
     .from(d)
     .where(and(gte(d.day, fromDay), lte(d.day, toDay), orgId === undefined ? undefined : eq(d.orgId, orgId)))
-    .groupBy(d.agentModel, agentName, d.orgId)
+    .groupBy(d.agentModel, d.agentName, d.orgId, d.apiKeyId)
+    .as("per_key");
+  const requests = sql<number>`sum(${perKey.requests})`;
+  const agentName = sql<string | null>`nullif(${perKey.agentName}, '')`;
+  return db
+    .select({
+      agent_model: perKey.agentModel,
+      agent_name: agentName,
+      org_id: perKey.orgId,
+      requests: requests.mapWith(Number),
+      errors: sql<number>`sum(${perKey.errors})`.mapWith(Number),
+      keys: sql<number>`count(*) filter (where ${perKey.apiKeyId} <> '')`.mapWith(Number),
+      avg_latency_ms: sql<number>`round(sum(${perKey.latencyMsSum})::numeric / ${requests})`.mapWith(Number),
+      first_seen: sql<string>`min(${perKey.firstAt})`.mapWith((v) => new Date(v).toISOString()),
+      last_seen: sql<string>`max(${perKey.lastAt})`.mapWith((v) => new Date(v).toISOString()),
+    })
+    .from(perKey)
+    .groupBy(perKey.agentModel, perKey.agentName, perKey.orgId)
     .orderBy(desc(requests), asc(agentName))
     .limit(limit);
 }
