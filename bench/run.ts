@@ -95,7 +95,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exitCode = 1;
-});
+// Ends the process once the report is out: a benchmark's leftovers (a pool of a dropped scratch
+// database, a keep-alive socket, the activity batcher's database) must not keep the runner alive.
+main()
+  .catch((error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exitCode = 1;
+  })
+  .finally(() => process.exit());

@@ -4,8 +4,8 @@
  * inclusive; default the last 30 days, the dashboard the last 12 weeks).
  *
  * - `agents`: requests per agent identity (`X-Agent-Identity` {model}/{agent_name}/{org_id})
- *   from the activity log: requests, errors (HTTP ≥ 400), distinct keys, mean latency,
- *   first and last seen.
+ *   from the activity log's daily roll-ups (lib/db/schema/activity-rollups.ts, kept exact by
+ *   triggers): requests, errors (HTTP ≥ 400), distinct keys, mean latency, first and last seen.
  * - `org` (`org_id`): the organization's requests by endpoint, its agents, its tasks by
  *   status with revenue, and the prepaid account carrying that `org_id`, if any.
  * - `export` (`org_id`, `format=csv|json`, `dataset=activity|tasks`): compliance export.
@@ -17,26 +17,43 @@
  */
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
-import { and, asc, count, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import { DateTime } from "luxon";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
 import { getDb } from "../db/client.js";
-import { activityLog, apiKeys, clientAccounts, ledgerEntries, tasks } from "../db/schema/index.js";
+import {
+  activityAgentsDaily,
+  activityEndpointsDaily,
+  activityLog,
+  apiKeys,
+  clientAccounts,
+  ledgerEntries,
+  tasks,
+} from "../db/schema/index.js";
 import { timestampText } from "../db/timestamp-text.js";
 import { DomainError } from "../errors.js";
 import { roundCad } from "../money.js";
 import type { AnalyticsQuery } from "./schemas.js";
 
-function period(query: AnalyticsQuery, defaultDays: number): { from: Date; to: Date } {
+/**
+ * The period of `query`: `from`/`to` the instants bounding it (`to` exclusive), `fromDay`/`toDay`
+ * its first and last calendar days in America/Toronto (YYYY-MM-DD, inclusive), the days of the
+ * activity roll-ups it covers.
+ */
+function period(
+  query: AnalyticsQuery,
+  defaultDays: number,
+): { from: Date; to: Date; fromDay: string; toDay: string } {
   const today = DateTime.now().setZone(OPERATOR_TIMEZONE).toISODate()!;
+  const toDay = query.date_to ?? today;
   const fromDay =
     query.date_from ??
-    DateTime.fromISO(query.date_to ?? today)
+    DateTime.fromISO(toDay)
       .minus({ days: defaultDays - 1 })
       .toISODate()!;
-  const range = dayRange(fromDay, query.date_to ?? today);
-  return { from: range.from!, to: range.to! };
+  const range = dayRange(fromDay, toDay);
+  return { from: range.from!, to: range.to!, fromDay, toDay };
 }
 
 function orgIdOf(query: AnalyticsQuery): string {
@@ -117,32 +134,57 @@ export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
   }
 }
 
-/** Requests per valid agent identity (model, name, org) matching `where`, busiest first, at most `limit`. */
-async function agentRows(where: SQL | undefined, limit: number) {
+/**
+ * Requests per valid agent identity (model, name, org) on the days `fromDay`..`toDay` (inclusive,
+ * America/Toronto) and, when given, of organization `orgId`, busiest first, at most `limit`; read
+ * from the daily roll-up `activity_agents_daily` (one row per day, identity and key), which equals a
+ * recount of the log (docs/decisions.md 21). `keys` counts distinct keys over those rows;
+ * `avg_latency_ms` is the rounded mean latency (ms); `agent_name` is null once erased.
+ */
+async function agentRows(fromDay: string, toDay: string, orgId: string | undefined, limit: number) {
   const db = await getDb();
+  const d = activityAgentsDaily;
+  // Per identity and key first, then per identity: distinct keys are the rows of the inner
+  // grouping, so no count(distinct) (a sort of every roll-up row of the period).
+  const perKey = db
+    .select({
+      agentModel: d.agentModel,
+      agentName: d.agentName,
+      orgId: d.orgId,
+      apiKeyId: d.apiKeyId,
+      requests: sql<number>`sum(${d.requests})`.as("requests"),
+      errors: sql<number>`sum(${d.errors})`.as("errors"),
+      latencyMsSum: sql<number>`sum(${d.latencyMsSum})`.as("latency_ms_sum"),
+      firstAt: sql<Date>`min(${d.firstAt})`.as("first_at"),
+      lastAt: sql<Date>`max(${d.lastAt})`.as("last_at"),
+    })
+    .from(d)
+    .where(and(gte(d.day, fromDay), lte(d.day, toDay), orgId === undefined ? undefined : eq(d.orgId, orgId)))
+    .groupBy(d.agentModel, d.agentName, d.orgId, d.apiKeyId)
+    .as("per_key");
+  const requests = sql<number>`sum(${perKey.requests})`;
+  const agentName = sql<string | null>`nullif(${perKey.agentName}, '')`;
   return db
     .select({
-      agent_model: activityLog.agentModel,
-      agent_name: activityLog.agentName,
-      org_id: activityLog.orgId,
-      requests: count(),
-      errors: sql<number>`count(*) filter (where ${activityLog.status} >= 400)`.mapWith(Number),
-      keys: sql<number>`count(distinct ${activityLog.apiKeyId})`.mapWith(Number),
-      avg_latency_ms: sql<number>`round(avg(${activityLog.latencyMs}))`.mapWith(Number),
-      first_seen: sql<string>`min(${activityLog.at})`.mapWith((v) => new Date(v).toISOString()),
-      last_seen: sql<string>`max(${activityLog.at})`.mapWith((v) => new Date(v).toISOString()),
+      agent_model: perKey.agentModel,
+      agent_name: agentName,
+      org_id: perKey.orgId,
+      requests: requests.mapWith(Number),
+      errors: sql<number>`sum(${perKey.errors})`.mapWith(Number),
+      keys: sql<number>`count(*) filter (where ${perKey.apiKeyId} <> '')`.mapWith(Number),
+      avg_latency_ms: sql<number>`round(sum(${perKey.latencyMsSum})::numeric / ${requests})`.mapWith(Number),
+      first_seen: sql<string>`min(${perKey.firstAt})`.mapWith((v) => new Date(v).toISOString()),
+      last_seen: sql<string>`max(${perKey.lastAt})`.mapWith((v) => new Date(v).toISOString()),
     })
-    .from(activityLog)
-    .where(and(eq(activityLog.identityValid, true), where))
-    .groupBy(activityLog.agentModel, activityLog.agentName, activityLog.orgId)
-    .orderBy(desc(count()), asc(activityLog.agentName))
+    .from(perKey)
+    .groupBy(perKey.agentModel, perKey.agentName, perKey.orgId)
+    .orderBy(desc(requests), asc(agentName))
     .limit(limit);
 }
 
 async function agents(query: AnalyticsQuery) {
-  const { from, to } = period(query, 30);
-  const inPeriod = and(gte(activityLog.at, from), lt(activityLog.at, to));
-  const rows = await agentRows(inPeriod, query.limit ?? 100);
+  const { from, to, fromDay, toDay } = period(query, 30);
+  const rows = await agentRows(fromDay, toDay, undefined, query.limit ?? 100);
   return {
     action: "agents",
     from: from.toISOString(),
@@ -156,28 +198,29 @@ const taskRevenue = sql<string>`coalesce(-${ledgerEntries.amountCad}, ${tasks.pr
 
 async function org(query: AnalyticsQuery) {
   const orgId = orgIdOf(query);
-  const { from, to } = period(query, 30);
+  const { from, to, fromDay, toDay } = period(query, 30);
   const db = await getDb();
-  const activityWhere = and(eq(activityLog.orgId, orgId), gte(activityLog.at, from), lt(activityLog.at, to));
+  const e = activityEndpointsDaily;
   const taskWhere = and(
     eq(tasks.orgId, orgId),
     eq(tasks.sandbox, false),
     gte(tasks.createdAt, from),
     lt(tasks.createdAt, to),
   );
+  const endpointRequests = sql<number>`sum(${e.requests})`;
   const [endpoints, agentList, byStatus, [account]] = await Promise.all([
     db
       .select({
-        method: activityLog.method,
-        endpoint: activityLog.endpoint,
-        requests: count(),
-        errors: sql<number>`count(*) filter (where ${activityLog.status} >= 400)`.mapWith(Number),
+        method: e.method,
+        endpoint: e.endpoint,
+        requests: endpointRequests.mapWith(Number),
+        errors: sql<number>`sum(${e.errors})`.mapWith(Number),
       })
-      .from(activityLog)
-      .where(activityWhere)
-      .groupBy(activityLog.method, activityLog.endpoint)
-      .orderBy(desc(count()), asc(activityLog.endpoint)),
-    agentRows(activityWhere, 1000),
+      .from(e)
+      .where(and(eq(e.orgId, orgId), gte(e.day, fromDay), lte(e.day, toDay)))
+      .groupBy(e.method, e.endpoint)
+      .orderBy(desc(endpointRequests), asc(e.endpoint)),
+    agentRows(fromDay, toDay, orgId, 1000),
     db
       .select({
         status: tasks.status,

@@ -56,6 +56,22 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal: "ip agent_name",
     none: "id at request_id api_key_id method endpoint status latency_ms agent_model org_id identity_valid",
   }),
+  activity_agents_daily: table({
+    purpose:
+      "daily roll-up of activity_log per agent identity and key: agent analytics (docs/decisions.md 21)",
+    export: { excluded: "counts derived from the activity rows, which the activity section exports" },
+    erasure:
+      "follows activity_log by trigger: agent name cleared with the log's; a row goes when the log rows it counts are deleted (retention)",
+    personal: "agent_name",
+    none: "day agent_model org_id api_key_id requests errors latency_ms_sum first_at last_at",
+  }),
+  activity_endpoints_daily: table({
+    purpose: "daily roll-up of activity_log per organization and endpoint: organization analytics",
+    export: { excluded: "counts per organization id, no personal data" },
+    erasure:
+      "follows activity_log by trigger: a row goes when the log rows it counts are deleted (retention)",
+    none: "day org_id method endpoint requests errors",
+  }),
   alerts: table({
     purpose: "operator alerts (volume spikes, unmatched payments, stale jobs)",
     export: { excluded: "operational alerts of the operator; they name an organization id at most" },

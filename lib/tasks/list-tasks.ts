@@ -2,7 +2,8 @@
  * The operator's task index (GET /api/task-list): filters by status, service and text
  * (id, description, address, contact), sorting, pagination with `total`
  * (limit default 50, max 200; offset at most TASK_LIST_MAX_OFFSET; `total` counts at most
- * TASK_LIST_TOTAL_CAP tasks, then `total_capped` is true: issue 32 item 3). Each sort is served by
+ * TASK_LIST_TOTAL_CAP tasks, TASK_LIST_SEARCH_TOTAL_CAP with `q`, then `total_capped` is true: issue 32
+ * item 3). Each sort is served by
  * an index `(column, id) where not sandbox` (lib/db/schema/tasks.ts), ties broken by id in the
  * sort's direction. Deep pages use `cursor` (keyset paging on `(column, id)`: each page is an index
  * range read whatever its depth; `next_cursor` is null on the last page). Sandbox tasks only with include_sandbox=true. Each row carries
@@ -14,7 +15,11 @@ import { TASK_SEARCH_TEXT, type Task, type TaskPolicyRecord, tasks } from "../db
 import { timestampText } from "../db/timestamp-text.js";
 import { DomainError } from "../errors.js";
 import { formatUsdc } from "../money.js";
-import { TASK_LIST_TOTAL_CAP, type TaskListQuery } from "./state/admin-schemas.js";
+import {
+  TASK_LIST_SEARCH_TOTAL_CAP,
+  TASK_LIST_TOTAL_CAP,
+  type TaskListQuery,
+} from "./state/admin-schemas.js";
 
 /** One row of the index. */
 export interface TaskListItem {
@@ -109,7 +114,8 @@ function decodeCursor(text: string, sort: string, offset: number): TaskListCurso
 
 /**
  * Lists tasks for the operator: one page of `query` and the number of matching tasks, counted up to
- * TASK_LIST_TOTAL_CAP (`total_capped` true when more match).
+ * TASK_LIST_TOTAL_CAP, or TASK_LIST_SEARCH_TOTAL_CAP when `q` is set (`total_capped` true when more
+ * match).
  * @throws DomainError VALIDATION_ERROR (a bad cursor, or a cursor with an offset)
  */
 export async function listTasks(query: TaskListQuery): Promise<{
@@ -131,6 +137,7 @@ export async function listTasks(query: TaskListQuery): Promise<{
     where.push(sql`${TASK_SEARCH_TEXT} ilike ${pattern}`);
   }
   const condition = where.length ? and(...where) : undefined;
+  const cap = query.q ? TASK_LIST_SEARCH_TOTAL_CAP : TASK_LIST_TOTAL_CAP;
   const key = query.sort.replace(/^-/, "") as "created_at" | "review_deadline" | "updated_at";
   const column = {
     created_at: tasks.createdAt,
@@ -167,7 +174,7 @@ export async function listTasks(query: TaskListQuery): Promise<{
         .select({ one: sql`1`.as("one") })
         .from(tasks)
         .where(condition)
-        .limit(TASK_LIST_TOTAL_CAP + 1)
+        .limit(cap + 1)
         .as("matching"),
     ),
   ]);
@@ -180,8 +187,8 @@ export async function listTasks(query: TaskListQuery): Promise<{
       rows.length > query.limit && last
         ? encodeCursor({ sort: query.sort, value: last.sortKey, id: last.task.id })
         : null,
-    total: Math.min(counted, TASK_LIST_TOTAL_CAP),
-    total_capped: counted > TASK_LIST_TOTAL_CAP,
+    total: Math.min(counted, cap),
+    total_capped: counted > cap,
     limit: query.limit,
     offset: query.offset,
   };

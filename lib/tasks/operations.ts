@@ -11,6 +11,7 @@ import {
   settleRefundBodySchema,
   TASK_LIST_MAX_LIMIT,
   TASK_LIST_MAX_OFFSET,
+  TASK_LIST_SEARCH_TOTAL_CAP,
   TASK_LIST_TOTAL_CAP,
   taskListQuerySchema,
   taskQuerySchema,
@@ -187,8 +188,8 @@ export const listTasksOperation = defineOperation({
   description:
     `Pages by limit (at most ${TASK_LIST_MAX_LIMIT}) and cursor (next_cursor: keyset paging at any depth) or offset ` +
     `(at most ${TASK_LIST_MAX_OFFSET}). total counts the ` +
-    `matching tasks up to ${TASK_LIST_TOTAL_CAP}: beyond, total is ${TASK_LIST_TOTAL_CAP} and total_capped is true ` +
-    "(an exact count of a large history costs a full scan on every page).",
+    `matching tasks up to ${TASK_LIST_TOTAL_CAP} (with q: up to ${TASK_LIST_SEARCH_TOTAL_CAP}): beyond, total is that ` +
+    "cap and total_capped is true (an exact count of a large history costs a full scan on every page).",
   tags: ["Operator"],
   auth: "admin",
   permission: "tasks.read",

@@ -7,6 +7,7 @@
 
 export * from "./accounts-and-keys.js";
 export * from "./activity-log.js";
+export * from "./activity-rollups.js";
 export * from "./alerts.js";
 export * from "./audit-log.js";
 export * from "./auth-tokens.js";

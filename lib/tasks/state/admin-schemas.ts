@@ -112,6 +112,13 @@ export const TASK_LIST_MAX_OFFSET = 10_000;
  * an exact count of a million rows is a full scan on every page (issue 32 item 3).
  */
 export const TASK_LIST_TOTAL_CAP = 10_000;
+/**
+ * `total` of a GET /api/task-list with `q` counts at most this many tasks (then `total_capped` is
+ * true): each candidate costs a case-insensitive match of its text, ~8 µs, so a common word
+ * counted to TASK_LIST_TOTAL_CAP took 60-80 ms at 1,000,000 tasks; to 1,000, ~8 ms
+ * (docs/performance.md, Scale).
+ */
+export const TASK_LIST_SEARCH_TOTAL_CAP = 1_000;
 export const taskListQuerySchema = z.object({
   status: z
     .string()
