@@ -28,15 +28,21 @@ let jwt: string;
 let accountId: string;
 let email: string;
 
+/** Tasks inserted per statement: well inside the statement timeout on a busy machine. */
+const SEED_CHUNK = 10_000;
+
 /** Inserts `n` tasks `TASK-BIG-<prefix>-<i>` with `owner` (SQL assignments of api_key_id, account_id). */
 async function seedTasks(prefix: string, n: number, keyId: string | null, account: string | null) {
   const db = await getDb();
-  await db.execute(sql`
-    insert into tasks (id, service_type, status, location_address, task_description, requester_contact,
-                       review_deadline, execution_deadline, api_key_id, account_id)
-    select ${`TASK-BIG-${prefix}-`} || g, 'SVC-01', 'completed', '1 rue Principale, Laval',
-           'Photograph the storefront', ${email}, now(), now(), ${keyId}, ${account}
-    from generate_series(1, ${n}::int) as g`);
+  for (let from = 1; from <= n; from += SEED_CHUNK) {
+    const to = Math.min(n, from + SEED_CHUNK - 1);
+    await db.execute(sql`
+      insert into tasks (id, service_type, status, location_address, task_description, requester_contact,
+                         review_deadline, execution_deadline, api_key_id, account_id)
+      select ${`TASK-BIG-${prefix}-`} || g, 'SVC-01', 'completed', '1 rue Principale, Laval',
+             'Photograph the storefront', ${email}, now(), now(), ${keyId}, ${account}
+      from generate_series(${from}::int, ${to}::int) as g`);
+  }
 }
 
 beforeAll(async () => {
