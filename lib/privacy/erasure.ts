@@ -18,8 +18,8 @@
  * the task is terminal: at once for those already terminal, by the job (`redactNamedTasks`) for the
  * others (issue 25).
  */
-import { and, asc, eq, inArray, lte, max, ne, sql } from "drizzle-orm";
-import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { and, asc, eq, gt, inArray, lte, max, ne, type SQL, sql } from "drizzle-orm";
+import type { PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { accountBalance } from "../billing/balance.js";
 import { getConfig } from "../config.js";
@@ -44,7 +44,7 @@ import { DomainError } from "../errors.js";
 import { prefixedId, sha256Hex } from "../ids.js";
 import { forgetCachedKey } from "../keys/authenticate.js";
 import { TERMINAL_STATUSES } from "../tasks/state/transitions.js";
-import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
+import { primaryColumn, SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
 /** Text put in place of de-identified required free text. */
 export const DEIDENTIFIED = "[de-identified]";
@@ -231,6 +231,43 @@ async function redactRequesterOfTerminal(
   return rows.map((r) => r.id);
 }
 
+/** Rows rewritten or deleted per statement: each statement stays far inside the statement timeout. */
+export const ERASURE_CHUNK_ROWS = 5_000;
+
+/**
+ * Applies `change` to the rows of `table` matching `where`, in chunks of {@link ERASURE_CHUNK_ROWS}
+ * taken in key order (one select of the chunk's keys, one statement of `change` on them), so an
+ * account with 100,000 tasks is rewritten in 20 short statements of one transaction rather than one
+ * that passes the statement timeout. `where` must still select a row after `change` (rewrites keep
+ * the owning columns) or the row must be gone (deletes): the next chunk starts after the last key.
+ * @returns how many rows were changed
+ */
+async function inChunks(
+  tx: Tx,
+  table: PgTable,
+  where: SQL | undefined,
+  change: (rows: SQL) => Promise<unknown>,
+): Promise<number> {
+  const { column } = primaryColumn(table);
+  let after: unknown;
+  let count = 0;
+  for (;;) {
+    const keys = (
+      await tx
+        .select({ key: column })
+        .from(table)
+        .where(and(where, after === undefined ? undefined : gt(column, after)))
+        .orderBy(asc(column))
+        .limit(ERASURE_CHUNK_ROWS)
+    ).map((r) => r.key);
+    if (keys.length === 0) return count;
+    await change(inArray(column, keys));
+    count += keys.length;
+    if (keys.length < ERASURE_CHUNK_ROWS) return count;
+    after = keys[keys.length - 1];
+  }
+}
+
 /**
  * De-identifies everything of `account` in `tx` (see the module comment) and returns the
  * counts per table, with `named_tasks_redacted` (tasks of others naming the e-mail, terminal:
@@ -265,12 +302,12 @@ export async function deidentifyAccount(
     values: PgUpdateSetSource<(typeof SUBJECT_TABLES)[N]>,
   ) => {
     const table = SUBJECT_TABLES[name];
-    counts[name] = (await tx.update(table).set(values).where(where[name]).returning({ one: sql`1` })).length;
+    counts[name] = await inChunks(tx, table, where[name], (rows) => tx.update(table).set(values).where(rows));
   };
   /** Deletes the subject's rows of section `name` and counts them. */
   const remove = async (name: keyof SubjectRows) => {
     const table = SUBJECT_TABLES[name];
-    counts[name] = (await tx.delete(table).where(where[name]).returning({ one: sql`1` })).length;
+    counts[name] = await inChunks(tx, table, where[name], (rows) => tx.delete(table).where(rows));
   };
 
   await rewrite("tasks", {

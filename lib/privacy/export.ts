@@ -14,17 +14,11 @@ import { and, asc, desc, eq, getTableColumns, gt, lt, type SQL } from "drizzle-o
 import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { type Db, getDb } from "../db/client.js";
-import {
-  activityLog,
-  type ClientAccount,
-  clientAccounts,
-  privacyAudit,
-  taskEvents,
-} from "../db/schema/index.js";
+import { type ClientAccount, clientAccounts, privacyAudit, taskEvents } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { describeError } from "../log-error.js";
 import { DATA_CLASSIFICATION } from "./classification.js";
-import { SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
+import { primaryColumn, SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
 /** Version of the export document's shape. */
 export const EXPORT_FORMAT = "law25-export/1";
@@ -63,11 +57,8 @@ function sectionKey(
   name: keyof SubjectRows,
   table: PgTable,
 ): { prop: string; column: PgColumn; desc: boolean } {
-  const columns = Object.entries(getTableColumns(table)) as [string, PgColumn][];
-  const wanted = name === "task_events" ? taskEvents.seq : name === "activity" ? activityLog.id : undefined;
-  const found = columns.find(([, c]) => (wanted ? c === wanted : c.primary));
-  if (!found) throw new Error(`export: section ${name} has no single-column key`);
-  return { prop: found[0], column: found[1], desc: name === "activity" };
+  if (name === "task_events") return { prop: "seq", column: taskEvents.seq, desc: false };
+  return { ...primaryColumn(table), desc: name === "activity" };
 }
 
 /** The exported rows of one section, read in keyset pages of {@link EXPORT_PAGE_ROWS}. */

@@ -18,8 +18,8 @@
  * The sets are subqueries, never id lists read first and bound back: an account with 110,000
  * tasks would bind that many parameters, past the protocol's 65,535 (issue 32 item 5).
  */
-import { and, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
-import type { PgTable } from "drizzle-orm/pg-core";
+import { and, eq, getTableColumns, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Db, Tx } from "../db/client.js";
 import type { ClientAccount } from "../db/schema/index.js";
 import * as t from "../db/schema/index.js";
@@ -71,6 +71,19 @@ export const SUBJECT_TABLES = {
   erasure_requests: t.erasureRequests,
   privacy_audit: t.privacyAudit,
 } satisfies Record<keyof SubjectRows, PgTable>;
+
+/**
+ * The unique key column of `table` and its property name, which the export pages by and erasure
+ * chunks by: its single-column primary key, else its `id` column (the partitioned `activity_log`,
+ * keyed `(id, at)`, whose `id` comes from one sequence and is unique by itself).
+ * @throws Error when the table has neither (a schema change this module must follow)
+ */
+export function primaryColumn(table: PgTable): { prop: string; column: PgColumn } {
+  const columns = Object.entries(getTableColumns(table)) as [string, PgColumn][];
+  const found = columns.find(([, c]) => c.primary) ?? columns.find(([, c]) => c.name === "id");
+  if (!found) throw new Error("subject table without a single-column key");
+  return { prop: found[0], column: found[1] };
+}
 
 /** Everything that belongs to one account, and the row conditions built from it. */
 export interface SubjectScope {
