@@ -6,7 +6,7 @@ import { timestamptz } from "./columns.js";
  * and the request-volume alert. No foreign keys, so logging never fails a request and
  * rows outlive what they name.
  *
- * Partitioned by month of `at` (migration 0025, lib/privacy/activity-partitions.ts): the primary
+ * Partitioned by month of `at` (migrations 0024-0025, lib/privacy/activity-partitions.ts): the primary
  * key includes the partition key, as PostgreSQL requires; `id` alone stays unique in practice (one
  * sequence), and nothing references it.
  */
