@@ -1,4 +1,4 @@
--- Daily roll-ups of the activity log kept by triggers (issue 32 item 4; docs/decisions.md 20;
+-- Daily roll-ups of the activity log kept by triggers (issue 32 item 4; docs/decisions.md 21;
 -- tables in lib/db/schema/activity-rollups.ts). Statement-level triggers with transition tables:
 -- each INSERT or COPY adds its rows, each DELETE subtracts them, each UPDATE does both, in the
 -- transaction of the statement, so the roll-ups equal a recount of the log whatever wrote it.

@@ -367,6 +367,8 @@ describe("Law 25: export, erasure, retention, incidents", () => {
     const [audit] = await db.select().from(privacyAudit).where(eq(privacyAudit.action, "retention_purge"));
     expect(audit!.details).toEqual({
       activity_rows_deleted: 1,
+      partitions_dropped: 0,
+      rollup_rows_deleted: 0,
       proof_files_deleted: 1,
       retention_backlog: false,
     });
@@ -380,9 +382,21 @@ describe("Law 25: export, erasure, retention, incidents", () => {
       select 'req_batch_' || g, ${old.toISOString()}::timestamptz + (g || ' seconds')::interval, 'GET', '/api/status', 200, 1, '127.0.0.1'
       from generate_series(1, 25) as g`);
     const first = await purgeExpiredPersonalData(new Date(), { batchRows: 10, budgetMs: 0 });
-    expect(first).toEqual({ activity_rows_deleted: 0, proof_files_deleted: 0, retention_backlog: true });
+    expect(first).toEqual({
+      activity_rows_deleted: 0,
+      partitions_dropped: 0,
+      rollup_rows_deleted: 0,
+      proof_files_deleted: 0,
+      retention_backlog: true,
+    });
     const second = await purgeExpiredPersonalData(new Date(), { batchRows: 10 });
-    expect(second).toEqual({ activity_rows_deleted: 25, proof_files_deleted: 0, retention_backlog: false });
+    expect(second).toEqual({
+      activity_rows_deleted: 25,
+      partitions_dropped: 0,
+      rollup_rows_deleted: 0,
+      proof_files_deleted: 0,
+      retention_backlog: false,
+    });
     const left = await db.execute(
       sql`select count(*)::int as n from activity_log where request_id like 'req_batch_%'`,
     );

@@ -1,15 +1,19 @@
-import { bigserial, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { bigserial, boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.js";
 
 /**
  * One row per API request: per-key and per-organization analytics, compliance exports
  * and the request-volume alert. No foreign keys, so logging never fails a request and
  * rows outlive what they name.
+ *
+ * Partitioned by month of `at` (migrations 0026-0027, lib/privacy/activity-partitions.ts): the primary
+ * key includes the partition key, as PostgreSQL requires; `id` alone stays unique in practice (one
+ * sequence), and nothing references it.
  */
 export const activityLog = pgTable(
   "activity_log",
   {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
+    id: bigserial("id", { mode: "number" }).notNull(),
     at: timestamptz("at").notNull().defaultNow(),
     requestId: text("request_id"),
     apiKeyId: text("api_key_id"),
@@ -29,6 +33,7 @@ export const activityLog = pgTable(
     identityValid: boolean("identity_valid"),
   },
   (t) => [
+    primaryKey({ columns: [t.id, t.at] }),
     index("activity_log_at_idx").on(t.at),
     index("activity_log_api_key_id_at_idx").on(t.apiKeyId, t.at),
     index("activity_log_org_id_at_idx").on(t.orgId, t.at),

@@ -1,0 +1,155 @@
+/**
+ * The migrations that partition the activity log by month (drizzle/*_activity_log_partitioned.sql,
+ * then *_activity_log_composite_pk.sql), run for real on a table holding rows: a database migrated
+ * up to the migration before them, filled with rows over 14 months (one 20 years old, one a year
+ * ahead), then migrated to the end. Every row is kept with its id, in its month's partition (the
+ * far ones in the DEFAULT partition), the sequence goes on after the highest id and is owned by the
+ * new table, and the index names are drizzle's. PGlite always; PostgreSQL too with TEST_DATABASE_URL.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { MIGRATIONS_FOLDER, pgliteOptions } from "../../lib/db/client.js";
+import { activityPartitionFor } from "../../lib/privacy/activity-partitions.js";
+import { availableBackends } from "../helpers/db.js";
+
+interface Journal {
+  entries: { tag: string }[];
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A copy of the migrations folder that stops before `tag`. */
+function migrationsBefore(tag: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ptes-migrations-"));
+  dirs.push(dir);
+  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
+  const file = path.join(dir, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(file, "utf8")) as Journal;
+  const stop = journal.entries.findIndex((e) => e.tag.endsWith(tag));
+  expect(stop).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, stop);
+  writeFileSync(file, JSON.stringify(journal));
+  return dir;
+}
+
+/** A database to migrate by folder and query, on `backend`. */
+interface Subject {
+  migrate(folder: string): Promise<void>;
+  query<T>(text: string): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+async function open(backend: "pglite" | "pg"): Promise<Subject> {
+  if (backend === "pglite") {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { drizzle } = await import("drizzle-orm/pglite");
+    const { migrate } = await import("drizzle-orm/pglite/migrator");
+    const client = new PGlite(await pgliteOptions());
+    const db = drizzle(client);
+    return {
+      migrate: (folder) => migrate(db as never, { migrationsFolder: folder }),
+      query: async <T>(text: string) => (await client.query<T>(text)).rows,
+      close: () => client.close(),
+    };
+  }
+  const pg = (await import("pg")).default;
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+  const admin = process.env.TEST_DATABASE_URL!;
+  const name = `ptes_partition_${Math.random().toString(16).slice(2, 10)}`;
+  const run = async (statement: string) => {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    try {
+      await c.query(statement);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`create database ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  const db = drizzle(pool);
+  return {
+    migrate: (folder) => migrate(db as never, { migrationsFolder: folder }),
+    query: async <T>(text: string) => (await pool.query(text)).rows as T[],
+    async close() {
+      await pool.end();
+      await run(`drop database if exists ${name} with (force)`);
+    },
+  };
+}
+
+describe.each(availableBackends().filter((b) => b !== "neon") as ("pglite" | "pg")[])(
+  "activity_log partitioning migration on %s",
+  (backend) => {
+    it("moves every row into its month's partition, keeps ids and the sequence, names the indexes as drizzle does", async () => {
+      const db = await open(backend);
+      try {
+        await db.migrate(migrationsBefore("_activity_log_partitioned"));
+        // 14 months of rows up to now, one 20 years old and one a year ahead.
+        await db.query(`
+          insert into activity_log (at, request_id, method, endpoint, status, latency_ms)
+          select now() - (g || ' days')::interval, 'req_' || g, 'GET', '/partition-test', 200, 1
+          from generate_series(0, 420, 3) g`);
+        await db.query(`
+          insert into activity_log (at, request_id, method, endpoint, status, latency_ms) values
+            (now() - interval '20 years', 'req_ancient', 'GET', '/partition-test', 200, 1),
+            (now() + interval '1 year', 'req_ahead', 'GET', '/partition-test', 200, 1)`);
+        const before = await db.query<{ id: string; at: string; request_id: string }>(
+          "select id::text, at::text, request_id from activity_log order by id",
+        );
+
+        await db.migrate(MIGRATIONS_FOLDER);
+
+        const after = await db.query<{ id: string; at: string; request_id: string; part: string }>(
+          "select id::text, at::text, request_id, tableoid::regclass::text as part from activity_log order by id",
+        );
+        expect(after.map(({ part: _, ...r }) => r)).toEqual(before);
+        for (const row of after) {
+          const expected =
+            row.request_id === "req_ancient" || row.request_id === "req_ahead"
+              ? "activity_log_default"
+              : activityPartitionFor(new Date(row.at.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"))).name;
+          expect(row.part, row.request_id).toBe(expected);
+        }
+        const parts = await db.query<{ name: string }>(
+          "select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'activity_log'::regclass",
+        );
+        // The oldest row's month (420 days back) to 2 months ahead, and the DEFAULT one.
+        expect(parts.length).toBeGreaterThanOrEqual(16);
+        expect(parts.map((p) => p.name)).toContain(activityPartitionFor(new Date(), 2).name);
+
+        const [seq] = await db.query<{ owner: string | null }>(
+          "select pg_get_serial_sequence('activity_log', 'id') as owner",
+        );
+        expect(seq!.owner).toBe("public.activity_log_id_seq");
+        const [next] = await db.query<{ id: string }>(
+          "insert into activity_log (method, endpoint, status, latency_ms) values ('GET', '/x', 200, 1) returning id::text as id",
+        );
+        expect(BigInt(next!.id)).toBeGreaterThan(BigInt(before.at(-1)!.id));
+
+        const indexes = await db.query<{ name: string }>(
+          "select indexname as name from pg_indexes where tablename = 'activity_log' order by 1",
+        );
+        expect(indexes.map((i) => i.name)).toEqual([
+          "activity_log_api_key_id_at_idx",
+          "activity_log_at_idx",
+          "activity_log_id_at_pk",
+          "activity_log_org_id_at_idx",
+        ]);
+        expect(await db.query("select to_regclass('activity_log_unpartitioned') as t")).toEqual([
+          { t: null },
+        ]);
+      } finally {
+        await db.close();
+      }
+    });
+  },
+);
