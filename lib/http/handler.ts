@@ -30,6 +30,7 @@ import { chargeFailedAuthentication, enforceRateLimits } from "./limits.js";
 import type { AuthMode, Operation } from "./operation.js";
 import { actorOf, checkPermission, roleOf } from "./permissions.js";
 import { newRequestId } from "./request-id.js";
+import { requestUrl } from "./request-url.js";
 import { json } from "./response.js";
 import type { Handler } from "./route.js";
 import { parseOrThrow, rejectNulBytes } from "./validation.js";
@@ -101,7 +102,7 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
       assertServable(config, requestId);
       cors = corsHeaders(request, config);
       ip = clientIp(request, config);
-      const url = new URL(request.url);
+      const url = requestUrl(request);
       rejectNulInputs(request, url, operation.path);
       let actor: Actor;
       if (operation.auth === "cron") {
