@@ -31,7 +31,7 @@ import type { AuthMode, Operation } from "./operation.js";
 import { actorOf, checkPermission, roleOf } from "./permissions.js";
 import { newRequestId } from "./request-id.js";
 import { requestUrl } from "./request-url.js";
-import { json } from "./response.js";
+import { JSON_TYPE, json, jsonWithHeaders } from "./response.js";
 import type { Handler } from "./route.js";
 import { parseOrThrow, rejectNulBytes } from "./validation.js";
 
@@ -211,12 +211,13 @@ function completeJson(
   const status = operation.successStatus ?? 200;
   const ok = status >= 200 && status < 300;
   const headers: Record<string, string> = {
+    "content-type": JSON_TYPE,
     "cache-control": (ok && operation.cacheControl) || "no-store",
   };
-  for (const source of [parts.cors, parts.extraHeaders, { "x-request-id": parts.requestId }]) {
-    for (const k in source) if (!(k in headers)) headers[k] = source[k]!;
-  }
-  return json(result, status, headers);
+  for (const k in parts.cors) if (!(k in headers)) headers[k] = parts.cors[k]!;
+  for (const k in parts.extraHeaders) if (!(k in headers)) headers[k] = parts.extraHeaders[k]!;
+  if (!("x-request-id" in headers)) headers["x-request-id"] = parts.requestId;
+  return jsonWithHeaders(result, status, headers);
 }
 
 /**
