@@ -39,6 +39,7 @@ export function roundHalfAwayFromZero(value: number): number {
   if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) {
     throw new RangeError(`cannot round ${value}: not a finite number within ±2^53`);
   }
+  if (Number.isInteger(value)) return value === 0 ? 0 : value; // nothing to round (−0 → 0)
   const text = Math.abs(value).toFixed(6); // "100.500000": no exponent below 1e21
   const dot = text.indexOf(".");
   const whole = Number(text.slice(0, dot));

@@ -21,6 +21,7 @@ import { BoundedCache } from "../lib/bounded-cache.js";
 import { getConfig } from "../lib/config.js";
 import { SOCKET_IP_HEADER } from "../lib/http/client-ip.js";
 import { newRequestId } from "../lib/http/request-id.js";
+import { requestUrl } from "../lib/http/request-url.js";
 import { routeNotFound } from "../lib/http/response.js";
 import { describeError } from "../lib/log-error.js";
 
@@ -147,6 +148,63 @@ function withSocketIp(req: http.IncomingMessage): void {
   req.headers[SOCKET_IP_HEADER] = ip;
 }
 
+/** A `vercel.json` header rule's header: the name as written, lowercased, and the value. */
+type RuleHeader = readonly [name: string, lower: string, value: string];
+
+/**
+ * The Node response of the local host: sends the `vercel.json` headers of the request's path
+ * (`ruleHeaders`, set once the handler has answered) with the head, unless the response names
+ * them itself (any case), as Vercel does. They are merged into the header record that
+ * @hono/node-server's writer hands to `writeHead` rather than set beforehand with `setHeader`,
+ * which would make Node take its slower path and re-set every header of the record one by one.
+ */
+class LocalHostResponse extends http.ServerResponse {
+  ruleHeaders: readonly RuleHeader[] | undefined = undefined;
+
+  override writeHead(statusCode: number, reason?: unknown, obj?: unknown): this {
+    const rules = this.ruleHeaders;
+    if (!rules || rules.length === 0) {
+      return super.writeHead(statusCode, reason as string, obj as http.OutgoingHttpHeaders);
+    }
+    this.ruleHeaders = undefined;
+    let headers = typeof reason === "string" ? obj : (obj ?? reason);
+    if (
+      headers === undefined ||
+      headers === null ||
+      (typeof headers === "object" && !Array.isArray(headers))
+    ) {
+      headers = withRuleHeaders(rules, headers as Record<string, unknown> | null | undefined);
+    } else {
+      // A raw [name, value, …] list: set beforehand; the list's own names replace them.
+      for (const [name, lower, value] of rules) if (!this.hasHeader(lower)) this.setHeader(name, value);
+    }
+    return typeof reason === "string"
+      ? super.writeHead(statusCode, reason, headers as http.OutgoingHttpHeaders)
+      : super.writeHead(statusCode, headers as http.OutgoingHttpHeaders);
+  }
+}
+
+/** `headers` (a plain record, or none) with each of `rules` it does not name in any case, rules first. */
+function withRuleHeaders(
+  rules: readonly RuleHeader[],
+  headers: Record<string, unknown> | null | undefined,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const [name, lower, value] of rules) {
+    let named = false;
+    if (headers) {
+      for (const key in headers) {
+        if (key.length === lower.length && (key === lower || key.toLowerCase() === lower)) {
+          named = true;
+          break;
+        }
+      }
+    }
+    if (!named) merged[name] = value;
+  }
+  return headers ? Object.assign(merged, headers) : merged;
+}
+
 /** The same request at another URL (route parameters added to the query, as Vercel does). */
 function retarget(request: Request, url: URL): Request {
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
@@ -170,12 +228,18 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const rewrites = (vercel.rewrites ?? []).map((r) => ({ ...r, matcher: match(r.source) }));
   const headerRules = (vercel.headers ?? []).map((h) => ({ re: pathToRegexp(h.source), headers: h.headers }));
   const modules = new Map<string, Promise<Record<string, unknown>>>();
+  /** The modules already loaded, so that a request to a loaded route waits for nothing. */
+  const loaded = new Map<string, Record<string, unknown>>();
 
   const load = (file: string) => {
     let mod = modules.get(file);
     if (!mod) {
       mod = import(pathToFileURL(file).href) as Promise<Record<string, unknown>>;
       modules.set(file, mod);
+      mod.then(
+        (m) => loaded.set(file, m),
+        () => {},
+      );
     }
     return mod;
   };
@@ -214,16 +278,21 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
   /** Dispatches a Web request: api route, static file, rewrite, or 404. */
   const dispatch = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
+    const url = requestUrl(request);
     let pathname = url.pathname;
     for (let hop = 0; hop < 3; hop++) {
       const found = findRoute(pathname);
       if (found) {
-        for (const [k, v] of Object.entries(found.params)) url.searchParams.set(k, v);
-        const mod = await load(found.route.file);
+        let target = url;
+        for (const k in found.params) {
+          // The request's own parsed URL is shared (requestUrl): add the parameters to a copy.
+          if (target === url) target = new URL(url);
+          target.searchParams.set(k, found.params[k]!);
+        }
+        const mod = loaded.get(found.route.file) ?? (await load(found.route.file));
         const handler = mod[request.method] as WebHandler | undefined;
         if (!handler) return new Response(null, { status: 405 });
-        return handler(url.href === request.url ? request : retarget(request, url));
+        return handler(target.href === request.url ? request : retarget(request, target));
       }
       if (!pathname.startsWith("/api/") && (request.method === "GET" || request.method === "HEAD")) {
         const file = staticFile(pathname === "/" ? "/index.html" : pathname);
@@ -246,8 +315,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
    * The `vercel.json` headers of `pathname`, the first rule naming a header winning; remembered
    * per path (at most `ROUTE_CACHE` paths, then forgotten all at once).
    */
-  const ruleHeaders = new BoundedCache<string, [string, string][]>(ROUTE_CACHE);
-  const headersOfRules = (pathname: string): [string, string][] => {
+  const ruleHeaders = new BoundedCache<string, RuleHeader[]>(ROUTE_CACHE);
+  const headersOfRules = (pathname: string): RuleHeader[] => {
     let found = ruleHeaders.get(pathname);
     if (!found) {
       const seen = new Set<string>();
@@ -258,7 +327,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           const name = h.key.toLowerCase();
           if (seen.has(name)) continue;
           seen.add(name);
-          found.push([h.key, h.value]);
+          found.push([h.key, name, h.value]);
         }
       }
       ruleHeaders.set(pathname, found);
@@ -274,13 +343,14 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   // docs/performance.md ("Local host adapter").
   const listener = getRequestListener(
     async (request, env) => {
-      const response = (await options.intercept?.(request)) ?? (await dispatch(request));
+      const intercepted = options.intercept ? await options.intercept(request) : undefined;
+      const response = intercepted ?? (await dispatch(request));
       const { incoming, outgoing } = env as HttpBindings;
       const pathname = incoming.url ? pathOf(incoming.url) : "/";
-      // Set on the Node response, not on `response.headers`: the listener's `writeHead` merges the
-      // response's own headers over these (so a header the handler set wins, as on Vercel), and a
-      // handler's lightweight response never has to build a `Headers` object (docs/performance.md).
-      for (const [name, value] of headersOfRules(pathname)) outgoing.setHeader(name, value);
+      // Sent by the Node response (`LocalHostResponse`), not set on `response.headers`: the
+      // response's own headers win (as on Vercel), and a handler's lightweight response never has
+      // to build a `Headers` object (docs/performance.md).
+      (outgoing as LocalHostResponse).ruleHeaders = headersOfRules(pathname);
       if (!incoming.complete && incoming.method !== "GET" && incoming.method !== "HEAD") {
         // Answered before the body was read (e.g. 413): close the connection rather than reuse it.
         outgoing.setHeader("connection", "close");
@@ -300,7 +370,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     },
   );
 
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ ServerResponse: LocalHostResponse }, (req, res) => {
     withSocketIp(req);
     void listener(req, res);
   });

@@ -235,6 +235,21 @@ export async function authenticate(
 }
 
 /**
+ * `authenticate`'s answer, decided without waiting, for a request that presents no credential at
+ * all (no `Authorization`, no `x-api-key`, no staff session cookie) to an operation that requires
+ * none (`none`, `optional`, `delegated`): no caller, no client. Undefined otherwise (run
+ * `authenticate`).
+ */
+export function principalWithoutCredential(operation: Operation, request: Request): Principal | undefined {
+  const mode = operation.auth;
+  if (mode !== "none" && mode !== "optional" && mode !== "delegated") return undefined;
+  const headers = request.headers;
+  if (headers.get("authorization") !== null || headers.get("x-api-key") !== null) return undefined;
+  if (presentedStaffToken(request) !== undefined) return undefined;
+  return { caller: null, client: null };
+}
+
+/**
  * Returns `caller` when it may call `operation`.
  * @throws ApiError FORBIDDEN (admin or scope missing), UNAUTHORIZED (billing_read missing)
  */

@@ -18,7 +18,7 @@ import { type Config, getConfig } from "../config.js";
 import { type Actor, runAsActor, systemActor } from "../db/actor.js";
 // Registers the outbox kick with the state layer's "events committed" hook (lib/db/after-events.ts).
 import "../events/kick-outbox.js";
-import { authenticate, authorizeCron, type Principal } from "./auth.js";
+import { authenticate, authorizeCron, type Principal, principalWithoutCredential } from "./auth.js";
 import { parseJsonBody, readBodyText } from "./body.js";
 import { clientIp } from "./client-ip.js";
 import { corsHeaders, withHeaders } from "./cors.js";
@@ -30,7 +30,8 @@ import { chargeFailedAuthentication, enforceRateLimits } from "./limits.js";
 import type { AuthMode, Operation } from "./operation.js";
 import { actorOf, checkPermission, roleOf } from "./permissions.js";
 import { newRequestId } from "./request-id.js";
-import { json } from "./response.js";
+import { requestUrl } from "./request-url.js";
+import { JSON_TYPE, json, jsonWithHeaders } from "./response.js";
 import type { Handler } from "./route.js";
 import { parseOrThrow, rejectNulBytes } from "./validation.js";
 
@@ -101,19 +102,27 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
       assertServable(config, requestId);
       cors = corsHeaders(request, config);
       ip = clientIp(request, config);
-      const url = new URL(request.url);
-      rejectNulInputs(request, url, operation.path);
+      const url = requestUrl(request);
+      const rawQuery = queryObject(url);
+      rejectNulInputs(request, url, operation.path, rawQuery);
       let actor: Actor;
       if (operation.auth === "cron") {
         authorizeCron(request, config);
         actor = systemActor(operation.id); // each job names itself (lib/jobs/run-job.ts)
       } else {
-        principal = await authenticateOrCharge(operation, request, config, ip, extraHeaders);
+        // A request without any credential is answered without waiting on `authenticate`.
+        principal =
+          principalWithoutCredential(operation, request) ??
+          (await authenticateOrCharge(operation, request, config, ip, extraHeaders));
         checkPermission(operation, roleOf(principal), "auth");
-        Object.assign(extraHeaders, await enforceRateLimits(operation, principal.caller, ip));
+        const limits = enforceRateLimits(operation, principal.caller, ip);
+        Object.assign(extraHeaders, limits instanceof Promise ? await limits : limits);
         actor = actorOf(principal);
       }
-      const { query, body, bodyText } = await readInputs(operation, request, url, config);
+      const query = operation.query ? parseOrThrow(operation.query, rawQuery) : (undefined as z.output<Q>);
+      const { body, bodyText } = operation.body
+        ? await readBody(operation, request, config)
+        : { body: undefined as z.output<B>, bodyText: "" };
       checkPermission(operation, roleOf(principal), "body", body);
       const ctx = {
         ...principal,
@@ -202,12 +211,13 @@ function completeJson(
   const status = operation.successStatus ?? 200;
   const ok = status >= 200 && status < 300;
   const headers: Record<string, string> = {
+    "content-type": JSON_TYPE,
     "cache-control": (ok && operation.cacheControl) || "no-store",
   };
-  for (const source of [parts.cors, parts.extraHeaders, { "x-request-id": parts.requestId }]) {
-    for (const k in source) if (!(k in headers)) headers[k] = source[k]!;
-  }
-  return json(result, status, headers);
+  for (const k in parts.cors) if (!(k in headers)) headers[k] = parts.cors[k]!;
+  for (const k in parts.extraHeaders) if (!(k in headers)) headers[k] = parts.extraHeaders[k]!;
+  if (!("x-request-id" in headers)) headers["x-request-id"] = parts.requestId;
+  return jsonWithHeaders(result, status, headers);
 }
 
 /**
@@ -233,30 +243,21 @@ async function authenticateOrCharge(
 }
 
 /**
- * Parses and validates the query and the JSON body of `request` against `operation`'s schemas
- * (the body at most `maxBodyBytes`, default MAX_BODY_BYTES); `bodyText` is the raw body ("" when
- * the operation has none), for the idempotency fingerprint.
+ * Reads and validates the JSON body of `request` against `operation.body` (at most
+ * `maxBodyBytes`, default MAX_BODY_BYTES); `bodyText` is the raw body, for the idempotency
+ * fingerprint. The query is validated before, by the caller.
  * @throws DomainError from the body reader and the validation (400, 413, 422)
  */
-async function readInputs<Q extends z.ZodType, B extends z.ZodType>(
-  operation: Operation<Q, B, z.ZodType, AuthMode>,
+async function readBody<B extends z.ZodType>(
+  operation: Operation<z.ZodType, B, z.ZodType, AuthMode>,
   request: Request,
-  url: URL,
   config: Config,
-): Promise<{ query: z.output<Q>; body: z.output<B>; bodyText: string }> {
-  const query = operation.query
-    ? parseOrThrow(operation.query, queryObject(url))
-    : (undefined as z.output<Q>);
-  let body = undefined as z.output<B>;
-  let bodyText = "";
-  if (operation.body) {
-    const limit = operation.maxBodyBytes ?? config.MAX_BODY_BYTES;
-    bodyText = await readBodyText(request, limit);
-    const raw = parseJsonBody(bodyText);
-    rejectNulBytes(raw);
-    body = parseOrThrow(operation.body, raw);
-  }
-  return { query, body, bodyText };
+): Promise<{ body: z.output<B>; bodyText: string }> {
+  const limit = operation.maxBodyBytes ?? config.MAX_BODY_BYTES;
+  const bodyText = await readBodyText(request, limit);
+  const raw = parseJsonBody(bodyText);
+  rejectNulBytes(raw);
+  return { body: parseOrThrow(operation.body as B, raw), bodyText };
 }
 
 /** Records one answered request in the activity log (off the critical path; `started`: performance.now()). */

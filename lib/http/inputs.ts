@@ -51,10 +51,16 @@ export const VALUE_HEADERS = [
  * Refuses U+0000 in every query parameter (even those the operation does not declare: some are
  * read from the URL directly), in path parameters and in the header values the service reads.
  * Runs before authentication, so no layer (database, log) ever sees such a value.
+ * @param query `queryObject(url)`, when the caller has it already
  * @throws ApiError 400 INVALID_FORMAT naming the parameter or header
  */
-export function rejectNulInputs(request: Request, url: URL, template: string): void {
-  rejectNulBytes(queryObject(url));
+export function rejectNulInputs(
+  request: Request,
+  url: URL,
+  template: string,
+  query: Record<string, string> = queryObject(url),
+): void {
+  rejectNulBytes(query);
   let params: Record<string, string>;
   try {
     params = pathParams(template, url.pathname);

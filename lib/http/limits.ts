@@ -4,7 +4,13 @@
  */
 import type { Caller } from "../keys/authenticate.js";
 import { rateLimitExceeded } from "../ratelimit/enforce.js";
-import { getLimiter, limitFacts, type RateLimitResult, rateLimitSubject } from "../ratelimit/limiter.js";
+import {
+  getLimiter,
+  type Limiter,
+  limitFacts,
+  type RateLimitResult,
+  rateLimitSubject,
+} from "../ratelimit/limiter.js";
 import { type ApiError, fromDomainError, rateLimitFields } from "./errors.js";
 import type { Operation } from "./operation.js";
 
@@ -37,24 +43,35 @@ function rateLimited(failed: RateLimitResult): ApiError {
 /**
  * Applies the general limit (per key, else per IP, unless the operation defers the per-IP one
  * to the endpoint: `deferAnonymousLimit`) and the operation's extra per-IP limits; returns the rate-limit headers of the tightest one. Per-IP limits count an IPv6
- * client for its whole /64 (`rateLimitSubject`).
+ * client for its whole /64 (`rateLimitSubject`). Answers at once (no promise) when every limiter
+ * counts in this process (`Limiter.limitNow`), else a promise; either way, `await` it.
  * @throws ApiError RATE_LIMITED (429 with Retry-After); StorageError when the limiter's storage fails
  */
-export async function enforceRateLimits(
+export function enforceRateLimits(
   operation: Operation,
   caller: Caller | null,
   ip: string,
-): Promise<Record<string, string>> {
+): Record<string, string> | Promise<Record<string, string>> {
   const subject = rateLimitSubject(ip);
   if (!caller && operation.deferAnonymousLimit && !operation.rateLimits?.length) return {};
   // An operation with its own budget for anonymous callers (the OAuth endpoints) is not counted
   // on the general one as well.
   const ownBudget = !caller && operation.deferAnonymousLimit;
-  const checks = ownBudget
+  const checks: [Limiter, string][] = ownBudget
     ? []
-    : [caller ? getLimiter("key").limit(caller.keyId) : getLimiter("anon").limit(subject)];
-  for (const policy of operation.rateLimits ?? []) checks.push(getLimiter(policy).limit(subject));
-  const results = checks.length === 1 ? [await checks[0]!] : await Promise.all(checks);
+    : [caller ? [getLimiter("key"), caller.keyId] : [getLimiter("anon"), subject]];
+  for (const policy of operation.rateLimits ?? []) checks.push([getLimiter(policy), subject]);
+  if (checks.every(([limiter]) => limiter.limitNow !== undefined)) {
+    return tightestHeaders(checks.map(([limiter, identifier]) => limiter.limitNow!(identifier)));
+  }
+  return Promise.all(checks.map(([limiter, identifier]) => limiter.limit(identifier))).then(tightestHeaders);
+}
+
+/**
+ * The rate-limit headers of the tightest of `results` (the wrapper's checks of one request).
+ * @throws ApiError RATE_LIMITED for the first exceeded one
+ */
+function tightestHeaders(results: RateLimitResult[]): Record<string, string> {
   const failed = results.find((r) => !r.success);
   const tightest = failed ?? results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
   const headers = rateLimitHeaders(tightest);

@@ -1,7 +1,8 @@
 /** Response builders shared by every endpoint. */
 import { ApiError, errorBody } from "./errors.js";
 
-const JSON_TYPE = "application/json; charset=utf-8";
+/** The Content-Type of every JSON response. */
+export const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
  * A response whose whole body is `text`. The local host (@hono/node-server's listener) writes a
@@ -17,6 +18,14 @@ export function json(body: unknown, status = 200, headers: Record<string, string
     status,
     headers: { "content-type": JSON_TYPE, ...headers },
   });
+}
+
+/**
+ * A JSON response with `status` whose headers are exactly `headers`, used as given (the caller
+ * includes Content-Type, `JSON_TYPE`): `json` without copying a header record built for it.
+ */
+export function jsonWithHeaders(body: unknown, status: number, headers: Record<string, string>): Response {
+  return textResponse(JSON.stringify(body), { status, headers });
 }
 
 /**

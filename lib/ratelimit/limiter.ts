@@ -52,6 +52,8 @@ export interface RateLimitResult {
 export interface Limiter {
   /** Counts `cost` requests (default 1) of `identifier`; refused whole when they do not all fit. */
   limit(identifier: string, cost?: number): Promise<RateLimitResult>;
+  /** `limit` answered at once, for a limiter that keeps its counts in this process. */
+  limitNow?(identifier: string, cost?: number): RateLimitResult;
 }
 
 /** Requests allowed and window length (seconds) of each policy under `config`. */
@@ -103,6 +105,10 @@ export class MemoryLimiter implements Limiter {
   ) {}
 
   async limit(identifier: string, cost = 1): Promise<RateLimitResult> {
+    return this.limitNow(identifier, cost);
+  }
+
+  limitNow(identifier: string, cost = 1): RateLimitResult {
     const now = this.now();
     const window = Math.floor(now / this.windowMs);
     let state = this.states.get(identifier);
