@@ -51,6 +51,8 @@ const LAYERS = {
     // Quebec sales taxes (rates with effective dates, per-invoice rounding): pure, beside money.
     "^lib/taxes\\.ts$",
     "^lib/errors\\.ts$",
+    // Text produced piece by piece as a byte stream (streamed JSON answers): no import of ours.
+    "^lib/text-stream\\.ts$",
     // Roles and permissions: one data table read by the wrapper, the descriptors and discovery.
     "^lib/permissions\\.ts$",
     // Input validation (zod issues → domain error codes, NUL bytes, query numbers) for schemas of every layer.

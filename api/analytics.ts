@@ -1,5 +1,5 @@
 /** GET /api/analytics — the operator's analytics and compliance exports (admin). */
-import { CsvExport, runAnalytics } from "../lib/analytics/analytics.js";
+import { CsvExport, JsonExport, runAnalytics } from "../lib/analytics/analytics.js";
 import { analyticsOperation } from "../lib/analytics/operations.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { attachment } from "../lib/http/response.js";
@@ -7,8 +7,11 @@ import { attachment } from "../lib/http/response.js";
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   GET: endpoint(analyticsOperation, async ({ query }) => {
     const result = await runAnalytics(query);
-    return result instanceof CsvExport
-      ? attachment(result.body, "text/csv; charset=utf-8", result.filename)
-      : result;
+    if (result instanceof CsvExport)
+      return attachment(result.body, "text/csv; charset=utf-8", result.filename);
+    if (result instanceof JsonExport) {
+      return new Response(result.body, { headers: { "content-type": "application/json; charset=utf-8" } });
+    }
+    return result;
   }),
 });

@@ -33,7 +33,9 @@ import {
 } from "../db/schema/index.js";
 import { timestampText } from "../db/timestamp-text.js";
 import { DomainError } from "../errors.js";
+import { describeError } from "../log-error.js";
 import { roundCad } from "../money.js";
+import { jsonWithArray, textStream } from "../text-stream.js";
 import type { AnalyticsQuery } from "./schemas.js";
 
 /**
@@ -78,6 +80,15 @@ export class CsvExport {
     readonly filename: string,
     readonly body: ReadableStream<Uint8Array>,
   ) {}
+}
+
+/**
+ * A JSON document streamed as it is produced (the compliance export with `format=json`): `body`,
+ * the bytes of `{action, org_id, dataset, from, to, records: [...], count}`, `records` written page
+ * by page. The HTTP adapter sends it as `application/json`.
+ */
+export class JsonExport {
+  constructor(readonly body: ReadableStream<Uint8Array>) {}
 }
 
 /** Rows per page of a streamed export (one indexed range read each). */
@@ -408,17 +419,24 @@ async function exportOrg(query: AnalyticsQuery): Promise<unknown> {
   const orgId = orgIdOf(query);
   const { from, to } = period(query, 30);
   if (query.format === "json") {
-    const records: Record<string, unknown>[] = [];
-    for await (const r of exportRecords(query.dataset, orgId, from, to)) records.push(r);
-    return {
+    const head = {
       action: "export",
       org_id: orgId,
       dataset: query.dataset,
       from: from.toISOString(),
       to: to.toISOString(),
-      count: records.length,
-      records,
     };
+    let count = 0;
+    async function* counted() {
+      for await (const r of exportRecords(query.dataset, orgId, from, to)) {
+        count++;
+        yield r;
+      }
+    }
+    const pieces = jsonWithArray(head, "records", counted(), () => ({ count }));
+    return new JsonExport(
+      textStream(pieces, (e) => console.error(`[analytics] export of ${orgId}: ${describeError(e)}`)),
+    );
   }
   const safeOrg = orgId.replace(/[^A-Za-z0-9_.-]/g, "_");
   return new CsvExport(

@@ -17,6 +17,7 @@ import { type Db, getDb } from "../db/client.js";
 import { type ClientAccount, clientAccounts, privacyAudit, taskEvents } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { describeError } from "../log-error.js";
+import { textStream } from "../text-stream.js";
 import { DATA_CLASSIFICATION } from "./classification.js";
 import { primaryColumn, SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
@@ -142,31 +143,7 @@ export async function accountExportStream(
   const db = await getDb();
   const [account] = await db.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
   if (!account) throw new DomainError("NOT_FOUND", `No account ${accountId}`, { field: "account_id" });
-  const encoder = new TextEncoder();
-  const pieces = exportText(head, account, actor);
-  /** Text is gathered into chunks of about 64 KiB before it is sent. */
-  const CHUNK = 64 * 1024;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        let text = "";
-        while (text.length < CHUNK) {
-          const next = await pieces.next();
-          if (next.done) {
-            if (text) controller.enqueue(encoder.encode(text));
-            controller.close();
-            return;
-          }
-          text += next.value;
-        }
-        controller.enqueue(encoder.encode(text));
-      } catch (error) {
-        console.error(`[export] account ${accountId}: ${describeError(error)}`);
-        controller.error(error);
-      }
-    },
-    async cancel() {
-      await pieces.return(undefined);
-    },
-  });
+  return textStream(exportText(head, account, actor), (error) =>
+    console.error(`[export] account ${accountId}: ${describeError(error)}`),
+  );
 }

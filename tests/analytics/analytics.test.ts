@@ -129,7 +129,7 @@ describe("GET /api/analytics", () => {
     expect(json.body.records[0].task_description).toBe(TRICKY);
   });
 
-  it("a CSV export larger than a page streams every row once, in order", async () => {
+  it("an export larger than a page streams every row once, in order, in CSV and in JSON", async () => {
     const big = "bigcorp-stream";
     const db = await getDb();
     const n = EXPORT_PAGE_ROWS * 2 + 7;
@@ -152,6 +152,24 @@ describe("GET /api/analytics", () => {
     expect(new Set(ids).size).toBe(n);
     expect(ids[0]).toBe("req_stream_000001");
     expect(ids.at(-1)).toBe(`req_stream_${String(n).padStart(6, "0")}`);
+
+    // The same export in JSON streams too: many chunks, one document, its count at the end.
+    const json = await analyticsGet(
+      new Request(`http://localhost:3000/api/analytics?action=export&org_id=${big}&format=json`, {
+        headers: keyHeaders(admin),
+      }),
+    );
+    expect(json.status).toBe(200);
+    expect(json.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(json.headers.get("content-length")).toBeNull();
+    const reader = json.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    expect(chunks.length).toBeGreaterThan(1);
+    const doc = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    expect(doc).toMatchObject({ action: "export", org_id: big, dataset: "activity", count: n });
+    expect(doc.records).toHaveLength(n);
+    expect(doc.records[0].request_id).toBe("req_stream_000001");
   });
 
   it("action=dashboard: revenue by service and ISO week, top clients, completion rate", async () => {
