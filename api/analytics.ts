@@ -1,5 +1,6 @@
 /** GET /api/analytics — the operator's analytics and compliance exports (admin). */
-import { CsvExport, JsonExport, runAnalytics } from "../lib/analytics/analytics.js";
+import { runAnalytics } from "../lib/analytics/analytics.js";
+import { CsvExport, JsonExport } from "../lib/analytics/exports.js";
 import { analyticsOperation } from "../lib/analytics/operations.js";
 import { endpoint, route } from "../lib/http/handler.js";
 import { attachment } from "../lib/http/response.js";

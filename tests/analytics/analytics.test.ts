@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { GET as analyticsGet } from "../../api/analytics.js";
 import { GET as estimateGet } from "../../api/estimate.js";
 import { flushActivity } from "../../lib/activity/record-activity.js";
-import { EXPORT_PAGE_ROWS } from "../../lib/analytics/analytics.js";
+import { EXPORT_PAGE_ROWS } from "../../lib/analytics/exports.js";
 import { getDb } from "../../lib/db/client.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";

@@ -20,7 +20,7 @@ import { GET as notFoundGet } from "../../api/not-found.js";
 import { GET as statusGet, POST as submitPost } from "../../api/submit-task.js";
 import { GET as failuresGet } from "../../api/webhooks/[webhook_id]/failures.js";
 import { POST as webhooksPost } from "../../api/webhooks.js";
-import { neutralizeFormula } from "../../lib/analytics/analytics.js";
+import { neutralizeFormula } from "../../lib/analytics/exports.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { emails } from "../../lib/db/schema/index.js";
