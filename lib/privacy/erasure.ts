@@ -10,7 +10,7 @@
  * or at once when it has none. The privacy-retention job de-identifies due requests
  * (`processDueErasures`); the operator may process one earlier with a reason
  * (`processErasureEarly`), e.g. when no record must be kept. De-identification replaces or
- * clears every `personal` column of the subject's rows (lib/privacy/subject.ts: the rows the
+ * clears every `personal` column of the subject's rows (lib/privacy/deidentify.ts; lib/privacy/subject.ts: the rows the
  * account owns), revokes the keys linked to the account, keeps
  * the accounting records (invoices, ledger, chain transfers) and writes a `privacy_audit` row,
  * all in one transaction. Tasks of others that merely name the account's e-mail keep everything
@@ -18,36 +18,26 @@
  * the task is terminal: at once for those already terminal, by the job (`redactNamedTasks`) for the
  * others (issue 25).
  */
-import { and, asc, eq, gt, inArray, lte, max, ne, type SQL, sql } from "drizzle-orm";
-import type { PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { and, asc, eq, lte, max, sql } from "drizzle-orm";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { accountBalance } from "../billing/balance.js";
 import { getConfig } from "../config.js";
-import { jsonList } from "../db/bulk.js";
 import { type Db, getDb, type Tx } from "../db/client.js";
 import {
   apiKeys,
-  authTokens,
   type ClientAccount,
   clientAccounts,
   type ErasureRequest,
-  emails,
   erasureRequests,
   invoices,
   ledgerEntries,
   pendingErasureOf,
   privacyAudit,
-  tasks,
-  webhooks,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
-import { prefixedId, sha256Hex } from "../ids.js";
+import { prefixedId } from "../ids.js";
 import { forgetCachedKey } from "../keys/authenticate.js";
-import { TERMINAL_STATUSES } from "../tasks/state/transitions.js";
-import { primaryColumn, SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
-
-/** Text put in place of de-identified required free text. */
-export const DEIDENTIFIED = "[de-identified]";
+import { deidentifyAccount, redactRequesterOfTerminal } from "./deidentify.js";
 
 /** The JSON form of an erasure request. */
 export interface ErasureRequestView {
@@ -78,11 +68,6 @@ export function erasureView(row: ErasureRequest): ErasureRequestView {
     processed_by: row.processedBy,
     early_reason: row.earlyReason,
   };
-}
-
-/** A replacement e-mail address for `id`: unique, lowercase, undeliverable (`.invalid`, RFC 2606). */
-export function erasedAddress(id: string): string {
-  return `erased.${sha256Hex(id).slice(0, 20)}@deidentified.invalid`;
 }
 
 /**
@@ -186,188 +171,6 @@ export async function withdrawErasure(account: ClientAccount, now = new Date()):
     await forgetAccountKeys(tx, account.id);
     return erasureView(row);
   });
-}
-
-/**
- * Replaces the requester contact of the terminal tasks among `taskIds` (tasks of others that
- * named the e-mail of de-identified account `accountId`) with `erasedAddress(accountId)`, and the
- * recipient of the e-mails those tasks sent to it, and nothing else of them: their submitter's
- * data, keys, webhooks and deliveries stay (issue 25).
- * @returns the ids replaced now (a task not yet terminal, gone, or already replaced is skipped)
- */
-async function redactRequesterOfTerminal(
-  tx: Db | Tx,
-  accountId: string,
-  taskIds: string[],
-  now: Date,
-): Promise<string[]> {
-  if (taskIds.length === 0) return [];
-  const erased = erasedAddress(accountId);
-  // One jsonb parameter, however many ids (an unbounded `in (...)` list fails past 65,535; issue 32 item 5).
-  const due = and(
-    sql`${tasks.id} in ${jsonList(taskIds)}`,
-    inArray(tasks.status, [...TERMINAL_STATUSES]),
-    ne(tasks.requesterContact, erased),
-  );
-  // The e-mails first, while the tasks still name the address they were sent to.
-  await tx
-    .update(emails)
-    .set({ toAddress: erased })
-    .where(
-      inArray(
-        emails.id,
-        tx
-          .select({ id: emails.id })
-          .from(emails)
-          .innerJoin(tasks, and(eq(emails.taskId, tasks.id), eq(emails.toAddress, tasks.requesterContact)))
-          .where(due),
-      ),
-    );
-  const rows = await tx
-    .update(tasks)
-    .set({ requesterContact: erased, updatedAt: now })
-    .where(due)
-    .returning({ id: tasks.id });
-  return rows.map((r) => r.id);
-}
-
-/** Rows rewritten or deleted per statement: each statement stays far inside the statement timeout. */
-export const ERASURE_CHUNK_ROWS = 5_000;
-
-/**
- * Applies `change` to the rows of `table` matching `where`, in chunks of {@link ERASURE_CHUNK_ROWS}
- * taken in key order (one select of the chunk's keys, one statement of `change` on them), so an
- * account with 100,000 tasks is rewritten in 20 short statements of one transaction rather than one
- * that passes the statement timeout. `where` must still select a row after `change` (rewrites keep
- * the owning columns) or the row must be gone (deletes): the next chunk starts after the last key.
- * @returns how many rows were changed
- */
-async function inChunks(
-  tx: Tx,
-  table: PgTable,
-  where: SQL | undefined,
-  change: (rows: SQL) => Promise<unknown>,
-): Promise<number> {
-  const { column } = primaryColumn(table);
-  let after: unknown;
-  let count = 0;
-  for (;;) {
-    const keys = (
-      await tx
-        .select({ key: column })
-        .from(table)
-        .where(and(where, after === undefined ? undefined : gt(column, after)))
-        .orderBy(asc(column))
-        .limit(ERASURE_CHUNK_ROWS)
-    ).map((r) => r.key);
-    if (keys.length === 0) return count;
-    await change(inArray(column, keys));
-    count += keys.length;
-    if (keys.length < ERASURE_CHUNK_ROWS) return count;
-    after = keys[keys.length - 1];
-  }
-}
-
-/**
- * De-identifies everything of `account` in `tx` (see the module comment) and returns the
- * counts per table, with `named_tasks_redacted` (tasks of others naming the e-mail, terminal:
- * requester contact replaced) and `named_tasks_pending` (their ids not yet terminal, which
- * `redactNamedTasks` replaces later); the caller writes them in the audit row. Revoked keys are
- * forgotten by the key cache after commit.
- */
-export async function deidentifyAccount(
-  tx: Tx,
-  account: ClientAccount,
-  now = new Date(),
-): Promise<Record<string, number | string[]>> {
-  const { rows: where, namedTaskIds } = await subjectScope(tx, account);
-  const counts: Record<string, number | string[]> = {};
-
-  const keys = await tx
-    .update(apiKeys)
-    .set({
-      name: DEIDENTIFIED,
-      contact: erasedAddress(account.id),
-      createdIp: null,
-      revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`,
-    })
-    .where(where.api_keys)
-    .returning({ id: apiKeys.id });
-  // A revoked key stops authenticating within API_KEY_CACHE_TTL_MS (the per-instance key cache).
-  counts.api_keys = keys.length;
-
-  /** Sets `values` on the subject's rows of section `name` and counts them. */
-  const rewrite = async <N extends keyof SubjectRows>(
-    name: N,
-    values: PgUpdateSetSource<(typeof SUBJECT_TABLES)[N]>,
-  ) => {
-    const table = SUBJECT_TABLES[name];
-    counts[name] = await inChunks(tx, table, where[name], (rows) => tx.update(table).set(values).where(rows));
-  };
-  /** Deletes the subject's rows of section `name` and counts them. */
-  const remove = async (name: keyof SubjectRows) => {
-    const table = SUBJECT_TABLES[name];
-    counts[name] = await inChunks(tx, table, where[name], (rows) => tx.delete(table).where(rows));
-  };
-
-  await rewrite("tasks", {
-    locationAddress: DEIDENTIFIED,
-    taskDescription: DEIDENTIFIED,
-    requesterContact: erasedAddress(account.id),
-    specialInstructions: null,
-    callbackUrl: null,
-    agentIdentity: null,
-    accessTokenHash: null,
-    location: null,
-    reviewReason: null,
-    operatorNotes: null,
-    failureReason: null,
-    cancelReason: null,
-    refundNote: null,
-    // The screen's record quotes the description's matched words; the receipt signs the location.
-    policy: null,
-    receipt: null,
-    updatedAt: now,
-  });
-  const redacted = await redactRequesterOfTerminal(tx, account.id, namedTaskIds, now);
-  counts.named_tasks_redacted = redacted.length;
-  const done = new Set(redacted);
-  const pending = namedTaskIds.filter((id) => !done.has(id));
-  if (pending.length > 0) counts.named_tasks_pending = pending;
-  await rewrite("task_events", { payload: { deidentified: true } });
-  await remove("deliveries");
-  await rewrite("webhooks", {
-    url: "https://deidentified.invalid/",
-    deletedAt: sql`coalesce(${webhooks.deletedAt}, ${now})`,
-  });
-  await remove("proof_files");
-  await remove("dispute_files");
-  await rewrite("task_disputes", { details: DEIDENTIFIED, resolutionReason: null });
-  await rewrite("task_scores", { feedback: null });
-  await remove("emails");
-  await rewrite("activity", { ip: null, agentName: null });
-  await rewrite("preauthorizations", { agentId: DEIDENTIFIED });
-  await remove("sessions");
-  await tx.delete(authTokens).where(eq(authTokens.accountId, account.id));
-  await tx
-    .update(clientAccounts)
-    .set({
-      contactName: DEIDENTIFIED,
-      email: erasedAddress(account.id),
-      passwordHash: null,
-      passwordChangedAt: now,
-      companyName: null,
-      phone: null,
-      addressLine1: null,
-      addressLine2: null,
-      city: null,
-      postalCode: null,
-      status: "suspended",
-      updatedAt: now,
-    })
-    .where(eq(clientAccounts.id, account.id));
-  counts.account = 1;
-  return counts;
 }
 
 /** Processes one pending request in its own transaction (locks it; skips one already done). */

@@ -23,7 +23,8 @@ import { dispatchEvents } from "../../lib/events/dispatch-events.js";
 import { outboxIdle } from "../../lib/events/kick-outbox.js";
 import { sha256Hex } from "../../lib/ids.js";
 import { privacyRetention } from "../../lib/jobs/privacy-retention.js";
-import { erasedAddress, processDueErasures } from "../../lib/privacy/erasure.js";
+import { erasedAddress } from "../../lib/privacy/deidentify.js";
+import { processDueErasures } from "../../lib/privacy/erasure.js";
 import {
   accountKeys,
   openAccount,
