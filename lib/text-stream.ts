@@ -43,6 +43,26 @@ export function textStream(
 }
 
 /**
+ * {@link textStream} of `pieces` with the first piece taken before the stream is returned: work
+ * the source does before its first piece (an audit row, the first reads) fails here, as an
+ * exception the HTTP wrapper answers in the error envelope (503 with Retry-After for storage),
+ * rather than inside a body whose 200 status is already sent.
+ * @throws whatever the source throws before its first piece
+ */
+export async function primedTextStream(
+  pieces: AsyncGenerator<string>,
+  onError?: (error: unknown) => void,
+): Promise<ReadableStream<Uint8Array>> {
+  const first = await pieces.next();
+  async function* rest(): AsyncGenerator<string> {
+    if (first.done) return;
+    yield first.value;
+    yield* pieces;
+  }
+  return textStream(rest(), onError);
+}
+
+/**
  * The pieces of the JSON text of `head` with one more member, `name`, the array of `items`
  * written as they come, followed by the members of `tail()` (read once the items are done:
  * a count, say). Member order is not meaningful in JSON; the array simply comes after `head`.

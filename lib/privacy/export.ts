@@ -17,7 +17,7 @@ import { type Db, getDb } from "../db/client.js";
 import { type ClientAccount, clientAccounts, privacyAudit, taskEvents } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { describeError } from "../log-error.js";
-import { textStream } from "../text-stream.js";
+import { primedTextStream } from "../text-stream.js";
 import { DATA_CLASSIFICATION } from "./classification.js";
 import { primaryColumn, SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
 
@@ -143,7 +143,7 @@ export async function accountExportStream(
   const db = await getDb();
   const [account] = await db.select().from(clientAccounts).where(eq(clientAccounts.id, accountId));
   if (!account) throw new DomainError("NOT_FOUND", `No account ${accountId}`, { field: "account_id" });
-  return textStream(exportText(head, account, actor), (error) =>
+  return primedTextStream(exportText(head, account, actor), (error) =>
     console.error(`[export] account ${accountId}: ${describeError(error)}`),
   );
 }
