@@ -47,10 +47,11 @@ describe("text streams", () => {
   });
 
   it("fails before the first piece as an exception, after it as a stream error", async () => {
-    async function* early(): AsyncGenerator<string> {
-      throw new Error("storage down");
+    async function* early(failure: Error): AsyncGenerator<string> {
+      await Promise.reject(failure);
+      yield "never";
     }
-    await expect(primedTextStream(early())).rejects.toThrow("storage down");
+    await expect(primedTextStream(early(new Error("storage down")))).rejects.toThrow("storage down");
 
     const seen: unknown[] = [];
     async function* late(): AsyncGenerator<string> {
