@@ -48,6 +48,7 @@ import { ApiError } from "../http/errors.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
 import type { Caller } from "../keys/credentials.js";
 import { type TaskOwnership, taskAccess } from "../tasks/state/task-access.js";
+import { awaitsPayment } from "../tasks/state/transitions.js";
 import { nextPollSeconds } from "../tasks/task-advice.js";
 import { takesUrlElicitation } from "./session.js";
 import {
@@ -200,7 +201,6 @@ async function taskResult(
   const view = await taskStatusView(task, access, history, { proofContent: false });
   const result = await taskToolResult(task, view, access, { flagFailure: true });
   if (status === "input_required" && takesUrlElicitation(capabilities)) {
-    const { awaitsPayment } = await import("../tasks/pay-page.js");
     if (awaitsPayment(task)) throw await paymentElicitation(task, result);
   }
   return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };

@@ -12,7 +12,7 @@ import type { TaskStatus } from "../db/schema/enums.js";
 import type { Task } from "../db/schema/index.js";
 import type { ProofFileSummary } from "../tasks/caller-tasks.js";
 import { seesContent, type TaskAccess } from "../tasks/state/task-access.js";
-import { isTerminal } from "../tasks/state/transitions.js";
+import { awaitsPayment, isTerminal } from "../tasks/state/transitions.js";
 import { taskStatusSchema } from "../tasks/state/view-schemas.js";
 import { nextPollSeconds, recommendedAction } from "../tasks/task-advice.js";
 
@@ -136,8 +136,7 @@ function proofLinks(taskId: string, files: ProofFileSummary[]): z.infer<typeof p
  * module is imported here, on the first such result, not when MCP starts.
  */
 async function x402Pointer(task: Task): Promise<Record<string, unknown> | undefined> {
-  if (task.sandbox || task.paymentUsdcMicro === null) return undefined;
-  if (task.status !== "accepted_pending_payment" && task.status !== "counter_offered") return undefined;
+  if (!awaitsPayment(task)) return undefined;
   const { taskPaymentRequired, x402Enabled, x402Url } = await import("../payments/x402/protocol.js");
   if (!x402Enabled()) return undefined;
   const required = taskPaymentRequired(task.id, task.paymentUsdcMicro);

@@ -16,21 +16,13 @@ import type { Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
 import { type TaskCredential, taskAccess } from "./state/task-access.js";
+import { awaitsPayment } from "./state/transitions.js";
 import { paymentView } from "./task-view.js";
 
 /** The pay token's audience: no other verifier accepts it, and it accepts no other token. */
 export const PAY_TOKEN_AUDIENCE = "task-pay";
 /** Longest life of a pay token, seconds (7 days), when the task's payment window is longer or open. */
 export const PAY_TOKEN_MAX_SECONDS = 7 * 24 * 3600;
-
-/** Whether `task` waits for its payment (a real task, approved or counter-offered, with its USDC amount). */
-export function awaitsPayment(task: Pick<Task, "sandbox" | "status" | "paymentUsdcMicro">): boolean {
-  return (
-    !task.sandbox &&
-    task.paymentUsdcMicro !== null &&
-    (task.status === "accepted_pending_payment" || task.status === "counter_offered")
-  );
-}
 
 /**
  * The pay page URL of `task` (absolute, on PUBLIC_BASE_URL) with a fresh pay token in the fragment

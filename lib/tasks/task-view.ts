@@ -25,7 +25,7 @@ import { slaView } from "./state/recourse.js";
 import { readSiteVisit, siteVisitView } from "./state/site-visit.js";
 import { seesContent, type TaskAccess } from "./state/task-access.js";
 import { taskLinks } from "./state/task-links.js";
-import { isTerminal } from "./state/transitions.js";
+import { awaitsPayment, isTerminal } from "./state/transitions.js";
 import { nextPollSeconds, publicAction, recommendedAction } from "./task-advice.js";
 
 /**
@@ -120,13 +120,7 @@ function refundView(task: Task): Record<string, unknown> {
 
 /** Whether `task` may be paid with x402 now: x402 on, a real task awaiting payment, a network configured. */
 function x402Payable(task: Task): boolean {
-  return (
-    !task.sandbox &&
-    task.paymentUsdcMicro !== null &&
-    (task.status === "accepted_pending_payment" || task.status === "counter_offered") &&
-    x402Enabled() &&
-    paymentNetworks().length > 0
-  );
+  return awaitsPayment(task) && x402Enabled() && paymentNetworks().length > 0;
 }
 
 /**

@@ -4,7 +4,8 @@
  * statuses it is allowed, the status it leads to and the event it emits. Nothing
  * else in the code decides whether a status may change.
  */
-import type { TaskEventType, TaskStatus } from "../../db/schema/enums.js";
+import { OPEN_PAYMENT_STATUSES, type TaskEventType, type TaskStatus } from "../../db/schema/enums.js";
+import type { Task } from "../../db/schema/index.js";
 
 /** What can happen to a task. */
 export type TaskAction =
@@ -50,6 +51,21 @@ export const TRANSITIONS: readonly Transition[] = [
 ];
 
 /** Statuses after which nothing happens (docs/api-conventions.md). */
+/**
+ * Whether `task` waits for its payment: a real (not sandbox) task in an open payment status
+ * (`accepted_pending_payment`, `counter_offered`) with its exact USDC amount. A sandbox task's
+ * simulated payment happens by itself.
+ */
+export function awaitsPayment<T extends Pick<Task, "sandbox" | "status" | "paymentUsdcMicro">>(
+  task: T,
+): task is T & { paymentUsdcMicro: NonNullable<Task["paymentUsdcMicro"]> } {
+  return (
+    !task.sandbox &&
+    task.paymentUsdcMicro !== null &&
+    (OPEN_PAYMENT_STATUSES as readonly TaskStatus[]).includes(task.status)
+  );
+}
+
 export const TERMINAL_STATUSES: readonly TaskStatus[] = [
   "completed",
   "rejected",
