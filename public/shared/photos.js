@@ -2,7 +2,8 @@
  * Photos picked in the browser, as the operator console (operator/proof.js) and the field app
  * (field/photos.js) send them: the MIME type (from the extension when the browser gives none),
  * large photos scaled down (over 1.5 MB, JPEG/PNG/WebP: at most 2048 px, JPEG quality 0.85) so a
- * file stays within the API's 3 MiB per proof file, and the content as base64.
+ * file stays within the API's 3 MiB per proof file, and the content as base64 (`readBase64`, also
+ * what the client dashboard sends a dispute's evidence files with).
  */
 
 const SHRINK_ABOVE_BYTES = 1_500_000;

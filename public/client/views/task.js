@@ -5,6 +5,7 @@
  */
 import { capabilities } from "../../shared/capabilities.js";
 import { definitions, field, h } from "../../shared/dom.js";
+import { readBase64 } from "../../shared/photos.js";
 import { badge, heading, proofItem } from "../../shared/views.js";
 import { request } from "../api.js";
 import { apiForm, messages, optionalField, render, section, value } from "../context.js";
@@ -13,19 +14,6 @@ import { paymentLabel } from "./account.js";
 
 /** Largest evidence file the form sends (3 MB, the proof files' limit per file). */
 const MAX_EVIDENCE_BYTES = 3 * 1024 * 1024;
-
-/** Reads a file as base64 (without the data: prefix). */
-function readBase64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => {
-      const url = String(reader.result);
-      resolve(url.slice(url.indexOf(",") + 1));
-    };
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
 
 /**
  * The end of the task's dispute window (`completed_at` + the terms' `window_hours`), or null when
