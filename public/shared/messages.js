@@ -1,6 +1,7 @@
 /**
  * Texts common to every page (console, analytics, client dashboard, legal pages): the shell,
- * error envelopes, task statuses and urgencies, and the task fields both apps show. Each app
+ * error envelopes, task statuses and urgencies, the task fields both apps show and a dispute's
+ * reasons and resolutions. Each app
  * adds its own dictionary to these with `addMessages` (shared/i18n.js).
  */
 
@@ -45,6 +46,17 @@ export const EN = {
   "sandbox.not_charged": "sandbox (not charged)",
   "legal.terms": "Terms of service",
   "legal.privacy": "Privacy policy",
+  // A dispute's reason and resolution, as the client's task page and the console's queue show them.
+  "dispute.reason.not_done": "not done",
+  "dispute.reason.incomplete": "incomplete",
+  "dispute.reason.wrong_location": "wrong location",
+  "dispute.reason.damaged": "damaged",
+  "dispute.reason.late": "late",
+  "dispute.reason.other": "other",
+  "dispute.resolution.redo": "done again at no charge",
+  "dispute.resolution.partial_refund": "partial refund",
+  "dispute.resolution.full_refund": "full refund",
+  "dispute.resolution.reject": "rejected",
 };
 
 export const FR = {
@@ -87,4 +99,14 @@ export const FR = {
   "sandbox.not_charged": "bac à sable (non facturée)",
   "legal.terms": "Conditions d'utilisation",
   "legal.privacy": "Politique de confidentialité",
+  "dispute.reason.not_done": "non fait",
+  "dispute.reason.incomplete": "incomplet",
+  "dispute.reason.wrong_location": "mauvais endroit",
+  "dispute.reason.damaged": "endommagé",
+  "dispute.reason.late": "en retard",
+  "dispute.reason.other": "autre",
+  "dispute.resolution.redo": "refait sans frais",
+  "dispute.resolution.partial_refund": "remboursement partiel",
+  "dispute.resolution.full_refund": "remboursement complet",
+  "dispute.resolution.reject": "refusé",
 };
