@@ -15,12 +15,15 @@ export interface ScratchDatabase {
 }
 
 /**
- * Creates `<prefix>_<random>` on the server of `adminUrl` and migrates it.
+ * Creates `<prefix>_<random>` on the server of `adminUrl` and migrates it with the migrations of
+ * `migrationsFolder` (all of them by default; a test of a data migration passes a copy that stops
+ * before it).
  * @throws whatever the server answers (unreachable, no permission); a failed migration drops the database first.
  */
 export async function createScratchDatabase(
   adminUrl: string,
   prefix = "ptes_scratch",
+  migrationsFolder = MIGRATIONS_FOLDER,
 ): Promise<ScratchDatabase> {
   const pg = (await import("pg")).default;
   const { drizzle } = await import("drizzle-orm/node-postgres");
@@ -42,7 +45,7 @@ export async function createScratchDatabase(
   try {
     const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
     try {
-      await migrate(drizzle(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await migrate(drizzle(pool, { schema }), { migrationsFolder });
     } finally {
       await pool.end();
     }

@@ -1,41 +1,11 @@
-/**
- * The migrations that partition the activity log by month (drizzle/*_activity_log_partitioned.sql,
- * then *_activity_log_composite_pk.sql), run for real on a table holding rows: a database migrated
- * up to the migration before them, filled with rows over 14 months (one 20 years old, one a year
- * ahead), then migrated to the end. Every row is kept with its id, in its month's partition (the
- * far ones in the DEFAULT partition), the sequence goes on after the highest id and is owned by the
- * new table, and the index names are drizzle's. PGlite always; PostgreSQL too with TEST_DATABASE_URL.
- */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MIGRATIONS_FOLDER, pgliteOptions } from "../../lib/db/client.js";
+import { createScratchDatabase } from "../../lib/db/scratch-database.js";
 import { activityPartitionFor } from "../../lib/privacy/activity-partitions.js";
 import { availableBackends } from "../helpers/db.js";
+import { useMigrationsBefore } from "../helpers/migrations.js";
 
-interface Journal {
-  entries: { tag: string }[];
-}
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-/** A copy of the migrations folder that stops before `tag`. */
-function migrationsBefore(tag: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "ptes-migrations-"));
-  dirs.push(dir);
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const file = path.join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(file, "utf8")) as Journal;
-  const stop = journal.entries.findIndex((e) => e.tag.endsWith(tag));
-  expect(stop).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, stop);
-  writeFileSync(file, JSON.stringify(journal));
-  return dir;
-}
+const migrationsBefore = useMigrationsBefore();
 
 /** A database to migrate by folder and query, on `backend`. */
 interface Subject {
@@ -44,44 +14,34 @@ interface Subject {
   close(): Promise<void>;
 }
 
-async function open(backend: "pglite" | "pg"): Promise<Subject> {
+/** A database on `backend` migrated with the migrations of `folder`. */
+async function open(backend: "pglite" | "pg", folder: string): Promise<Subject> {
   if (backend === "pglite") {
     const { PGlite } = await import("@electric-sql/pglite");
     const { drizzle } = await import("drizzle-orm/pglite");
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     const client = new PGlite(await pgliteOptions());
     const db = drizzle(client);
-    return {
-      migrate: (folder) => migrate(db as never, { migrationsFolder: folder }),
+    const subject: Subject = {
+      migrate: (to) => migrate(db as never, { migrationsFolder: to }),
       query: async <T>(text: string) => (await client.query<T>(text)).rows,
       close: () => client.close(),
     };
+    await subject.migrate(folder);
+    return subject;
   }
   const pg = (await import("pg")).default;
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-  const admin = process.env.TEST_DATABASE_URL!;
-  const name = `ptes_partition_${Math.random().toString(16).slice(2, 10)}`;
-  const run = async (statement: string) => {
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    try {
-      await c.query(statement);
-    } finally {
-      await c.end();
-    }
-  };
-  await run(`create database ${name}`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, "ptes_partition", folder);
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 1 });
   const db = drizzle(pool);
   return {
-    migrate: (folder) => migrate(db as never, { migrationsFolder: folder }),
+    migrate: (to) => migrate(db as never, { migrationsFolder: to }),
     query: async <T>(text: string) => (await pool.query(text)).rows as T[],
     async close() {
       await pool.end();
-      await run(`drop database if exists ${name} with (force)`);
+      await scratch.drop();
     },
   };
 }
@@ -90,9 +50,8 @@ describe.each(availableBackends().filter((b) => b !== "neon") as ("pglite" | "pg
   "activity_log partitioning migration on %s",
   (backend) => {
     it("moves every row into its month's partition, keeps ids and the sequence, names the indexes as drizzle does", async () => {
-      const db = await open(backend);
+      const db = await open(backend, migrationsBefore("_activity_log_partitioned"));
       try {
-        await db.migrate(migrationsBefore("_activity_log_partitioned"));
         // 14 months of rows up to now, one 20 years old and one a year ahead.
         await db.query(`
           insert into activity_log (at, request_id, method, endpoint, status, latency_ms)

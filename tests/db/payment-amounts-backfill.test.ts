@@ -1,47 +1,22 @@
-/**
- * The data migration that gives tasks priced before `payment_amounts` existed their rows
- * (drizzle/*_payment_amounts_backfill.sql), run for real: a PGlite database migrated up to
- * the migration before the new table, filled with tasks, then migrated to the end.
- */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS_FOLDER } from "../../lib/db/client.js";
+import { useMigrationsBefore } from "../helpers/migrations.js";
 
-interface Journal {
-  entries: { tag: string }[];
-}
-
-/** A copy of the migrations folder that stops before `tag`. */
-function migrationsBefore(tag: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "ptes-migrations-"));
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const file = path.join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(file, "utf8")) as Journal;
-  const stop = journal.entries.findIndex((e) => e.tag.endsWith(tag));
-  expect(stop).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, stop);
-  writeFileSync(file, JSON.stringify(journal));
-  return dir;
-}
+const migrationsBefore = useMigrationsBefore();
 
 describe("payment_amounts backfill", () => {
   const client = new PGlite({ extensions: { pg_trgm } });
-  const dirs: string[] = [];
   afterAll(async () => {
     await client.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   it("holds the amounts of open tasks and releases the others at payment, cancellation or last change", async () => {
     const db = drizzle(client);
     const before = migrationsBefore("_payment_amounts");
-    dirs.push(before);
     await migrate(db as never, { migrationsFolder: before });
     const insert = (
       id: string,
