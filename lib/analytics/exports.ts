@@ -8,6 +8,7 @@ import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
+import { keysetPages } from "../db/keyset-pages.js";
 import { activityLog, tasks } from "../db/schema/index.js";
 import { timestampText } from "../db/timestamp-text.js";
 import { describeError } from "../log-error.js";
@@ -58,21 +59,12 @@ function csvStream(
   return Readable.toWeb(stringifier) as unknown as ReadableStream<Uint8Array>;
 }
 
-/**
- * The rows of a keyset-paged query, page after page: `page(after)` reads up to EXPORT_PAGE_ROWS
- * rows after the key `after` (null first), `keyOf` gives a row's key.
- */
+/** The rows of a keyset-paged query ({@link keysetPages} of EXPORT_PAGE_ROWS), one by one. */
 async function* pages<R, K>(
   page: (after: K | null) => Promise<R[]>,
   keyOf: (row: R) => K,
 ): AsyncGenerator<R> {
-  let after: K | null = null;
-  for (;;) {
-    const rows = await page(after);
-    yield* rows;
-    if (rows.length < EXPORT_PAGE_ROWS) return;
-    after = keyOf(rows[rows.length - 1]!);
-  }
+  for await (const rows of keysetPages(page, keyOf, EXPORT_PAGE_ROWS)) yield* rows;
 }
 
 /** First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"). */

@@ -10,6 +10,7 @@ import { and, asc, eq, gt, inArray, ne, type SQL, sql } from "drizzle-orm";
 import type { PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { jsonList } from "../db/bulk.js";
 import type { Db, Tx } from "../db/client.js";
+import { keysetPages } from "../db/keyset-pages.js";
 import {
   apiKeys,
   authTokens,
@@ -92,23 +93,21 @@ async function inChunks(
   change: (rows: SQL) => Promise<unknown>,
 ): Promise<number> {
   const { column } = primaryColumn(table);
-  let after: unknown;
-  let count = 0;
-  for (;;) {
-    const keys = (
+  const read = async (after: unknown) =>
+    (
       await tx
         .select({ key: column })
         .from(table)
-        .where(and(where, after === undefined ? undefined : gt(column, after)))
+        .where(and(where, after === null ? undefined : gt(column, after)))
         .orderBy(asc(column))
         .limit(ERASURE_CHUNK_ROWS)
     ).map((r) => r.key);
-    if (keys.length === 0) return count;
+  let count = 0;
+  for await (const keys of keysetPages(read, (key) => key, ERASURE_CHUNK_ROWS)) {
     await change(inArray(column, keys));
     count += keys.length;
-    if (keys.length < ERASURE_CHUNK_ROWS) return count;
-    after = keys[keys.length - 1];
   }
+  return count;
 }
 
 /**

@@ -14,6 +14,7 @@ import { and, asc, desc, eq, getTableColumns, gt, lt, type SQL } from "drizzle-o
 import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { type Db, getDb } from "../db/client.js";
+import { keysetPages } from "../db/keyset-pages.js";
 import { type ClientAccount, clientAccounts, privacyAudit, taskEvents } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { describeError } from "../log-error.js";
@@ -70,18 +71,17 @@ async function* sectionRows(
   where: SQL | undefined,
 ): AsyncGenerator<Record<string, unknown>> {
   const key = sectionKey(name, table);
-  let after: unknown;
-  for (;;) {
-    const range = after === undefined ? undefined : key.desc ? lt(key.column, after) : gt(key.column, after);
-    const page = (await db
+  const read = (after: unknown) =>
+    db
       .select()
       .from(table)
-      .where(and(where, range))
+      .where(
+        and(where, after === null ? undefined : key.desc ? lt(key.column, after) : gt(key.column, after)),
+      )
       .orderBy(key.desc ? desc(key.column) : asc(key.column))
-      .limit(EXPORT_PAGE_ROWS)) as Record<string, unknown>[];
+      .limit(EXPORT_PAGE_ROWS) as Promise<Record<string, unknown>[]>;
+  for await (const page of keysetPages(read, (row) => row[key.prop], EXPORT_PAGE_ROWS)) {
     for (const row of page) yield exportRow(table, row);
-    if (page.length < EXPORT_PAGE_ROWS) return;
-    after = page[page.length - 1]![key.prop];
   }
 }
 
