@@ -17,7 +17,7 @@
 
 import autocannon from "autocannon";
 import { createScratchDatabase } from "../../lib/db/scratch-database.js";
-import type { LoadResult } from "../lib/load.js";
+import { type LoadResult, loadResultOf } from "../lib/load.js";
 import { num, table } from "../lib/report.js";
 import { BENCH_RATE_LIMIT_PER_MIN, startService } from "../lib/service.js";
 import { settingsEnv } from "../lib/settings.js";
@@ -93,20 +93,7 @@ async function load(spec: LoadSpec): Promise<LoadResult & { ok: number }> {
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.paths ? { requests: spec.paths.map((path) => ({ method: "GET" as const, path })) } : {}),
   });
-  return {
-    url: spec.url,
-    requestsPerSec: result.requests.average,
-    latencyMeanMs: result.latency.average,
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
-    latencyMaxMs: result.latency.max,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    durationSec: result.duration,
-    ok: result["2xx"],
-  };
+  return { ...loadResultOf(spec.url, result), ok: result["2xx"] };
 }
 
 async function measureBackend(

@@ -44,20 +44,20 @@ export interface LoadResult {
   durationSec: number;
 }
 
-/** Runs autocannon against `options.url` and resolves with its summary. */
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const result = await autocannon({
-    url: options.url,
-    duration: options.durationSec,
-    ...(options.amount ? { amount: options.amount } : {}),
-    connections: options.connections,
-    workers: options.workers ?? 0,
-    method: options.method ?? "GET",
-    headers: options.headers,
-    body: options.body,
-  });
+/** The parts of autocannon's result (its API's object, or its CLI's `-j` JSON) a `LoadResult` reads. */
+export interface AutocannonJson {
+  requests: { total: number; average: number };
+  latency: { average: number; p50: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+}
+
+/** `result`, autocannon's summary of a run against `url`, as a `LoadResult`. */
+export function loadResultOf(url: string, result: AutocannonJson): LoadResult {
   return {
-    url: options.url,
+    url,
     requestsPerSec: result.requests.average,
     latencyMeanMs: result.latency.average,
     latencyP50Ms: result.latency.p50,
@@ -71,19 +71,25 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
+/** Runs autocannon against `options.url` and resolves with its summary. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    duration: options.durationSec,
+    ...(options.amount ? { amount: options.amount } : {}),
+    connections: options.connections,
+    workers: options.workers ?? 0,
+    method: options.method ?? "GET",
+    headers: options.headers,
+    body: options.body,
+  });
+  return loadResultOf(options.url, result);
+}
+
 const autocannonCli = (() => {
   const require = createRequire(import.meta.url);
   return path.join(path.dirname(require.resolve("autocannon/package.json")), "autocannon.js");
 })();
-
-interface AutocannonJson {
-  requests: { total: number; average: number };
-  latency: { average: number; p50: number; p99: number; max: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  duration: number;
-}
 
 /**
  * Runs autocannon's CLI in a child process against `options.url` (`amount` requests, or
@@ -103,17 +109,5 @@ export async function runLoadInChild(options: LoadOptions): Promise<LoadResult> 
     timeout: 600_000,
   });
   const result = JSON.parse(stdout) as AutocannonJson;
-  return {
-    url: options.url,
-    requestsPerSec: result.requests.average,
-    latencyMeanMs: result.latency.average,
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
-    latencyMaxMs: result.latency.max,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    durationSec: result.duration,
-  };
+  return loadResultOf(options.url, result);
 }
