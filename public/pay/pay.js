@@ -5,6 +5,9 @@
  * (never sent to the server as part of the URL), shows the exact amount, the wallets and the
  * deadline, and asks again every 10 s until the task is paid. English and French.
  */
+import { EN as SHARED_EN, FR as SHARED_FR } from "../shared/messages.js";
+
+/** This page's texts; a task's status is named by the common dictionary (`status.*`). */
 const MESSAGES = {
   en: {
     title: "Pay for a task",
@@ -73,8 +76,10 @@ let problem = null;
 
 const $ = (id) => document.getElementById(id);
 
+const SHARED = { en: SHARED_EN, fr: SHARED_FR };
+
 function t(key, vars = {}) {
-  const text = MESSAGES[lang]?.[key] ?? MESSAGES.en[key] ?? key;
+  const text = MESSAGES[lang]?.[key] ?? SHARED[lang]?.[key] ?? MESSAGES.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ""));
 }
 
@@ -142,7 +147,7 @@ function render() {
   } else {
     $("done-title").textContent = payment.paid_at ? t("done.paid") : t("done.other");
     $("done-facts").replaceChildren(
-      fact(t("done.status"), view.status),
+      fact(t("done.status"), t(`status.${view.status}`)),
       ...(payment.paid_at ? [fact(t("done.paid_at"), when(payment.paid_at))] : []),
       ...(payment.tx_hash ? [fact(t("done.tx"), payment.tx_hash)] : []),
     );

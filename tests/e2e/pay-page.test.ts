@@ -99,6 +99,8 @@ describe.skipIf(!CHROMIUM)("the pay page", () => {
     await page.reload();
     await page.getByRole("heading", { level: 2, name: "Payée" }).waitFor();
     await expect(page.locator("#done-facts").textContent()).resolves.toContain(`0x${"cd".repeat(32)}`);
+    // The status in the page's language, from the common dictionary.
+    await expect(page.locator("#done-facts dd").first().textContent()).resolves.toBe("payée");
     expect(await page.locator("#sec-pay").isHidden()).toBe(true);
     await context.close();
   });
