@@ -103,21 +103,19 @@ export async function inviteStaff(
 ): Promise<{ staff: StaffMember; invitation: { code: string; expiresAt: Date } }> {
   const db = await getDb();
   const email = input.email.trim().toLowerCase();
+  /** The CONFLICT of an e-mail that already has a staff account (`staffId`, when known). */
+  const taken = (staffId: string | undefined) =>
+    new DomainError("CONFLICT", "This e-mail already has a staff account (reinvite or change its role)", {
+      field: "email",
+      extra: staffId ? { staff_id: staffId } : {},
+    });
+  const existingId = async (tx: Tx) =>
+    (await tx.select({ id: staffMembers.id }).from(staffMembers).where(eq(staffMembers.email, email)))[0]?.id;
   return db.transaction(async (tx) => {
-    const [existing] = await tx
-      .select({ id: staffMembers.id })
-      .from(staffMembers)
-      .where(eq(staffMembers.email, email));
-    if (existing) {
-      throw new DomainError(
-        "CONFLICT",
-        "This e-mail already has a staff account (reinvite or change its role)",
-        {
-          field: "email",
-          extra: { staff_id: existing.id },
-        },
-      );
-    }
+    const existing = await existingId(tx);
+    if (existing) throw taken(existing);
+    // A concurrent invitation of the same address may commit between the check and the insert:
+    // the unique e-mail then keeps this one out, and it is the same CONFLICT.
     const [staff] = await tx
       .insert(staffMembers)
       .values({
@@ -128,7 +126,9 @@ export async function inviteStaff(
         createdAt: now,
         updatedAt: now,
       })
+      .onConflictDoNothing()
       .returning();
+    if (!staff) throw taken(await existingId(tx));
     const invitation = await issueInvitation(tx, staff!, now);
     await recordAudit(tx, {
       action: "staff.invite",

@@ -93,6 +93,21 @@ describe("invitation and enrolment", () => {
     expectEnvelope(dup.body, dup.res, 409, "CONFLICT");
   });
 
+  it("concurrent invitations of one new e-mail: one is made, the others are 409, none fails", async () => {
+    const email = "race@staff.example.com";
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        manage({ action: "invite", email, role: "field", display_name: "Race" }, staffHeaders(owner)),
+      ),
+    );
+    const statuses = answers.map((a) => a.res.status).sort();
+    expect(statuses.filter((s) => s === 409)).toHaveLength(5);
+    for (const a of answers.filter((x) => x.res.status === 409))
+      expectEnvelope(a.body, a.res, 409, "CONFLICT");
+    expect(statuses.filter((s) => s !== 409)).toHaveLength(1);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+  });
+
   it("an expired invitation → 401", async () => {
     const email = "late@staff.example.com";
     await manage({ action: "invite", email, role: "field", display_name: "Late" }, staffHeaders(owner));
