@@ -24,6 +24,7 @@ import {
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
+import { startInsideWindow } from "../helpers/windows.js";
 
 useTestDatabase();
 
@@ -169,6 +170,7 @@ describe("login", () => {
   });
 
   it("limits login to 5 attempts per IP per hour; other actions do not count", async () => {
+    await startInsideWindow(3600, 15_000);
     process.env.LOGIN_ATTEMPTS_PER_IP_PER_HOUR = "5";
     resetConfig();
     resetLimiters();

@@ -3,13 +3,14 @@
  * key's budget (not on the IP's budget of requests without a key), and a tool's rate-limit
  * failure carries `retry_after_seconds`. Small limits (anonymous 4/min, per key 5/min).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
+import { startInsideWindow } from "../helpers/windows.js";
 
 useTestDatabase();
 
@@ -32,6 +33,8 @@ afterAll(async () => {
   await host.close();
   setEnv(saved);
 });
+// Each test spends a few-per-minute budget: start it well inside a minute window, not at its edge.
+beforeEach(() => startInsideWindow(60, 15_000), 20_000);
 
 let id = 0;
 const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>

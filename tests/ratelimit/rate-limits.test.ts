@@ -13,6 +13,7 @@ import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { startUpstashShim, type UpstashShim } from "../helpers/upstash-shim.js";
+import { startInsideWindow } from "../helpers/windows.js";
 
 useTestDatabase();
 
@@ -60,8 +61,7 @@ describe.each(["memory", "upstash"] as const)("rate limits on the %s backend", (
   beforeEach(async () => {
     shim?.setMode("normal");
     // The counts below assume one minute window: start well inside it, not at its edge.
-    const intoWindow = Date.now() % 60_000;
-    if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 200));
+    await startInsideWindow(60, 10_000);
   }, 20_000);
 
   it("allows 3 anonymous requests per minute per IP, then 429 with Retry-After and RateLimit headers", async () => {

@@ -33,6 +33,7 @@ import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { submitTask, validTask } from "../helpers/tasks.js";
 import { verifyAddresses } from "../helpers/verified.js";
+import { startInsideWindowsOf } from "../helpers/windows.js";
 
 useTestDatabase();
 
@@ -463,6 +464,7 @@ describe("attacks are refused and change nothing", () => {
   it.each([...profileAttacks, ...nulAttacks, ...limitAttacks].map((a) => [a.name, a] as const))(
     "%s",
     async (_name, attack) => {
+      if (attack.env) await startInsideWindowsOf(attack.env, 10_000);
       const restore = attack.env ? withEnv(attack.env) : () => {};
       try {
         await attack.setup?.();

@@ -43,6 +43,7 @@ import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { reviewTask, submitTask, validTask } from "../helpers/tasks.js";
+import { startInsideWindowsOf } from "../helpers/windows.js";
 
 useTestDatabase();
 
@@ -453,8 +454,9 @@ let loggedOut: string;
 let frankJwt: string;
 
 describe("identity attacks: refused, and nothing changes", () => {
-  it.each(attacks)("$name", (row) =>
-    withSettings(row.env ?? {}, async () => {
+  it.each(attacks)("$name", async (row) => {
+    await startInsideWindowsOf(row.env ?? {}, 10_000);
+    await withSettings(row.env ?? {}, async () => {
       await row.setup?.();
       const before = await snapshot();
       const out = await row.attack();
@@ -466,8 +468,8 @@ describe("identity attacks: refused, and nothing changes", () => {
       }
       await row.check?.(out);
       expect(await snapshot()).toEqual(before);
-    }),
-  );
+    });
+  });
 });
 
 describe("a key opens an account for a verified address (issue 25: no enumeration)", () => {
