@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { DateTime } from "luxon";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
@@ -8,8 +8,10 @@ import {
   activityEndpointsDaily,
   apiKeys,
   clientAccounts,
-  ledgerEntries,
-  tasks,
+  tasksCreatedDaily,
+  tasksOrgDaily,
+  tasksPaidClientsDaily,
+  tasksPaidDaily,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { roundCad } from "../money.js";
@@ -124,19 +126,12 @@ async function agents(query: AnalyticsQuery) {
   };
 }
 
-const taskRevenue = sql<string>`coalesce(-${ledgerEntries.amountCad}, ${tasks.priceCad}, 0) - case when ${tasks.refundStatus} = 'refunded' then coalesce(${tasks.refundAmountCad}, 0) else 0 end`;
-
 async function org(query: AnalyticsQuery) {
   const orgId = orgIdOf(query);
   const { from, to, fromDay, toDay } = period(query, 30);
   const db = await getDb();
   const e = activityEndpointsDaily;
-  const taskWhere = and(
-    eq(tasks.orgId, orgId),
-    eq(tasks.sandbox, false),
-    gte(tasks.createdAt, from),
-    lt(tasks.createdAt, to),
-  );
+  const o = tasksOrgDaily;
   const endpointRequests = sql<number>`sum(${e.requests})`;
   const [endpoints, agentList, byStatus, [account]] = await Promise.all([
     db
@@ -153,15 +148,14 @@ async function org(query: AnalyticsQuery) {
     agentRows(fromDay, toDay, orgId, 1000),
     db
       .select({
-        status: tasks.status,
-        tasks: count(),
-        revenue: sql<string>`sum(case when ${tasks.paidAt} is not null then ${taskRevenue} else 0 end)`,
+        status: o.status,
+        tasks: sql<number>`sum(${o.tasks})`.mapWith(Number),
+        revenue: sql<string>`sum(${o.paidRevenueCad})`,
       })
-      .from(tasks)
-      .leftJoin(ledgerEntries, and(eq(ledgerEntries.taskId, tasks.id), eq(ledgerEntries.kind, "charge")))
-      .where(taskWhere)
-      .groupBy(tasks.status)
-      .orderBy(asc(tasks.status)),
+      .from(o)
+      .where(and(eq(o.orgId, orgId), gte(o.day, fromDay), lte(o.day, toDay)))
+      .groupBy(o.status)
+      .orderBy(asc(o.status)),
     db
       .select({ account_id: clientAccounts.id, email: clientAccounts.email, status: clientAccounts.status })
       .from(clientAccounts)
@@ -188,67 +182,86 @@ async function org(query: AnalyticsQuery) {
   };
 }
 
+/**
+ * The operator dashboard over the days `fromDay`..`toDay` (default the last 84 days, America/Toronto),
+ * read from the task roll-ups (lib/db/schema/task-rollups.ts; docs/decisions.md 23), never from
+ * `tasks` itself: revenue per service type and ISO week of payment, the ten clients (API key's
+ * contact, or the requester's contact for tasks without a key) with the most revenue, the outcome of
+ * the tasks paid in the period, and the tasks created in it by current status. Amounts in CAD.
+ */
 async function dashboard(query: AnalyticsQuery) {
-  const { from, to } = period(query, 84);
+  const { from, to, fromDay, toDay } = period(query, 84);
   const db = await getDb();
-  const paidWhere = and(
-    eq(tasks.sandbox, false),
-    sql`${tasks.paidAt} is not null`,
-    gte(tasks.paidAt, from),
-    lt(tasks.paidAt, to),
-  );
-  const chargeJoin = and(eq(ledgerEntries.taskId, tasks.id), eq(ledgerEntries.kind, "charge"));
-  // The zone is a constant inlined (not a parameter), so that GROUP BY matches the select list.
-  const week = sql<string>`to_char(${tasks.paidAt} at time zone ${sql.raw(`'${OPERATOR_TIMEZONE}'`)}, 'IYYY-"W"IW')`;
-  const client = sql<string>`coalesce(${apiKeys.contact}, ${tasks.requesterContact})`;
-  const [revenue, clients, outcomes, created] = await Promise.all([
+  const p = tasksPaidDaily;
+  const c = tasksPaidClientsDaily;
+  const week = sql<string>`to_char(${p.day}, 'IYYY-"W"IW')`;
+  const client = sql<string>`coalesce(${apiKeys.contact}, nullif(${c.requesterContact}, ''))`;
+  const clientRevenue = sql<string>`sum(${c.revenueCad})`;
+  const [paid, clients, created] = await Promise.all([
     db
       .select({
         week,
-        service_type: tasks.serviceType,
-        tasks: count(),
-        revenue: sql<string>`sum(${taskRevenue})`,
+        service_type: p.serviceType,
+        status: p.status,
+        tasks: sql<number>`sum(${p.tasks})`.mapWith(Number),
+        revenue: sql<string>`sum(${p.revenueCad})`,
       })
-      .from(tasks)
-      .leftJoin(ledgerEntries, chargeJoin)
-      .where(paidWhere)
-      .groupBy(week, tasks.serviceType)
-      .orderBy(week, tasks.serviceType),
+      .from(p)
+      .where(and(gte(p.day, fromDay), lte(p.day, toDay)))
+      .groupBy(week, p.serviceType, p.status)
+      .orderBy(week, p.serviceType, p.status),
     db
-      .select({ client, tasks: count(), revenue: sql<string>`sum(${taskRevenue})` })
-      .from(tasks)
-      .leftJoin(ledgerEntries, chargeJoin)
-      .leftJoin(apiKeys, eq(apiKeys.id, tasks.apiKeyId))
-      .where(paidWhere)
+      .select({ client, tasks: sql<number>`sum(${c.tasks})`.mapWith(Number), revenue: clientRevenue })
+      .from(c)
+      .leftJoin(apiKeys, eq(apiKeys.id, c.apiKeyId))
+      .where(and(gte(c.day, fromDay), lte(c.day, toDay)))
       .groupBy(client)
-      .orderBy(sql`sum(${taskRevenue}) desc`, client)
+      .orderBy(desc(clientRevenue), client)
       .limit(10),
-    db.select({ status: tasks.status, n: count() }).from(tasks).where(paidWhere).groupBy(tasks.status),
     db
-      .select({ status: tasks.status, n: count() })
-      .from(tasks)
-      .where(and(eq(tasks.sandbox, false), gte(tasks.createdAt, from), lt(tasks.createdAt, to)))
-      .groupBy(tasks.status),
+      .select({
+        status: tasksCreatedDaily.status,
+        n: sql<number>`sum(${tasksCreatedDaily.tasks})`.mapWith(Number),
+      })
+      .from(tasksCreatedDaily)
+      .where(and(gte(tasksCreatedDaily.day, fromDay), lte(tasksCreatedDaily.day, toDay)))
+      .groupBy(tasksCreatedDaily.status),
   ]);
-  const ended = Object.fromEntries(outcomes.map((o) => [o.status, o.n])) as Record<string, number>;
+  // Per week and service (statuses summed), in the rows' order; and per status (weeks summed).
+  const revenue = new Map<string, { week: string; service_type: string; tasks: number; revenue: number }>();
+  const ended: Record<string, number> = {};
+  for (const r of paid) {
+    const key = `${r.week} ${r.service_type}`;
+    const row = revenue.get(key) ?? { week: r.week, service_type: r.service_type, tasks: 0, revenue: 0 };
+    row.tasks += r.tasks;
+    row.revenue += Number(r.revenue);
+    revenue.set(key, row);
+    ended[r.status] = (ended[r.status] ?? 0) + r.tasks;
+  }
   const completed = ended.completed ?? 0;
   const denominator = completed + (ended.failed ?? 0) + (ended.cancelled ?? 0);
-  const accounts = await db
-    .select({ email: clientAccounts.email, id: clientAccounts.id })
-    .from(clientAccounts);
+  // The prepaid accounts of the top clients (at most 10 addresses).
+  const emails = clients.map((c) => c.client).filter((e): e is string => e !== null);
+  const accounts =
+    emails.length === 0
+      ? []
+      : await db
+          .select({ email: clientAccounts.email, id: clientAccounts.id })
+          .from(clientAccounts)
+          .where(inArray(clientAccounts.email, emails));
   const accountOf = new Map(accounts.map((a) => [a.email, a.id]));
   return {
     action: "dashboard",
     from: from.toISOString(),
     to: to.toISOString(),
     currency: "CAD",
-    revenue_by_service_week: revenue.map((r) => ({
+    revenue_by_service_week: [...revenue.values()].map((r) => ({
       iso_week: r.week,
       service_type: r.service_type,
       tasks: r.tasks,
       revenue_cad: round2(r.revenue),
     })),
-    revenue_total_cad: round2(revenue.reduce((s, r) => s + Number(r.revenue ?? 0), 0)),
+    revenue_total_cad: round2([...revenue.values()].reduce((s, r) => s + r.revenue, 0)),
     top_clients: clients.map((c) => ({
       client: c.client,
       account_id: accountOf.get(c.client) ?? null,

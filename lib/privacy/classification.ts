@@ -343,6 +343,34 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     secret: "access_token_hash",
     none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash receipt_invoice_id paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at assigned_staff_id assigned_at at_risk_at refund_tx_hash refund_usdc_micro redo_of_task_id version created_at updated_at",
   }),
+  tasks_paid_daily: table({
+    purpose:
+      "daily roll-up of the paid tasks per service type and status: the dashboard's revenue and outcomes (docs/decisions.md 23)",
+    export: { excluded: "counts and sums derived from the tasks, which the tasks section exports" },
+    erasure: "follows tasks by trigger; holds no personal data",
+    none: "day service_type status tasks revenue_cad",
+  }),
+  tasks_paid_clients_daily: table({
+    purpose: "daily roll-up of the paid tasks per API key or requester contact: the dashboard's top clients",
+    export: { excluded: "counts and sums derived from the tasks, which the tasks section exports" },
+    erasure:
+      "follows tasks by trigger: a contact replaced on the account's tasks moves their counts to the replacement, and the row naming it goes",
+    personal: "requester_contact",
+    none: "day api_key_id tasks revenue_cad",
+  }),
+  tasks_created_daily: table({
+    purpose: "daily roll-up of the tasks created per status: the dashboard's tasks created",
+    export: { excluded: "counts derived from the tasks, no personal data" },
+    erasure: "follows tasks by trigger; holds no personal data",
+    none: "day status tasks",
+  }),
+  tasks_org_daily: table({
+    purpose:
+      "daily roll-up of the tasks created per organization and status: the tasks of organization analytics",
+    export: { excluded: "counts per organization id, no personal data" },
+    erasure: "follows tasks by trigger; holds no personal data",
+    none: "org_id day status tasks paid_revenue_cad",
+  }),
   webhooks: table({
     purpose: "webhooks registered by the client's keys",
     export: "webhooks",

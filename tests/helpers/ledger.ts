@@ -6,12 +6,15 @@
  * - Every deposit, charge and refund entry with an invoice matches the invoice's amount.
  * - Per task, what went back (ledger refunds of a prepaid task; refund credit notes of a USDC
  *   receipt) is at most what was charged.
+ * - The task roll-ups the dashboard reads (revenue, clients, outcomes; docs/decisions.md 23) equal a
+ *   recount of the tasks and their charges.
  */
 import { afterAll, expect } from "vitest";
 import { accountBalance } from "../../lib/billing/balance.js";
 import { getDb } from "../../lib/db/client.js";
 import { clientAccounts, invoices, ledgerEntries } from "../../lib/db/schema/index.js";
 import { toCents } from "../../lib/money.js";
+import { taskRollupDiff } from "./rollups.js";
 
 /** Checks the invariants above on the current test database. */
 export async function expectLedgerConsistent(): Promise<void> {
@@ -47,6 +50,7 @@ export async function expectLedgerConsistent(): Promise<void> {
   for (const [task, back] of returned) {
     expect(back, `given back on ${task} vs charged`).toBeLessThanOrEqual(charged.get(task) ?? 0);
   }
+  expect(await taskRollupDiff()).toMatchObject({ paid: 0, clients: 0, created: 0, org: 0 });
 }
 
 /** Registers the check after the file's tests (before its database closes). */

@@ -39,3 +39,58 @@ export async function rollupDiff(): Promise<{ agents: number; endpoints: number;
   );
   return { agents: r!.agents, endpoints: r!.endpoints, agentRows: r!.agent_rows };
 }
+
+/**
+ * How far the task roll-ups (`tasks_paid_daily`, `tasks_paid_clients_daily`, `tasks_created_daily`,
+ * `tasks_org_daily`; docs/decisions.md 23) are from a recount of the non-sandbox `tasks` joined with
+ * their `charge` ledger row: the rows that differ, both directions, per roll-up (0 everywhere when
+ * they agree), and how many roll-up rows there are.
+ */
+export async function taskRollupDiff(): Promise<{
+  paid: number;
+  clients: number;
+  created: number;
+  org: number;
+  rows: number;
+}> {
+  const db = await getDb();
+  const [r] = rowsOf<{ paid: number; clients: number; created: number; org: number; rows: number }>(
+    await db.execute(sql`
+    with t as (
+      select t.*, (t.paid_at at time zone 'America/Toronto')::date as paid_day,
+             (t.created_at at time zone 'America/Toronto')::date as created_day,
+             coalesce(-l.amount_cad, t.price_cad, 0)
+               - case when t.refund_status = 'refunded' then coalesce(t.refund_amount_cad, 0) else 0 end as revenue
+      from tasks t left join ledger_entries l on l.task_id = t.id and l.kind = 'charge'
+      where not t.sandbox),
+    raw_paid as (
+      select paid_day as day, service_type, status, count(*)::int as tasks, sum(revenue)::numeric(12,2) as revenue_cad
+      from t where paid_at is not null group by 1, 2, 3),
+    roll_paid as (select day, service_type, status, tasks, revenue_cad from tasks_paid_daily),
+    raw_clients as (
+      select paid_day as day, coalesce(api_key_id, '') as api_key_id,
+             case when api_key_id is null then requester_contact else '' end as requester_contact,
+             count(*)::int as tasks, sum(revenue)::numeric(12,2) as revenue_cad
+      from t where paid_at is not null group by 1, 2, 3),
+    roll_clients as (select day, api_key_id, requester_contact, tasks, revenue_cad from tasks_paid_clients_daily),
+    raw_created as (select created_day as day, status, count(*)::int as tasks from t group by 1, 2),
+    roll_created as (select day, status, tasks from tasks_created_daily),
+    raw_org as (
+      select org_id, created_day as day, status, count(*)::int as tasks,
+             coalesce(sum(revenue) filter (where paid_at is not null), 0)::numeric(12,2) as paid_revenue_cad
+      from t where coalesce(org_id, '') <> '' group by 1, 2, 3),
+    roll_org as (select org_id, day, status, tasks, paid_revenue_cad from tasks_org_daily)
+    select
+      (select count(*) from ((select * from raw_paid except all select * from roll_paid)
+        union all (select * from roll_paid except all select * from raw_paid)) x)::int as paid,
+      (select count(*) from ((select * from raw_clients except all select * from roll_clients)
+        union all (select * from roll_clients except all select * from raw_clients)) x)::int as clients,
+      (select count(*) from ((select * from raw_created except all select * from roll_created)
+        union all (select * from roll_created except all select * from raw_created)) x)::int as created,
+      (select count(*) from ((select * from raw_org except all select * from roll_org)
+        union all (select * from roll_org except all select * from raw_org)) x)::int as org,
+      ((select count(*) from tasks_paid_daily) + (select count(*) from tasks_paid_clients_daily)
+        + (select count(*) from tasks_created_daily) + (select count(*) from tasks_org_daily))::int as rows`),
+  );
+  return { paid: r!.paid, clients: r!.clients, created: r!.created, org: r!.org, rows: r!.rows };
+}

@@ -1,0 +1,33 @@
+CREATE TABLE "tasks_created_daily" (
+	"day" date NOT NULL,
+	"status" text NOT NULL,
+	"tasks" integer NOT NULL,
+	CONSTRAINT "tasks_created_daily_pk" PRIMARY KEY("day","status")
+);
+--> statement-breakpoint
+CREATE TABLE "tasks_org_daily" (
+	"org_id" text NOT NULL,
+	"day" date NOT NULL,
+	"status" text NOT NULL,
+	"tasks" integer NOT NULL,
+	"paid_revenue_cad" numeric(12, 2) NOT NULL,
+	CONSTRAINT "tasks_org_daily_pk" PRIMARY KEY("org_id","day","status")
+);
+--> statement-breakpoint
+CREATE TABLE "tasks_paid_clients_daily" (
+	"day" date NOT NULL,
+	"api_key_id" text NOT NULL,
+	"requester_contact" text NOT NULL,
+	"tasks" integer NOT NULL,
+	"revenue_cad" numeric(12, 2) NOT NULL,
+	CONSTRAINT "tasks_paid_clients_daily_pk" PRIMARY KEY("day","api_key_id","requester_contact")
+);
+--> statement-breakpoint
+CREATE TABLE "tasks_paid_daily" (
+	"day" date NOT NULL,
+	"service_type" text NOT NULL,
+	"status" text NOT NULL,
+	"tasks" integer NOT NULL,
+	"revenue_cad" numeric(12, 2) NOT NULL,
+	CONSTRAINT "tasks_paid_daily_pk" PRIMARY KEY("day","service_type","status")
+);

@@ -1,0 +1,82 @@
+import { date, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { cad } from "./columns.js";
+
+/**
+ * Daily roll-ups of the non-sandbox tasks (issue 32 item 4; docs/decisions.md 23): what the
+ * analytics dashboard and the tasks part of `action=org` read instead of scanning `tasks`. `day` is
+ * a calendar day in America/Toronto (the analytics' periods are whole days there, so a period is an
+ * exact set of roll-up days).
+ *
+ * Kept by database triggers (migration 0029_task_rollup_triggers) on `tasks` (every INSERT, UPDATE
+ * and DELETE adds its new rows and subtracts its old ones) and on the `charge` rows of
+ * `ledger_entries` (a task's revenue is its charge when it has one, else its price), in the
+ * statement's transaction: a roll-up always equals a recount of `tasks` joined with its charge. A
+ * roll-up row whose count reaches 0 is deleted.
+ *
+ * `revenue_cad` is the sum of each task's revenue: `-charge.amount_cad` (its prepaid charge) or else
+ * `price_cad` or 0, less `refund_amount_cad` once `refund_status = 'refunded'` (CAD).
+ */
+
+/** Paid tasks per day of `paid_at`, service type and current status: revenue per service and ISO week, outcomes. */
+export const tasksPaidDaily = pgTable(
+  "tasks_paid_daily",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    serviceType: text("service_type").notNull(),
+    status: text("status").notNull(),
+    tasks: integer("tasks").notNull(),
+    revenueCad: cad("revenue_cad").notNull(),
+  },
+  (t) => [primaryKey({ name: "tasks_paid_daily_pk", columns: [t.day, t.serviceType, t.status] })],
+);
+
+/**
+ * Paid tasks per day of `paid_at` and client: the API key that submitted them, or, for tasks
+ * without a key, the requester's contact (`''` in the column not used): the dashboard's top clients.
+ */
+export const tasksPaidClientsDaily = pgTable(
+  "tasks_paid_clients_daily",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    /** `''`: tasks without a key, counted by `requester_contact`. */
+    apiKeyId: text("api_key_id").notNull(),
+    /** The task's `requester_contact` when it has no key, else `''`. */
+    requesterContact: text("requester_contact").notNull(),
+    tasks: integer("tasks").notNull(),
+    revenueCad: cad("revenue_cad").notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: "tasks_paid_clients_daily_pk",
+      columns: [t.day, t.apiKeyId, t.requesterContact],
+    }),
+  ],
+);
+
+/** Tasks per day of `created_at` and current status: the dashboard's tasks created by status. */
+export const tasksCreatedDaily = pgTable(
+  "tasks_created_daily",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    status: text("status").notNull(),
+    tasks: integer("tasks").notNull(),
+  },
+  (t) => [primaryKey({ name: "tasks_created_daily_pk", columns: [t.day, t.status] })],
+);
+
+/**
+ * Tasks per organization (`org_id` of X-Agent-Identity; tasks without one are left out), day of
+ * `created_at` and current status, with the revenue of those already paid: the tasks of `action=org`.
+ */
+export const tasksOrgDaily = pgTable(
+  "tasks_org_daily",
+  {
+    orgId: text("org_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    status: text("status").notNull(),
+    tasks: integer("tasks").notNull(),
+    /** Revenue of the rows' tasks with a `paid_at` (CAD). */
+    paidRevenueCad: cad("paid_revenue_cad").notNull(),
+  },
+  (t) => [primaryKey({ name: "tasks_org_daily_pk", columns: [t.orgId, t.day, t.status] })],
+);
