@@ -103,7 +103,7 @@ function envInt(name: string, fallback: number): number {
 }
 
 /** Seeds `tasks` tasks and `activity` activity rows (see the module comment). */
-async function seed(
+export async function seed(
   db: Awaited<ReturnType<typeof openPg>>["db"],
   tasks: number,
   activity: number,
