@@ -23,6 +23,15 @@ CREATE TABLE "tasks_paid_clients_daily" (
 	CONSTRAINT "tasks_paid_clients_daily_pk" PRIMARY KEY("day","api_key_id","requester_contact")
 );
 --> statement-breakpoint
+CREATE TABLE "tasks_paid_clients_weekly" (
+	"week" date NOT NULL,
+	"api_key_id" text NOT NULL,
+	"requester_contact" text NOT NULL,
+	"tasks" integer NOT NULL,
+	"revenue_cad" numeric(12, 2) NOT NULL,
+	CONSTRAINT "tasks_paid_clients_weekly_pk" PRIMARY KEY("week","api_key_id","requester_contact")
+);
+--> statement-breakpoint
 CREATE TABLE "tasks_paid_daily" (
 	"day" date NOT NULL,
 	"service_type" text NOT NULL,

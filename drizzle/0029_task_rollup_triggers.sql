@@ -75,6 +75,21 @@ BEGIN
   WHERE d.tasks = 0 AND d.day = k.paid_day AND d.api_key_id = k.api_key_id
     AND d.requester_contact = k.requester_contact;
 
+  INSERT INTO tasks_paid_clients_weekly AS d (week, api_key_id, requester_contact, tasks, revenue_cad)
+  SELECT date_trunc('week', c.paid_day)::date, c.api_key_id, c.requester_contact, sum(c.n)::int, sum(c.n * c.revenue)
+  FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
+  WHERE c.paid_day IS NOT NULL
+  GROUP BY 1, 2, 3 HAVING sum(c.n) <> 0 OR sum(c.n * c.revenue) <> 0
+  ORDER BY 1, 2, 3
+  ON CONFLICT (week, api_key_id, requester_contact) DO UPDATE
+    SET tasks = d.tasks + excluded.tasks, revenue_cad = d.revenue_cad + excluded.revenue_cad;
+  DELETE FROM tasks_paid_clients_weekly d
+  USING (SELECT DISTINCT date_trunc('week', c.paid_day)::date AS week, c.api_key_id, c.requester_contact
+         FROM (SELECT * FROM unnest(added) UNION ALL SELECT * FROM unnest(removed)) c
+         WHERE c.paid_day IS NOT NULL) k
+  WHERE d.tasks = 0 AND d.week = k.week AND d.api_key_id = k.api_key_id
+    AND d.requester_contact = k.requester_contact;
+
   INSERT INTO tasks_created_daily AS d (day, status, tasks)
   SELECT c.created_day, c.status, sum(c.n)::int
   FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c

@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import { DateTime } from "luxon";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
@@ -11,6 +12,7 @@ import {
   tasksCreatedDaily,
   tasksOrgDaily,
   tasksPaidClientsDaily,
+  tasksPaidClientsWeekly,
   tasksPaidDaily,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -183,6 +185,80 @@ async function org(query: AnalyticsQuery) {
 }
 
 /**
+ * The whole ISO weeks (Monday to Sunday) inside the days `fromDay`..`toDay` (YYYY-MM-DD,
+ * inclusive): `weeksFrom` the first one's Monday and `weeksTo` the last one's Sunday, or both null
+ * when the period holds no whole week.
+ */
+export function wholeWeeks(
+  fromDay: string,
+  toDay: string,
+): { weeksFrom: string | null; weeksTo: string | null } {
+  const from = DateTime.fromISO(fromDay);
+  const to = DateTime.fromISO(toDay);
+  const monday = from.weekday === 1 ? from : from.startOf("week").plus({ weeks: 1 });
+  const sunday = to.weekday === 7 ? to : to.startOf("week").minus({ days: 1 });
+  return monday < sunday
+    ? { weeksFrom: monday.toISODate()!, weeksTo: sunday.toISODate()! }
+    : { weeksFrom: null, weeksTo: null };
+}
+
+/**
+ * The ten clients with the most revenue (CAD) from tasks paid on the days `fromDay`..`toDay`: the
+ * API key's contact, or the requester's contact for tasks without a key. The whole weeks
+ * `weeksFrom`..`weeksTo` come from `tasks_paid_clients_weekly`, the days around them from
+ * `tasks_paid_clients_daily`; sums per key or contact first, then the key's contact is joined.
+ */
+async function topClients(fromDay: string, toDay: string, weeksFrom: string | null, weeksTo: string | null) {
+  const db = await getDb();
+  const d = tasksPaidClientsDaily;
+  const w = tasksPaidClientsWeekly;
+  const inPeriod = and(gte(d.day, fromDay), lte(d.day, toDay));
+  const days = db
+    .select({
+      apiKeyId: d.apiKeyId,
+      requesterContact: d.requesterContact,
+      tasks: d.tasks,
+      revenueCad: d.revenueCad,
+    })
+    .from(d)
+    .where(weeksFrom && weeksTo ? and(inPeriod, or(lt(d.day, weeksFrom), gt(d.day, weeksTo))) : inPeriod);
+  const rows =
+    weeksFrom && weeksTo
+      ? unionAll(
+          days,
+          db
+            .select({
+              apiKeyId: w.apiKeyId,
+              requesterContact: w.requesterContact,
+              tasks: w.tasks,
+              revenueCad: w.revenueCad,
+            })
+            .from(w)
+            .where(and(gte(w.week, weeksFrom), lte(w.week, weeksTo))),
+        ).as("rows")
+      : days.as("rows");
+  const perClient = db
+    .select({
+      apiKeyId: rows.apiKeyId,
+      requesterContact: rows.requesterContact,
+      tasks: sql<number>`sum(${rows.tasks})`.as("tasks"),
+      revenue: sql<string>`sum(${rows.revenueCad})`.as("revenue"),
+    })
+    .from(rows)
+    .groupBy(rows.apiKeyId, rows.requesterContact)
+    .as("per_client");
+  const client = sql<string | null>`coalesce(${apiKeys.contact}, nullif(${perClient.requesterContact}, ''))`;
+  const revenue = sql<string>`sum(${perClient.revenue})`;
+  return db
+    .select({ client, tasks: sql<number>`sum(${perClient.tasks})`.mapWith(Number), revenue })
+    .from(perClient)
+    .leftJoin(apiKeys, eq(apiKeys.id, perClient.apiKeyId))
+    .groupBy(client)
+    .orderBy(desc(revenue), client)
+    .limit(10);
+}
+
+/**
  * The operator dashboard over the days `fromDay`..`toDay` (default the last 84 days, America/Toronto),
  * read from the task roll-ups (lib/db/schema/task-rollups.ts; docs/decisions.md 23), never from
  * `tasks` itself: revenue per service type and ISO week of payment, the ten clients (API key's
@@ -193,10 +269,8 @@ async function dashboard(query: AnalyticsQuery) {
   const { from, to, fromDay, toDay } = period(query, 84);
   const db = await getDb();
   const p = tasksPaidDaily;
-  const c = tasksPaidClientsDaily;
   const week = sql<string>`to_char(${p.day}, 'IYYY-"W"IW')`;
-  const client = sql<string>`coalesce(${apiKeys.contact}, nullif(${c.requesterContact}, ''))`;
-  const clientRevenue = sql<string>`sum(${c.revenueCad})`;
+  const { weeksFrom, weeksTo } = wholeWeeks(fromDay, toDay);
   const [paid, clients, created] = await Promise.all([
     db
       .select({
@@ -210,14 +284,7 @@ async function dashboard(query: AnalyticsQuery) {
       .where(and(gte(p.day, fromDay), lte(p.day, toDay)))
       .groupBy(week, p.serviceType, p.status)
       .orderBy(week, p.serviceType, p.status),
-    db
-      .select({ client, tasks: sql<number>`sum(${c.tasks})`.mapWith(Number), revenue: clientRevenue })
-      .from(c)
-      .leftJoin(apiKeys, eq(apiKeys.id, c.apiKeyId))
-      .where(and(gte(c.day, fromDay), lte(c.day, toDay)))
-      .groupBy(client)
-      .orderBy(desc(clientRevenue), client)
-      .limit(10),
+    topClients(fromDay, toDay, weeksFrom, weeksTo),
     db
       .select({
         status: tasksCreatedDaily.status,
@@ -264,7 +331,7 @@ async function dashboard(query: AnalyticsQuery) {
     revenue_total_cad: round2([...revenue.values()].reduce((s, r) => s + r.revenue, 0)),
     top_clients: clients.map((c) => ({
       client: c.client,
-      account_id: accountOf.get(c.client) ?? null,
+      account_id: (c.client !== null && accountOf.get(c.client)) || null,
       tasks: c.tasks,
       revenue_cad: round2(c.revenue),
     })),

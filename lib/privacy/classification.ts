@@ -358,6 +358,14 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal: "requester_contact",
     none: "day api_key_id tasks revenue_cad",
   }),
+  tasks_paid_clients_weekly: table({
+    purpose: "tasks_paid_clients_daily summed per ISO week: the whole weeks of the dashboard's top clients",
+    export: { excluded: "counts and sums derived from the tasks, which the tasks section exports" },
+    erasure:
+      "follows tasks by trigger: a contact replaced on the account's tasks moves their counts to the replacement, and the row naming it goes",
+    personal: "requester_contact",
+    none: "week api_key_id tasks revenue_cad",
+  }),
   tasks_created_daily: table({
     purpose: "daily roll-up of the tasks created per status: the dashboard's tasks created",
     export: { excluded: "counts derived from the tasks, no personal data" },

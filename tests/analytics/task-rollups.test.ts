@@ -7,8 +7,10 @@
  * a roll-up row tampered with is caught by the recount (the check can fail).
  */
 import { sql } from "drizzle-orm";
+import { DateTime } from "luxon";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as analyticsGet } from "../../api/analytics.js";
+import { wholeWeeks } from "../../lib/analytics/analytics.js";
 import { getDb } from "../../lib/db/client.js";
 import { processErasureEarly } from "../../lib/privacy/erasure.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
@@ -36,7 +38,7 @@ async function submitted(headers: Record<string, string>, body: Record<string, u
 }
 
 const expectConsistent = async () =>
-  expect(await taskRollupDiff()).toMatchObject({ paid: 0, clients: 0, created: 0, org: 0 });
+  expect(await taskRollupDiff()).toMatchObject({ paid: 0, clients: 0, weeks: 0, created: 0, org: 0 });
 
 const analytics = async (query: string) => {
   const { res, body } = await call(analyticsGet, `/api/analytics?${query}`, {
@@ -130,6 +132,67 @@ describe("task roll-ups", () => {
     expect(org.tasks.by_status).toEqual(Object.fromEntries(rawOrg.map((r) => [r.status, r.n])));
     // Two prepaid tasks charged (one refunded in full) and one paid manually.
     expect(org.tasks.revenue_cad).toBeGreaterThan(0);
+  });
+
+  it("top clients over whole weeks and the days around them equal the tasks' sums", async () => {
+    const db = await getDb();
+    // Spread the paid tasks over five weeks, then ask for periods cutting weeks in different places.
+    await db.execute(sql`
+      update tasks set paid_at = now() - (interval '1 day') * (3 + (abs(hashtext(id)) % 33))
+      where paid_at is not null and not sandbox`);
+    await expectConsistent();
+    const today = DateTime.now().setZone("America/Toronto");
+    for (const [back, span] of [
+      [36, 34],
+      [30, 9],
+      [12, 3],
+      [20, 14],
+    ] as const) {
+      const from = today.minus({ days: back }).toISODate()!;
+      const to = today.minus({ days: back - span }).toISODate()!;
+      const dashboard = await analytics(`action=dashboard&date_from=${from}&date_to=${to}`);
+      const raw = rowsOf<{ client: string; revenue: string; tasks: number }>(
+        await db.execute(sql`
+          select coalesce(k.contact, t.requester_contact) as client, count(*)::int as tasks,
+                 sum(coalesce(-l.amount_cad, t.price_cad, 0)
+                   - case when t.refund_status = 'refunded' then coalesce(t.refund_amount_cad, 0) else 0 end) as revenue
+          from tasks t left join ledger_entries l on l.task_id = t.id and l.kind = 'charge'
+          left join api_keys k on k.id = t.api_key_id
+          where not t.sandbox and t.paid_at is not null
+            and (t.paid_at at time zone 'America/Toronto')::date between ${from}::date and ${to}::date
+          group by 1`),
+      );
+      const expected = Object.fromEntries(
+        raw.map((r) => [r.client, [r.tasks, Number(Number(r.revenue).toFixed(2))]]),
+      );
+      const got = Object.fromEntries(
+        dashboard.top_clients.map((c: { client: string; tasks: number; revenue_cad: number }) => [
+          c.client,
+          [c.tasks, c.revenue_cad],
+        ]),
+      );
+      expect(got, `${from}..${to}`).toEqual(expected);
+    }
+  });
+
+  it("wholeWeeks: the Monday-to-Sunday weeks inside a period, none in a short one", () => {
+    expect(wholeWeeks("2026-11-02", "2026-11-29")).toEqual({
+      weeksFrom: "2026-11-02",
+      weeksTo: "2026-11-29",
+    });
+    expect(wholeWeeks("2026-11-03", "2026-11-28")).toEqual({
+      weeksFrom: "2026-11-09",
+      weeksTo: "2026-11-22",
+    });
+    expect(wholeWeeks("2026-11-03", "2026-11-15")).toEqual({
+      weeksFrom: "2026-11-09",
+      weeksTo: "2026-11-15",
+    });
+    expect(wholeWeeks("2026-11-03", "2026-11-14")).toEqual({ weeksFrom: null, weeksTo: null });
+    expect(wholeWeeks("2026-12-28", "2027-01-10")).toEqual({
+      weeksFrom: "2026-12-28",
+      weeksTo: "2027-01-10",
+    });
   });
 
   it("follow writes made by SQL: status, payment day, contact, key, charges added and removed, a task deleted", async () => {

@@ -41,7 +41,7 @@ export async function rollupDiff(): Promise<{ agents: number; endpoints: number;
 }
 
 /**
- * How far the task roll-ups (`tasks_paid_daily`, `tasks_paid_clients_daily`, `tasks_created_daily`,
+ * How far the task roll-ups (`tasks_paid_daily`, `tasks_paid_clients_daily` and its weekly sums, `tasks_created_daily`,
  * `tasks_org_daily`; docs/decisions.md 23) are from a recount of the non-sandbox `tasks` joined with
  * their `charge` ledger row: the rows that differ, both directions, per roll-up (0 everywhere when
  * they agree), and how many roll-up rows there are.
@@ -49,12 +49,20 @@ export async function rollupDiff(): Promise<{ agents: number; endpoints: number;
 export async function taskRollupDiff(): Promise<{
   paid: number;
   clients: number;
+  weeks: number;
   created: number;
   org: number;
   rows: number;
 }> {
   const db = await getDb();
-  const [r] = rowsOf<{ paid: number; clients: number; created: number; org: number; rows: number }>(
+  const [r] = rowsOf<{
+    paid: number;
+    clients: number;
+    weeks: number;
+    created: number;
+    org: number;
+    rows: number;
+  }>(
     await db.execute(sql`
     with t as (
       select t.*, (t.paid_at at time zone 'America/Toronto')::date as paid_day,
@@ -73,6 +81,11 @@ export async function taskRollupDiff(): Promise<{
              count(*)::int as tasks, sum(revenue)::numeric(12,2) as revenue_cad
       from t where paid_at is not null group by 1, 2, 3),
     roll_clients as (select day, api_key_id, requester_contact, tasks, revenue_cad from tasks_paid_clients_daily),
+    raw_weeks as (
+      select date_trunc('week', day)::date as week, api_key_id, requester_contact, sum(tasks)::int as tasks,
+             sum(revenue_cad)::numeric(12,2) as revenue_cad
+      from raw_clients group by 1, 2, 3),
+    roll_weeks as (select week, api_key_id, requester_contact, tasks, revenue_cad from tasks_paid_clients_weekly),
     raw_created as (select created_day as day, status, count(*)::int as tasks from t group by 1, 2),
     roll_created as (select day, status, tasks from tasks_created_daily),
     raw_org as (
@@ -85,12 +98,21 @@ export async function taskRollupDiff(): Promise<{
         union all (select * from roll_paid except all select * from raw_paid)) x)::int as paid,
       (select count(*) from ((select * from raw_clients except all select * from roll_clients)
         union all (select * from roll_clients except all select * from raw_clients)) x)::int as clients,
+      (select count(*) from ((select * from raw_weeks except all select * from roll_weeks)
+        union all (select * from roll_weeks except all select * from raw_weeks)) x)::int as weeks,
       (select count(*) from ((select * from raw_created except all select * from roll_created)
         union all (select * from roll_created except all select * from raw_created)) x)::int as created,
       (select count(*) from ((select * from raw_org except all select * from roll_org)
         union all (select * from roll_org except all select * from raw_org)) x)::int as org,
       ((select count(*) from tasks_paid_daily) + (select count(*) from tasks_paid_clients_daily)
-        + (select count(*) from tasks_created_daily) + (select count(*) from tasks_org_daily))::int as rows`),
+        + (select count(*) from tasks_paid_clients_weekly) + (select count(*) from tasks_created_daily) + (select count(*) from tasks_org_daily))::int as rows`),
   );
-  return { paid: r!.paid, clients: r!.clients, created: r!.created, org: r!.org, rows: r!.rows };
+  return {
+    paid: r!.paid,
+    clients: r!.clients,
+    weeks: r!.weeks,
+    created: r!.created,
+    org: r!.org,
+    rows: r!.rows,
+  };
 }
