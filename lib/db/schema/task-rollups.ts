@@ -31,25 +31,25 @@ export const tasksPaidDaily = pgTable(
 );
 
 /**
- * Paid tasks per day of `paid_at` and client: the API key that submitted them, or, for tasks
- * without a key, the requester's contact (`''` in the column not used): the dashboard's top clients.
+ * The columns of a client roll-up after its day or week: the API key that submitted the tasks, or,
+ * for tasks without a key, the requester's contact (`''` in the column not used), and the sums.
+ * A function: each table needs its own column objects.
  */
+const clientColumns = () => ({
+  /** `''`: tasks without a key, counted by `requester_contact`. */
+  apiKeyId: text("api_key_id").notNull(),
+  /** The task's `requester_contact` when it has no key, else `''`. */
+  requesterContact: text("requester_contact").notNull(),
+  tasks: integer("tasks").notNull(),
+  revenueCad: cad("revenue_cad").notNull(),
+});
+
+/** Paid tasks per day of `paid_at` and client (`clientColumns`): the dashboard's top clients. */
 export const tasksPaidClientsDaily = pgTable(
   "tasks_paid_clients_daily",
-  {
-    day: date("day", { mode: "string" }).notNull(),
-    /** `''`: tasks without a key, counted by `requester_contact`. */
-    apiKeyId: text("api_key_id").notNull(),
-    /** The task's `requester_contact` when it has no key, else `''`. */
-    requesterContact: text("requester_contact").notNull(),
-    tasks: integer("tasks").notNull(),
-    revenueCad: cad("revenue_cad").notNull(),
-  },
+  { day: date("day", { mode: "string" }).notNull(), ...clientColumns() },
   (t) => [
-    primaryKey({
-      name: "tasks_paid_clients_daily_pk",
-      columns: [t.day, t.apiKeyId, t.requesterContact],
-    }),
+    primaryKey({ name: "tasks_paid_clients_daily_pk", columns: [t.day, t.apiKeyId, t.requesterContact] }),
   ],
 );
 
@@ -60,20 +60,9 @@ export const tasksPaidClientsDaily = pgTable(
  */
 export const tasksPaidClientsWeekly = pgTable(
   "tasks_paid_clients_weekly",
-  {
-    week: date("week", { mode: "string" }).notNull(),
-    /** `''`: tasks without a key, counted by `requester_contact`. */
-    apiKeyId: text("api_key_id").notNull(),
-    /** The task's `requester_contact` when it has no key, else `''`. */
-    requesterContact: text("requester_contact").notNull(),
-    tasks: integer("tasks").notNull(),
-    revenueCad: cad("revenue_cad").notNull(),
-  },
+  { week: date("week", { mode: "string" }).notNull(), ...clientColumns() },
   (t) => [
-    primaryKey({
-      name: "tasks_paid_clients_weekly_pk",
-      columns: [t.week, t.apiKeyId, t.requesterContact],
-    }),
+    primaryKey({ name: "tasks_paid_clients_weekly_pk", columns: [t.week, t.apiKeyId, t.requesterContact] }),
   ],
 );
 
