@@ -2,7 +2,7 @@ CREATE TABLE "tasks_created_daily" (
 	"day" date NOT NULL,
 	"status" text NOT NULL,
 	"tasks" integer NOT NULL,
-	CONSTRAINT "tasks_created_daily_pk" PRIMARY KEY("day","status")
+	"compacted" boolean DEFAULT false NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "tasks_org_daily" (
@@ -11,7 +11,7 @@ CREATE TABLE "tasks_org_daily" (
 	"status" text NOT NULL,
 	"tasks" integer NOT NULL,
 	"paid_revenue_cad" numeric(12, 2) NOT NULL,
-	CONSTRAINT "tasks_org_daily_pk" PRIMARY KEY("org_id","day","status")
+	"compacted" boolean DEFAULT false NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "tasks_paid_clients_daily" (
@@ -38,5 +38,12 @@ CREATE TABLE "tasks_paid_daily" (
 	"status" text NOT NULL,
 	"tasks" integer NOT NULL,
 	"revenue_cad" numeric(12, 2) NOT NULL,
-	CONSTRAINT "tasks_paid_daily_pk" PRIMARY KEY("day","service_type","status")
+	"compacted" boolean DEFAULT false NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX "tasks_created_daily_day_idx" ON "tasks_created_daily" USING btree ("day","status");--> statement-breakpoint
+CREATE INDEX "tasks_created_daily_appended_idx" ON "tasks_created_daily" USING btree ("day") WHERE not compacted;--> statement-breakpoint
+CREATE INDEX "tasks_org_daily_org_id_day_idx" ON "tasks_org_daily" USING btree ("org_id","day","status");--> statement-breakpoint
+CREATE INDEX "tasks_org_daily_appended_idx" ON "tasks_org_daily" USING btree ("day") WHERE not compacted;--> statement-breakpoint
+CREATE INDEX "tasks_paid_daily_day_idx" ON "tasks_paid_daily" USING btree ("day","service_type","status");--> statement-breakpoint
+CREATE INDEX "tasks_paid_daily_appended_idx" ON "tasks_paid_daily" USING btree ("day") WHERE not compacted;

@@ -36,86 +36,126 @@ LANGUAGE sql STABLE AS $$
   )::task_rollup_change
 $$;
 --> statement-breakpoint
--- Adds the tasks of `added` to the roll-ups and subtracts those of `removed`. Rows are upserted in
--- key order (concurrent writers lock shared roll-up rows in one order), and a row whose count
--- reaches 0 is deleted.
+-- Adds the tasks of `added` to the roll-ups and subtracts those of `removed`. The append-only
+-- counters (tasks_paid_daily, tasks_created_daily, tasks_org_daily) get one signed row per key
+-- changed, which no other writer waits for; the client roll-ups are upserted in key order
+-- (concurrent writers lock shared rows in one order), and a client row whose count reaches 0 is
+-- deleted, by its key. A roll-up no change touches is not written (a submission, unpaid, appends to
+-- the created and organization counters only).
 CREATE FUNCTION task_rollup_apply(added task_rollup_change[], removed task_rollup_change[]) RETURNS void
 LANGUAGE plpgsql AS $$
+DECLARE
+  changes task_rollup_change[] := coalesce(added, '{}') || coalesce(removed, '{}');
+  any_paid boolean;
+  any_org boolean;
+  k record;
 BEGIN
-  IF coalesce(cardinality(added), 0) + coalesce(cardinality(removed), 0) = 0 THEN
+  IF cardinality(changes) = 0 THEN
     RETURN;
   END IF;
+  SELECT bool_or(c.paid_day IS NOT NULL), bool_or(c.org_id <> '') INTO any_paid, any_org FROM unnest(changes) c;
 
-  INSERT INTO tasks_paid_daily AS d (day, service_type, status, tasks, revenue_cad)
-  SELECT c.paid_day, c.service_type, c.status, sum(c.n)::int, sum(c.n * c.revenue)
-  FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
-  WHERE c.paid_day IS NOT NULL
-  GROUP BY 1, 2, 3 HAVING sum(c.n) <> 0 OR sum(c.n * c.revenue) <> 0
-  ORDER BY 1, 2, 3
-  ON CONFLICT (day, service_type, status) DO UPDATE
-    SET tasks = d.tasks + excluded.tasks, revenue_cad = d.revenue_cad + excluded.revenue_cad;
-  DELETE FROM tasks_paid_daily d
-  USING (SELECT DISTINCT c.paid_day, c.service_type, c.status
-         FROM (SELECT * FROM unnest(added) UNION ALL SELECT * FROM unnest(removed)) c
-         WHERE c.paid_day IS NOT NULL) k
-  WHERE d.tasks = 0 AND d.day = k.paid_day AND d.service_type = k.service_type AND d.status = k.status;
+  IF any_paid THEN
+    INSERT INTO tasks_paid_daily (day, service_type, status, tasks, revenue_cad)
+    SELECT c.paid_day, c.service_type, c.status, sum(c.n)::int, sum(c.n * c.revenue)
+    FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
+    WHERE c.paid_day IS NOT NULL
+    GROUP BY 1, 2, 3 HAVING sum(c.n) <> 0 OR sum(c.n * c.revenue) <> 0;
 
-  INSERT INTO tasks_paid_clients_daily AS d (day, api_key_id, requester_contact, tasks, revenue_cad)
-  SELECT c.paid_day, c.api_key_id, c.requester_contact, sum(c.n)::int, sum(c.n * c.revenue)
-  FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
-  WHERE c.paid_day IS NOT NULL
-  GROUP BY 1, 2, 3 HAVING sum(c.n) <> 0 OR sum(c.n * c.revenue) <> 0
-  ORDER BY 1, 2, 3
-  ON CONFLICT (day, api_key_id, requester_contact) DO UPDATE
-    SET tasks = d.tasks + excluded.tasks, revenue_cad = d.revenue_cad + excluded.revenue_cad;
-  DELETE FROM tasks_paid_clients_daily d
-  USING (SELECT DISTINCT c.paid_day, c.api_key_id, c.requester_contact
-         FROM (SELECT * FROM unnest(added) UNION ALL SELECT * FROM unnest(removed)) c
-         WHERE c.paid_day IS NOT NULL) k
-  WHERE d.tasks = 0 AND d.day = k.paid_day AND d.api_key_id = k.api_key_id
-    AND d.requester_contact = k.requester_contact;
+    FOR k IN
+      INSERT INTO tasks_paid_clients_daily AS d (day, api_key_id, requester_contact, tasks, revenue_cad)
+      SELECT c.paid_day, c.api_key_id, c.requester_contact, sum(c.n)::int, sum(c.n * c.revenue)
+      FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
+      WHERE c.paid_day IS NOT NULL
+      GROUP BY 1, 2, 3 HAVING sum(c.n) <> 0 OR sum(c.n * c.revenue) <> 0
+      ORDER BY 1, 2, 3
+      ON CONFLICT (day, api_key_id, requester_contact) DO UPDATE
+        SET tasks = d.tasks + excluded.tasks, revenue_cad = d.revenue_cad + excluded.revenue_cad
+      RETURNING d.day, d.api_key_id, d.requester_contact, d.tasks
+    LOOP
+      IF k.tasks = 0 THEN
+        DELETE FROM tasks_paid_clients_daily
+        WHERE day = k.day AND api_key_id = k.api_key_id AND requester_contact = k.requester_contact;
+      END IF;
+    END LOOP;
 
-  INSERT INTO tasks_paid_clients_weekly AS d (week, api_key_id, requester_contact, tasks, revenue_cad)
-  SELECT date_trunc('week', c.paid_day)::date, c.api_key_id, c.requester_contact, sum(c.n)::int, sum(c.n * c.revenue)
-  FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
-  WHERE c.paid_day IS NOT NULL
-  GROUP BY 1, 2, 3 HAVING sum(c.n) <> 0 OR sum(c.n * c.revenue) <> 0
-  ORDER BY 1, 2, 3
-  ON CONFLICT (week, api_key_id, requester_contact) DO UPDATE
-    SET tasks = d.tasks + excluded.tasks, revenue_cad = d.revenue_cad + excluded.revenue_cad;
-  DELETE FROM tasks_paid_clients_weekly d
-  USING (SELECT DISTINCT date_trunc('week', c.paid_day)::date AS week, c.api_key_id, c.requester_contact
-         FROM (SELECT * FROM unnest(added) UNION ALL SELECT * FROM unnest(removed)) c
-         WHERE c.paid_day IS NOT NULL) k
-  WHERE d.tasks = 0 AND d.week = k.week AND d.api_key_id = k.api_key_id
-    AND d.requester_contact = k.requester_contact;
+    FOR k IN
+      INSERT INTO tasks_paid_clients_weekly AS d (week, api_key_id, requester_contact, tasks, revenue_cad)
+      SELECT date_trunc('week', c.paid_day)::date, c.api_key_id, c.requester_contact, sum(c.n)::int, sum(c.n * c.revenue)
+      FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
+      WHERE c.paid_day IS NOT NULL
+      GROUP BY 1, 2, 3 HAVING sum(c.n) <> 0 OR sum(c.n * c.revenue) <> 0
+      ORDER BY 1, 2, 3
+      ON CONFLICT (week, api_key_id, requester_contact) DO UPDATE
+        SET tasks = d.tasks + excluded.tasks, revenue_cad = d.revenue_cad + excluded.revenue_cad
+      RETURNING d.week, d.api_key_id, d.requester_contact, d.tasks
+    LOOP
+      IF k.tasks = 0 THEN
+        DELETE FROM tasks_paid_clients_weekly
+        WHERE week = k.week AND api_key_id = k.api_key_id AND requester_contact = k.requester_contact;
+      END IF;
+    END LOOP;
+  END IF;
 
-  INSERT INTO tasks_created_daily AS d (day, status, tasks)
+  INSERT INTO tasks_created_daily (day, status, tasks)
   SELECT c.created_day, c.status, sum(c.n)::int
   FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
-  GROUP BY 1, 2 HAVING sum(c.n) <> 0
-  ORDER BY 1, 2
-  ON CONFLICT (day, status) DO UPDATE SET tasks = d.tasks + excluded.tasks;
-  DELETE FROM tasks_created_daily d
-  USING (SELECT DISTINCT c.created_day, c.status
-         FROM (SELECT * FROM unnest(added) UNION ALL SELECT * FROM unnest(removed)) c) k
-  WHERE d.tasks = 0 AND d.day = k.created_day AND d.status = k.status;
+  GROUP BY 1, 2 HAVING sum(c.n) <> 0;
 
-  INSERT INTO tasks_org_daily AS d (org_id, day, status, tasks, paid_revenue_cad)
-  SELECT c.org_id, c.created_day, c.status, sum(c.n)::int,
-         coalesce(sum(c.n * c.revenue) FILTER (WHERE c.paid_day IS NOT NULL), 0)
-  FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
-  WHERE c.org_id <> ''
-  GROUP BY 1, 2, 3
-  HAVING sum(c.n) <> 0 OR coalesce(sum(c.n * c.revenue) FILTER (WHERE c.paid_day IS NOT NULL), 0) <> 0
-  ORDER BY 1, 2, 3
-  ON CONFLICT (org_id, day, status) DO UPDATE
-    SET tasks = d.tasks + excluded.tasks, paid_revenue_cad = d.paid_revenue_cad + excluded.paid_revenue_cad;
-  DELETE FROM tasks_org_daily d
-  USING (SELECT DISTINCT c.org_id, c.created_day, c.status
-         FROM (SELECT * FROM unnest(added) UNION ALL SELECT * FROM unnest(removed)) c
-         WHERE c.org_id <> '') k
-  WHERE d.tasks = 0 AND d.org_id = k.org_id AND d.day = k.created_day AND d.status = k.status;
+  IF any_org THEN
+    INSERT INTO tasks_org_daily (org_id, day, status, tasks, paid_revenue_cad)
+    SELECT c.org_id, c.created_day, c.status, sum(c.n)::int,
+           coalesce(sum(c.n * c.revenue) FILTER (WHERE c.paid_day IS NOT NULL), 0)
+    FROM (SELECT a.*, 1 AS n FROM unnest(added) a UNION ALL SELECT r.*, -1 FROM unnest(removed) r) c
+    WHERE c.org_id <> ''
+    GROUP BY 1, 2, 3
+    HAVING sum(c.n) <> 0 OR coalesce(sum(c.n * c.revenue) FILTER (WHERE c.paid_day IS NOT NULL), 0) <> 0;
+  END IF;
+END
+$$;
+--> statement-breakpoint
+-- Folds the rows of every key of the append-only counters that has appended rows into one row
+-- (`compacted`), dropping keys that sum to 0; returns the rows appended that were folded. Each
+-- table in one statement: rows appended meanwhile by other transactions are not in its snapshot and
+-- stay for the next run, so the sums never change. Run by the housekeeping job (lib/analytics/task-rollups.ts).
+CREATE FUNCTION task_rollup_compact() RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  appended integer := 0;
+  n integer;
+BEGIN
+  SELECT count(*) INTO n FROM tasks_paid_daily WHERE NOT compacted;
+  appended := appended + n;
+  WITH keys AS (SELECT DISTINCT day, service_type, status FROM tasks_paid_daily WHERE NOT compacted),
+  moved AS (
+    DELETE FROM tasks_paid_daily t USING keys k
+    WHERE t.day = k.day AND t.service_type = k.service_type AND t.status = k.status
+    RETURNING t.day, t.service_type, t.status, t.tasks, t.revenue_cad)
+  INSERT INTO tasks_paid_daily (day, service_type, status, tasks, revenue_cad, compacted)
+  SELECT day, service_type, status, sum(tasks)::int, sum(revenue_cad), true FROM moved
+  GROUP BY 1, 2, 3 HAVING sum(tasks) <> 0 OR sum(revenue_cad) <> 0;
+
+  SELECT count(*) INTO n FROM tasks_created_daily WHERE NOT compacted;
+  appended := appended + n;
+  WITH keys AS (SELECT DISTINCT day, status FROM tasks_created_daily WHERE NOT compacted),
+  moved AS (
+    DELETE FROM tasks_created_daily t USING keys k
+    WHERE t.day = k.day AND t.status = k.status
+    RETURNING t.day, t.status, t.tasks)
+  INSERT INTO tasks_created_daily (day, status, tasks, compacted)
+  SELECT day, status, sum(tasks)::int, true FROM moved
+  GROUP BY 1, 2 HAVING sum(tasks) <> 0;
+
+  SELECT count(*) INTO n FROM tasks_org_daily WHERE NOT compacted;
+  appended := appended + n;
+  WITH keys AS (SELECT DISTINCT org_id, day, status FROM tasks_org_daily WHERE NOT compacted),
+  moved AS (
+    DELETE FROM tasks_org_daily t USING keys k
+    WHERE t.org_id = k.org_id AND t.day = k.day AND t.status = k.status
+    RETURNING t.org_id, t.day, t.status, t.tasks, t.paid_revenue_cad)
+  INSERT INTO tasks_org_daily (org_id, day, status, tasks, paid_revenue_cad, compacted)
+  SELECT org_id, day, status, sum(tasks)::int, sum(paid_revenue_cad), true FROM moved
+  GROUP BY 1, 2, 3 HAVING sum(tasks) <> 0 OR sum(paid_revenue_cad) <> 0;
+  RETURN appended;
 END
 $$;
 --> statement-breakpoint
@@ -194,3 +234,5 @@ SELECT task_rollup_apply(
    FROM tasks t LEFT JOIN ledger_entries l ON l.task_id = t.id AND l.kind = 'charge'
    WHERE NOT t.sandbox),
   NULL);
+--> statement-breakpoint
+SELECT task_rollup_compact();

@@ -157,6 +157,7 @@ async function org(query: AnalyticsQuery) {
       .from(o)
       .where(and(eq(o.orgId, orgId), gte(o.day, fromDay), lte(o.day, toDay)))
       .groupBy(o.status)
+      .having(sql`sum(${o.tasks}) <> 0`)
       .orderBy(asc(o.status)),
     db
       .select({ account_id: clientAccounts.id, email: clientAccounts.email, status: clientAccounts.status })
@@ -283,6 +284,8 @@ async function dashboard(query: AnalyticsQuery) {
       .from(p)
       .where(and(gte(p.day, fromDay), lte(p.day, toDay)))
       .groupBy(week, p.serviceType, p.status)
+      // An append-only counter: a key whose rows sum to 0 has no task left.
+      .having(sql`sum(${p.tasks}) <> 0`)
       .orderBy(week, p.serviceType, p.status),
     topClients(fromDay, toDay, weeksFrom, weeksTo),
     db
@@ -292,7 +295,8 @@ async function dashboard(query: AnalyticsQuery) {
       })
       .from(tasksCreatedDaily)
       .where(and(gte(tasksCreatedDaily.day, fromDay), lte(tasksCreatedDaily.day, toDay)))
-      .groupBy(tasksCreatedDaily.status),
+      .groupBy(tasksCreatedDaily.status)
+      .having(sql`sum(${tasksCreatedDaily.tasks}) <> 0`),
   ]);
   // Per week and service (statuses summed), in the rows' order; and per status (weeks summed).
   const revenue = new Map<string, { week: string; service_type: string; tasks: number; revenue: number }>();

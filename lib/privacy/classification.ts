@@ -348,7 +348,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
       "daily roll-up of the paid tasks per service type and status: the dashboard's revenue and outcomes (docs/decisions.md 23)",
     export: { excluded: "counts and sums derived from the tasks, which the tasks section exports" },
     erasure: "follows tasks by trigger; holds no personal data",
-    none: "day service_type status tasks revenue_cad",
+    none: "day service_type status tasks revenue_cad compacted",
   }),
   tasks_paid_clients_daily: table({
     purpose: "daily roll-up of the paid tasks per API key or requester contact: the dashboard's top clients",
@@ -370,14 +370,14 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     purpose: "daily roll-up of the tasks created per status: the dashboard's tasks created",
     export: { excluded: "counts derived from the tasks, no personal data" },
     erasure: "follows tasks by trigger; holds no personal data",
-    none: "day status tasks",
+    none: "day status tasks compacted",
   }),
   tasks_org_daily: table({
     purpose:
       "daily roll-up of the tasks created per organization and status: the tasks of organization analytics",
     export: { excluded: "counts per organization id, no personal data" },
     erasure: "follows tasks by trigger; holds no personal data",
-    none: "org_id day status tasks paid_revenue_cad",
+    none: "org_id day status tasks paid_revenue_cad compacted",
   }),
   webhooks: table({
     purpose: "webhooks registered by the client's keys",

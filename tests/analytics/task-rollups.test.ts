@@ -2,9 +2,10 @@
  * The task roll-ups the dashboard and `action=org` read (issue 32 item 4; docs/decisions.md 23):
  * after real submissions, approvals, prepaid charges, manual payments, cancellations with refunds,
  * writes by SQL (status, payment day, contact, charges added and removed, a task deleted),
- * concurrent updates and a Law 25 erasure, every roll-up equals a recount of `tasks` with its
- * charge; the dashboard and `action=org` answer what the tasks answer; sandbox tasks are left out;
- * a roll-up row tampered with is caught by the recount (the check can fail).
+ * concurrent updates, a Law 25 erasure and the housekeeping job's folding of the append-only
+ * counters, every roll-up equals a recount of `tasks` with its charge; the dashboard and
+ * `action=org` answer what the tasks answer; sandbox tasks are left out; a roll-up tampered with is
+ * caught by the recount (the check can fail).
  */
 import { sql } from "drizzle-orm";
 import { DateTime } from "luxon";
@@ -12,6 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { GET as analyticsGet } from "../../api/analytics.js";
 import { wholeWeeks } from "../../lib/analytics/analytics.js";
 import { getDb } from "../../lib/db/client.js";
+import { expirePayments } from "../../lib/jobs/expire-payments.js";
 import { processErasureEarly } from "../../lib/privacy/erasure.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -255,15 +257,49 @@ describe("task roll-ups", () => {
     await expectConsistent();
   });
 
-  it("a roll-up row changed behind the triggers' back is caught by the recount", async () => {
+  it("the housekeeping job folds each counter key's appended rows into one; the sums stay", async () => {
     const db = await getDb();
-    await db.execute(
-      sql`update tasks_paid_daily set tasks = tasks + 1 where (day, service_type, status) = (select day, service_type, status from tasks_paid_daily order by 1, 2, 3 limit 1)`,
+    const appended = async () =>
+      rowsOf<{ n: number }>(
+        await db.execute(sql`select ((select count(*) from tasks_paid_daily where not compacted)
+          + (select count(*) from tasks_created_daily where not compacted)
+          + (select count(*) from tasks_org_daily where not compacted))::int as n`),
+      )[0]!.n;
+    expect(await appended()).toBeGreaterThan(0);
+    const run = await expirePayments();
+    expect(run.details?.task_rollup_rows_folded).toBeGreaterThan(0);
+    expect(await appended()).toBe(0);
+    const [keys] = rowsOf<{ extra: number }>(
+      await db.execute(sql`select
+        ((select count(*) - count(distinct (day, service_type, status)) from tasks_paid_daily)
+        + (select count(*) - count(distinct (day, status)) from tasks_created_daily)
+        + (select count(*) - count(distinct (org_id, day, status)) from tasks_org_daily))::int as extra`),
     );
-    expect((await taskRollupDiff()).paid).toBe(2); // the roll-up row, and the recount's row it no longer matches
+    expect(keys!.extra).toBe(0); // one row per key
+    await expectConsistent();
+    // Changes after the fold append again, and the sums stay exact.
+    await db.execute(sql`update tasks set status = 'failed' where id = ${taskIds[0]}`);
+    expect(await appended()).toBeGreaterThan(0);
+    await expectConsistent();
+    expect((await expirePayments()).details?.task_rollup_rows_folded).toBeGreaterThan(0);
+    await expectConsistent();
+  });
+
+  it("a roll-up changed behind the triggers' back is caught by the recount", async () => {
+    const db = await getDb();
+    const first = sql`(select day, api_key_id, requester_contact from tasks_paid_clients_daily order by 1, 2, 3 limit 1)`;
     await db.execute(
-      sql`update tasks_paid_daily set tasks = tasks - 1 where (day, service_type, status) = (select day, service_type, status from tasks_paid_daily order by 1, 2, 3 limit 1)`,
+      sql`update tasks_paid_clients_daily set tasks = tasks + 1 where (day, api_key_id, requester_contact) = ${first}`,
     );
+    expect((await taskRollupDiff()).clients).toBe(2); // the roll-up row, and the recount's row it no longer matches
+    await db.execute(
+      sql`update tasks_paid_clients_daily set tasks = tasks - 1 where (day, api_key_id, requester_contact) = ${first}`,
+    );
+    await db.execute(
+      sql`insert into tasks_created_daily (day, status, tasks) values ('2000-01-01', 'completed', 1)`,
+    );
+    expect((await taskRollupDiff()).created).toBe(1);
+    await db.execute(sql`delete from tasks_created_daily where day = '2000-01-01'`);
     await expectConsistent();
   });
 });

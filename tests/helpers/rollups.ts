@@ -44,7 +44,7 @@ export async function rollupDiff(): Promise<{ agents: number; endpoints: number;
  * How far the task roll-ups (`tasks_paid_daily`, `tasks_paid_clients_daily` and its weekly sums, `tasks_created_daily`,
  * `tasks_org_daily`; docs/decisions.md 23) are from a recount of the non-sandbox `tasks` joined with
  * their `charge` ledger row: the rows that differ, both directions, per roll-up (0 everywhere when
- * they agree), and how many roll-up rows there are.
+ * they agree; the append-only counters summed per key first), and how many roll-up rows there are.
  */
 export async function taskRollupDiff(): Promise<{
   paid: number;
@@ -74,7 +74,9 @@ export async function taskRollupDiff(): Promise<{
     raw_paid as (
       select paid_day as day, service_type, status, count(*)::int as tasks, sum(revenue)::numeric(12,2) as revenue_cad
       from t where paid_at is not null group by 1, 2, 3),
-    roll_paid as (select day, service_type, status, tasks, revenue_cad from tasks_paid_daily),
+    roll_paid as (
+      select day, service_type, status, sum(tasks)::int as tasks, sum(revenue_cad)::numeric(12,2) as revenue_cad
+      from tasks_paid_daily group by 1, 2, 3 having sum(tasks) <> 0 or sum(revenue_cad) <> 0),
     raw_clients as (
       select paid_day as day, coalesce(api_key_id, '') as api_key_id,
              case when api_key_id is null then requester_contact else '' end as requester_contact,
@@ -87,12 +89,15 @@ export async function taskRollupDiff(): Promise<{
       from raw_clients group by 1, 2, 3),
     roll_weeks as (select week, api_key_id, requester_contact, tasks, revenue_cad from tasks_paid_clients_weekly),
     raw_created as (select created_day as day, status, count(*)::int as tasks from t group by 1, 2),
-    roll_created as (select day, status, tasks from tasks_created_daily),
+    roll_created as (
+      select day, status, sum(tasks)::int as tasks from tasks_created_daily group by 1, 2 having sum(tasks) <> 0),
     raw_org as (
       select org_id, created_day as day, status, count(*)::int as tasks,
              coalesce(sum(revenue) filter (where paid_at is not null), 0)::numeric(12,2) as paid_revenue_cad
       from t where coalesce(org_id, '') <> '' group by 1, 2, 3),
-    roll_org as (select org_id, day, status, tasks, paid_revenue_cad from tasks_org_daily)
+    roll_org as (
+      select org_id, day, status, sum(tasks)::int as tasks, sum(paid_revenue_cad)::numeric(12,2) as paid_revenue_cad
+      from tasks_org_daily group by 1, 2, 3 having sum(tasks) <> 0 or sum(paid_revenue_cad) <> 0)
     select
       (select count(*) from ((select * from raw_paid except all select * from roll_paid)
         union all (select * from roll_paid except all select * from raw_paid)) x)::int as paid,

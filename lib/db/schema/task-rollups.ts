@@ -1,4 +1,5 @@
-import { date, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, date, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { cad } from "./columns.js";
 
 /**
@@ -10,14 +11,28 @@ import { cad } from "./columns.js";
  * Kept by database triggers (migration 0029_task_rollup_triggers) on `tasks` (every INSERT, UPDATE
  * and DELETE adds its new rows and subtracts its old ones) and on the `charge` rows of
  * `ledger_entries` (a task's revenue is its charge when it has one, else its price), in the
- * statement's transaction: a roll-up always equals a recount of `tasks` joined with its charge. A
- * roll-up row whose count reaches 0 is deleted.
+ * statement's transaction: a roll-up always equals a recount of `tasks` joined with its charge.
+ *
+ * Two kinds of tables. The per-client ones have one row per key, upserted (a client's own tasks
+ * rarely change at the same instant), and a row whose count reaches 0 is deleted. The others
+ * (`tasks_paid_daily`, `tasks_created_daily`, `tasks_org_daily`) would have a row every writer
+ * updates (today's `received` count, at every submission), held locked until each writer commits:
+ * they are **append-only counters** instead. A change appends signed rows (`compacted` false), so
+ * writers never wait for each other; readers sum the rows of a key and leave out keys summing to 0;
+ * the housekeeping job (`compactTaskRollups`, every 5 minutes) folds each key's rows into one
+ * (`compacted` true) and drops keys summing to 0.
  *
  * `revenue_cad` is the sum of each task's revenue: `-charge.amount_cad` (its prepaid charge) or else
  * `price_cad` or 0, less `refund_amount_cad` once `refund_status = 'refunded'` (CAD).
  */
 
-/** Paid tasks per day of `paid_at`, service type and current status: revenue per service and ISO week, outcomes. */
+/**
+ * The column of an append-only counter table: false on rows a change appended, true on the one row
+ * per key the housekeeping job folded them into.
+ */
+const counterColumns = () => ({ compacted: boolean("compacted").notNull().default(false) });
+
+/** Paid tasks per day of `paid_at`, service type and current status (append-only counter): revenue per service and ISO week, outcomes. */
 export const tasksPaidDaily = pgTable(
   "tasks_paid_daily",
   {
@@ -26,8 +41,12 @@ export const tasksPaidDaily = pgTable(
     status: text("status").notNull(),
     tasks: integer("tasks").notNull(),
     revenueCad: cad("revenue_cad").notNull(),
+    ...counterColumns(),
   },
-  (t) => [primaryKey({ name: "tasks_paid_daily_pk", columns: [t.day, t.serviceType, t.status] })],
+  (t) => [
+    index("tasks_paid_daily_day_idx").on(t.day, t.serviceType, t.status),
+    index("tasks_paid_daily_appended_idx").on(t.day).where(sql`not compacted`),
+  ],
 );
 
 /**
@@ -66,20 +85,25 @@ export const tasksPaidClientsWeekly = pgTable(
   ],
 );
 
-/** Tasks per day of `created_at` and current status: the dashboard's tasks created by status. */
+/** Tasks per day of `created_at` and current status (append-only counter): the dashboard's tasks created by status. */
 export const tasksCreatedDaily = pgTable(
   "tasks_created_daily",
   {
     day: date("day", { mode: "string" }).notNull(),
     status: text("status").notNull(),
     tasks: integer("tasks").notNull(),
+    ...counterColumns(),
   },
-  (t) => [primaryKey({ name: "tasks_created_daily_pk", columns: [t.day, t.status] })],
+  (t) => [
+    index("tasks_created_daily_day_idx").on(t.day, t.status),
+    index("tasks_created_daily_appended_idx").on(t.day).where(sql`not compacted`),
+  ],
 );
 
 /**
  * Tasks per organization (`org_id` of X-Agent-Identity; tasks without one are left out), day of
- * `created_at` and current status, with the revenue of those already paid: the tasks of `action=org`.
+ * `created_at` and current status, with the revenue of those already paid (append-only counter): the
+ * tasks of `action=org`.
  */
 export const tasksOrgDaily = pgTable(
   "tasks_org_daily",
@@ -90,6 +114,10 @@ export const tasksOrgDaily = pgTable(
     tasks: integer("tasks").notNull(),
     /** Revenue of the rows' tasks with a `paid_at` (CAD). */
     paidRevenueCad: cad("paid_revenue_cad").notNull(),
+    ...counterColumns(),
   },
-  (t) => [primaryKey({ name: "tasks_org_daily_pk", columns: [t.orgId, t.day, t.status] })],
+  (t) => [
+    index("tasks_org_daily_org_id_day_idx").on(t.orgId, t.day, t.status),
+    index("tasks_org_daily_appended_idx").on(t.day).where(sql`not compacted`),
+  ],
 );
