@@ -240,8 +240,11 @@ function answered(
   const { request, principal, requestId, ip } = state;
   checkPermission(operation, roleOf(principal), "body", body);
   const url = state.url!;
+  // The principal's two members named, not spread: V8 builds a literal led by a spread slowly
+  // (about 8 µs a request measured here, docs/performance.md).
   const ctx = {
-    ...principal,
+    caller: principal.caller,
+    client: principal.client,
     request,
     url,
     requestId,
