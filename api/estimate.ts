@@ -1,8 +1,8 @@
 /** GET /api/estimate — price estimate in CAD with a breakdown. */
 import { endpoint, route } from "../lib/http/handler.js";
-import { getEstimate } from "../lib/pricing/get-estimate.js";
+import { estimateNow } from "../lib/pricing/get-estimate.js";
 import { getEstimateOperation } from "../lib/pricing/operations.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
-  GET: endpoint(getEstimateOperation, ({ query }) => getEstimate(query)),
+  GET: endpoint(getEstimateOperation, ({ query }) => estimateNow(query)),
 });

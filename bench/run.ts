@@ -52,7 +52,7 @@ function usage(): string {
     "",
     "  --write    update the benchmarks' sections of docs/performance.md",
     "env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (s, 2), BENCH_WORKERS (1),",
-    "     BENCH_ROUNDS (2, http), BENCH_SKIP_BUILD (cold-start), VERCEL_CLI,",
+    "     BENCH_ROUNDS (2, http), BENCH_HTTP_ARMS (http: e.g. honoZod,estimate), BENCH_SKIP_BUILD (cold-start), VERCEL_CLI,",
     "     BENCH_IMPORT_RUNS (5), BENCH_ITERATIONS (5000), BENCH_REQUESTS (20000),",
     "     BENCH_PG_URL (server for scratch databases, postgres://postgres@127.0.0.1:5432/postgres; skip),",
     "     BENCH_X402_RUNS (20, x402), BENCH_SCALE_TASKS (1000000), BENCH_SCALE_ACTIVITY (10000000),",

@@ -25,7 +25,7 @@ import { requestUrl } from "../lib/http/request-url.js";
 import { routeNotFound } from "../lib/http/response.js";
 import { describeError } from "../lib/log-error.js";
 
-type WebHandler = (request: Request) => Promise<Response>;
+type WebHandler = (request: Request) => Response | Promise<Response>;
 
 interface ApiRoute {
   file: string;
@@ -276,6 +276,35 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     return undefined;
   };
 
+  /** Calls the route `found` of `request` (module `mod`): its method's handler, or 405. */
+  const callRoute = (
+    request: Request,
+    url: URL,
+    found: { params: Record<string, string> },
+    mod: Record<string, unknown>,
+  ): Response | Promise<Response> => {
+    let target = url;
+    for (const k in found.params) {
+      // The request's own parsed URL is shared (requestUrl): add the parameters to a copy.
+      if (target === url) target = new URL(url);
+      target.searchParams.set(k, found.params[k]!);
+    }
+    const handler = mod[request.method] as WebHandler | undefined;
+    if (!handler) return new Response(null, { status: 405 });
+    return handler(target.href === request.url ? request : retarget(request, target));
+  };
+
+  /**
+   * `dispatch`, without a promise of its own when the request's path is an api/ route whose module
+   * is loaded: the handler's answer as it gives it (a `Response` when it had nothing to wait for).
+   */
+  const dispatchNow = (request: Request): Response | Promise<Response> => {
+    const url = requestUrl(request);
+    const found = findRoute(url.pathname);
+    const mod = found && loaded.get(found.route.file);
+    return found && mod ? callRoute(request, url, found, mod) : dispatch(request);
+  };
+
   /** Dispatches a Web request: api route, static file, rewrite, or 404. */
   const dispatch = async (request: Request): Promise<Response> => {
     const url = requestUrl(request);
@@ -283,16 +312,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     for (let hop = 0; hop < 3; hop++) {
       const found = findRoute(pathname);
       if (found) {
-        let target = url;
-        for (const k in found.params) {
-          // The request's own parsed URL is shared (requestUrl): add the parameters to a copy.
-          if (target === url) target = new URL(url);
-          target.searchParams.set(k, found.params[k]!);
-        }
         const mod = loaded.get(found.route.file) ?? (await load(found.route.file));
-        const handler = mod[request.method] as WebHandler | undefined;
-        if (!handler) return new Response(null, { status: 405 });
-        return handler(target.href === request.url ? request : retarget(request, target));
+        return callRoute(request, url, found, mod);
       }
       if (!pathname.startsWith("/api/") && (request.method === "GET" || request.method === "HEAD")) {
         const file = staticFile(pathname === "/" ? "/index.html" : pathname);
@@ -341,21 +362,33 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   // string or bytes in one write with Content-Length, and streams a `ReadableStream` body chunk by
   // chunk (cancelled when the client leaves). Compared with srvx and @whatwg-node/server in
   // docs/performance.md ("Local host adapter").
+  /** `response`, the answer of `incoming`, once the `vercel.json` headers of its path are set to go with it. */
+  const sent = (bindings: HttpBindings, response: Response): Response => {
+    const { incoming, outgoing } = bindings;
+    const pathname = incoming.url ? pathOf(incoming.url) : "/";
+    // Sent by the Node response (`LocalHostResponse`), not set on `response.headers`: the
+    // response's own headers win (as on Vercel), and a handler's lightweight response never has
+    // to build a `Headers` object (docs/performance.md).
+    (outgoing as LocalHostResponse).ruleHeaders = headersOfRules(pathname);
+    if (!incoming.complete && incoming.method !== "GET" && incoming.method !== "HEAD") {
+      // Answered before the body was read (e.g. 413): close the connection rather than reuse it.
+      outgoing.setHeader("connection", "close");
+    }
+    return response;
+  };
+
+  const intercept = options.intercept;
   const listener = getRequestListener(
-    async (request, env) => {
-      const intercepted = options.intercept ? await options.intercept(request) : undefined;
-      const response = intercepted ?? (await dispatch(request));
-      const { incoming, outgoing } = env as HttpBindings;
-      const pathname = incoming.url ? pathOf(incoming.url) : "/";
-      // Sent by the Node response (`LocalHostResponse`), not set on `response.headers`: the
-      // response's own headers win (as on Vercel), and a handler's lightweight response never has
-      // to build a `Headers` object (docs/performance.md).
-      (outgoing as LocalHostResponse).ruleHeaders = headersOfRules(pathname);
-      if (!incoming.complete && incoming.method !== "GET" && incoming.method !== "HEAD") {
-        // Answered before the body was read (e.g. 413): close the connection rather than reuse it.
-        outgoing.setHeader("connection", "close");
-      }
-      return response;
+    // A `Response` returned at once (not a promise) is written by @hono/node-server without any
+    // promise or close listener of its own (docs/performance.md): the api/ routes' usual case.
+    (request, env) => {
+      const bindings = env as HttpBindings;
+      const answer = intercept
+        ? intercept(request).then((intercepted) => intercepted ?? dispatch(request))
+        : dispatchNow(request);
+      return answer instanceof Promise
+        ? answer.then((response) => sent(bindings, response))
+        : sent(bindings, answer);
     },
     {
       hostname: `${options.host}:${options.port}`,

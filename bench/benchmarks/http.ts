@@ -239,6 +239,24 @@ async function cpuPerRequest(
 
 const ESTIMATE_QUERY = "hours=2&location=Laval";
 
+/** The arm keys of every target. */
+const KEYS: readonly Key[] = ["bare", "hono", "honoZod", "honoResponse", "equalWork", "estimate", "services"];
+
+/**
+ * The arms `BENCH_HTTP_ARMS` names (comma-separated keys, e.g. `honoZod,estimate`), or undefined
+ * for every arm: a quicker run while working on one ratio (the report then lacks the other arms).
+ * @throws Error naming an unknown key
+ */
+function armsFilter(): Set<Key> | undefined {
+  const raw = process.env.BENCH_HTTP_ARMS?.trim();
+  if (!raw) return undefined;
+  const keys = raw.split(",").map((k) => k.trim());
+  const unknown = keys.filter((k) => !KEYS.includes(k as Key));
+  if (unknown.length)
+    throw new Error(`BENCH_HTTP_ARMS: unknown arm(s) ${unknown.join(", ")}; known: ${KEYS.join(", ")}`);
+  return new Set(keys as Key[]);
+}
+
 async function measureBackend(
   ctx: BenchContext,
   label: string,
@@ -306,7 +324,8 @@ async function measureBackend(
         embeddedOnly: true,
       },
     ];
-    const targets = all.filter((t) => embedded || !t.embeddedOnly);
+    const only = armsFilter();
+    const targets = all.filter((t) => (embedded || !t.embeddedOnly) && (!only || only.has(t.key)));
     const measured = (await throughput(ctx, label, targets, rounds)).map((m) =>
       m.key === "honoResponse" && recorded
         ? {

@@ -228,6 +228,20 @@ export function matchKnownLocation(query: string): KnownLocation | undefined {
  * @throws ConfigError (lib/config.ts) on an invalid environment; never on the query's content.
  */
 export async function resolveLocation(query: string | undefined | null): Promise<ResolvedLocation | null> {
+  return resolveLocationNow(query);
+}
+
+/**
+ * `resolveLocation` answered at once, without a promise, unless the distance-matrix provider has
+ * to be asked (a gazetteer place with `DISTANCE_PROVIDER` set): the estimate's usual case
+ * (a table entry, the hub or a gazetteer place by great-circle km) waits on nothing.
+ * @param query untrusted text
+ * @returns what `resolveLocation` resolves to, or a promise of it
+ * @throws ConfigError (lib/config.ts) on an invalid environment
+ */
+export function resolveLocationNow(
+  query: string | undefined | null,
+): ResolvedLocation | null | Promise<ResolvedLocation | null> {
   if (query === undefined || query === null) return hub("");
   if (typeof query !== "string") return null;
   if (query.trim() === "") return hub(query);
@@ -255,14 +269,29 @@ export async function resolveLocation(query: string | undefined | null): Promise
     in_service_zone: isInServiceZone(coordinates),
   };
   const provider = getDistanceProvider();
-  if (provider) {
-    try {
-      const road = await provider.roadDistanceKm(HUB_COORDINATES, coordinates);
-      return { ...base, source: "distance_matrix", distance_km_one_way: roundKm(road.km) };
-    } catch {
-      // Provider down, slow or wrong: fall back to the gazetteer estimate below.
-    }
+  return provider ? byRoad(provider, base, coordinates) : byGreatCircle(base, coordinates);
+}
+
+/** A gazetteer place's fields but the distance and its source. */
+type PlaceBase = Omit<ResolvedLocation, "source" | "distance_km_one_way">;
+
+/** `base` at the distance-matrix provider's road km (source "distance_matrix"), else by great circle. */
+async function byRoad(
+  provider: NonNullable<ReturnType<typeof getDistanceProvider>>,
+  base: PlaceBase,
+  coordinates: [number, number],
+): Promise<ResolvedLocation> {
+  try {
+    const road = await provider.roadDistanceKm(HUB_COORDINATES, coordinates);
+    return { ...base, source: "distance_matrix", distance_km_one_way: roundKm(road.km) };
+  } catch {
+    // Provider down, slow or wrong: fall back to the gazetteer estimate.
+    return byGreatCircle(base, coordinates);
   }
+}
+
+/** `base` at its great-circle km from the hub × ROAD_FACTOR (source "gazetteer"). */
+function byGreatCircle(base: PlaceBase, coordinates: [number, number]): ResolvedLocation {
   const greatCircleKm = distance([HUB_COORDINATES[0], HUB_COORDINATES[1]], coordinates, {
     units: "kilometers",
   });

@@ -10,8 +10,11 @@ import type { HttpMethod } from "./operation.js";
 import { newRequestId } from "./request-id.js";
 import { errorResponse } from "./response.js";
 
-/** A Web-standard request handler. */
-export type Handler = (request: Request) => Promise<Response>;
+/**
+ * A Web-standard request handler: a `Response`, or a promise of one (Vercel's Node runtime and the
+ * local host accept both; the wrapper answers at once when nothing had to wait, lib/http/handler.ts).
+ */
+export type Handler = (request: Request) => Response | Promise<Response>;
 
 const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 type AnyMethod = (typeof ALL_METHODS)[number];

@@ -125,10 +125,23 @@ async function cachedQuote(): Promise<(RateQuote & { fetchedAt: Date }) | null> 
  *   Valet nor the cache has a rate at most `EXCHANGE_RATE_MAX_AGE_HOURS` old (unless `allowFallback`).
  */
 export async function currentCadUsdRate(options: RateOptions = {}): Promise<RateQuote> {
+  return currentCadUsdRateNow(options);
+}
+
+/**
+ * `currentCadUsdRate` answered at once, without a promise, with the `fixed` provider (which
+ * reads nothing); a promise of it with `valet` (the cache table, maybe the Valet API).
+ * @throws (or rejects with) what `currentCadUsdRate` rejects with
+ */
+export function currentCadUsdRateNow(options: RateOptions = {}): RateQuote | Promise<RateQuote> {
   const config = getConfig();
   const now = options.now ?? new Date();
   if (rateProvider(config) === "fixed") return fallbackQuote(config, now, "fixed (CAD_USD_FALLBACK_RATE)");
+  return valetRate(config, now, options);
+}
 
+/** The `valet` provider's quote (`currentCadUsdRate`). */
+async function valetRate(config: Config, now: Date, options: RateOptions): Promise<RateQuote> {
   let quote = await cachedQuote();
   let fetchError: string | null = null;
   const refreshAfter = config.EXCHANGE_RATE_REFRESH_MINUTES * 60_000;

@@ -3,10 +3,10 @@
  * the location, applies the formula and adds the USDC equivalent.
  */
 import { getConfig } from "../config.js";
-import { resolveLocation } from "../geo/resolve-location.js";
+import { type ResolvedLocation, resolveLocationNow } from "../geo/resolve-location.js";
 import { locationNotFound } from "../geo/suggest-places.js";
 import { cadToUsd } from "../money.js";
-import { currentCadUsdRate } from "../payments/exchange-rate.js";
+import { currentCadUsdRateNow, type RateQuote } from "../payments/exchange-rate.js";
 import { taxesForAmount } from "../taxes.js";
 import { computeEstimate } from "./compute-estimate.js";
 import type { EstimateQuery, EstimateResponse } from "./schemas.js";
@@ -16,8 +16,25 @@ import type { EstimateQuery, EstimateResponse } from "./schemas.js";
  * @throws DomainError LOCATION_NOT_FOUND (422) when the location matches no known place.
  */
 export async function getEstimate(query: EstimateQuery): Promise<EstimateResponse> {
+  return estimateNow(query);
+}
+
+/**
+ * `getEstimate` answered at once, without a promise, when neither the location (no distance-matrix
+ * call) nor the exchange rate (the `fixed` provider) has to be waited for; else a promise of it.
+ * @throws (or rejects with) DomainError LOCATION_NOT_FOUND (422) when the location matches no known place.
+ */
+export function estimateNow(query: EstimateQuery): EstimateResponse | Promise<EstimateResponse> {
+  const place = resolveLocationNow(query.location);
+  return place instanceof Promise ? place.then((p) => withPlace(query, p)) : withPlace(query, place);
+}
+
+/** The estimate of `query` once its location is resolved (`place`, null: not found). */
+function withPlace(
+  query: EstimateQuery,
+  place: ResolvedLocation | null,
+): EstimateResponse | Promise<EstimateResponse> {
   const config = getConfig();
-  const place = await resolveLocation(query.location);
   if (!place) throw locationNotFound(String(query.location), "location");
   const breakdown = computeEstimate({
     siteHours: query.hours,
@@ -25,10 +42,22 @@ export async function getEstimate(query: EstimateQuery): Promise<EstimateRespons
     urgency: query.urgency,
     speedKmh: config.TRANSPORT_SPEED_KMH,
   });
+  const rate = currentCadUsdRateNow({ allowFallback: true });
+  return rate instanceof Promise
+    ? rate.then((r) => response(query, place, breakdown, r))
+    : response(query, place, breakdown, rate);
+}
+
+/** The response body from its parts. */
+function response(
+  query: EstimateQuery,
+  place: ResolvedLocation,
+  breakdown: ReturnType<typeof computeEstimate>,
+  rate: RateQuote,
+): EstimateResponse {
   const { total_cad, ...rest } = breakdown;
-  const rate = await currentCadUsdRate({ allowFallback: true });
   // Registered for the sales taxes: taxes and the total with taxes beside total_cad (docs/taxes.md).
-  const taxed = taxesForAmount(total_cad, config.TAX_REGISTERED, new Date());
+  const taxed = taxesForAmount(total_cad, getConfig().TAX_REGISTERED, new Date());
   return {
     currency: "CAD",
     total_cad,

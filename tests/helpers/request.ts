@@ -1,5 +1,5 @@
 /** Calls a Web handler directly, as Vercel would, and reads JSON. */
-export type WebHandler = (request: Request) => Promise<Response>;
+export type WebHandler = (request: Request) => Response | Promise<Response>;
 
 export const BASE = "http://localhost:3000";
 
