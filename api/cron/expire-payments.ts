@@ -1,7 +1,7 @@
 /**
  * GET /api/cron/expire-payments — Vercel Cron, every 5 minutes: expires unpaid tasks after 48 h,
- * and purges `Idempotency-Key` records past their 24 h and expired OAuth artifacts
- * (lib/jobs/expire-payments.ts).
+ * purges `Idempotency-Key` records past their 24 h and expired OAuth artifacts, and folds the task
+ * roll-ups' appended counter rows (lib/jobs/expire-payments.ts).
  */
 import { endpoint, route } from "../../lib/http/handler.js";
 import { expirePayments } from "../../lib/jobs/expire-payments.js";

@@ -102,7 +102,7 @@ export const deliverWebhooksOperation = cronOperation(
 );
 export const expirePaymentsOperation = cronOperation(
   "expire-payments",
-  "Expire unpaid tasks after 48 h; purge expired Idempotency-Key records and expired OAuth artifacts",
+  "Expire unpaid tasks after 48 h; purge expired Idempotency-Key records and expired OAuth artifacts; fold the task roll-ups' appended counter rows",
 );
 export const slaCreditsOperation = cronOperation(
   "sla-credits",
