@@ -21,7 +21,13 @@ import { publicBaseUrl } from "../config.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { Role } from "../db/schema/enums.js";
-import { emails, type StaffMember, staffInvitations, staffMembers } from "../db/schema/index.js";
+import {
+  emails,
+  type NewStaffMember,
+  type StaffMember,
+  staffInvitations,
+  staffMembers,
+} from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
@@ -92,6 +98,25 @@ async function issueInvitation(
 }
 
 /**
+ * The row of a new staff member `input` (e-mail already lowercased), created at `now` with a fresh
+ * `stf_` id; `status` and the credentials keep their column defaults (`invited`, none) unless
+ * the caller adds them (lib/staff/bootstrap.ts enrols directly).
+ */
+export function newStaffRow(
+  input: { email: string; role: Role; displayName: string },
+  now: Date,
+): NewStaffMember {
+  return {
+    id: prefixedId("stf"),
+    email: input.email,
+    displayName: input.displayName,
+    role: input.role,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
  * Invites `email` with `role`: an `invited` staff member and an e-mailed one-time code.
  * @returns the staff member and the invitation (its code is for the host command; the HTTP
  *   answer leaves it out)
@@ -118,14 +143,7 @@ export async function inviteStaff(
     // the unique e-mail then keeps this one out, and it is the same CONFLICT.
     const [staff] = await tx
       .insert(staffMembers)
-      .values({
-        id: prefixedId("stf"),
-        email,
-        displayName: input.displayName,
-        role: input.role,
-        createdAt: now,
-        updatedAt: now,
-      })
+      .values(newStaffRow({ ...input, email }, now))
       .onConflictDoNothing()
       .returning();
     if (!staff) throw taken(await existingId(tx));
@@ -331,26 +349,17 @@ export async function changeStaff(change: StaffChange, now = new Date()): Promis
         });
     }
     let changes: Partial<StaffMember> = {};
+    // The audit row's details: the role the member holds (set_role: the role it had and gets).
+    let details: Record<string, unknown> = { role: staff.role };
     switch (change.action) {
       case "set_role":
         changes = { role: change.role };
-        await recordAudit(tx, {
-          action: "staff.set_role",
-          targetKind: "staff",
-          targetId: staff.id,
-          details: { from: staff.role, to: change.role },
-        });
+        details = { from: staff.role, to: change.role };
         break;
       case "suspend":
         if (staff.status === "suspended") return staffView(staff);
         changes = { status: "suspended", suspendedAt: now };
         await revokeStaffSessions(tx, staff.id, now);
-        await recordAudit(tx, {
-          action: "staff.suspend",
-          targetKind: "staff",
-          targetId: staff.id,
-          details: { role: staff.role },
-        });
         break;
       case "activate":
         if (staff.status === "active") return staffView(staff);
@@ -359,12 +368,6 @@ export async function changeStaff(change: StaffChange, now = new Date()): Promis
             field: "staff_id",
           });
         changes = { status: "active", suspendedAt: null };
-        await recordAudit(tx, {
-          action: "staff.activate",
-          targetKind: "staff",
-          targetId: staff.id,
-          details: { role: staff.role },
-        });
         break;
       case "reinvite":
         if (staff.status !== "invited")
@@ -378,6 +381,12 @@ export async function changeStaff(change: StaffChange, now = new Date()): Promis
         });
         return staffView(staff);
     }
+    await recordAudit(tx, {
+      action: `staff.${change.action}`,
+      targetKind: "staff",
+      targetId: staff.id,
+      details,
+    });
     const [updated] = await tx
       .update(staffMembers)
       .set({ ...changes, updatedAt: now })
