@@ -5,8 +5,8 @@
  * tasks assigned to the caller).
  */
 import { defineOperation } from "../descriptors/operation.js";
+import { operatorTaskAction } from "../tasks/operations.js";
 import { MAX_PROOF_FILE_BYTES } from "../tasks/state/proof-files.js";
-import { taskStatusSchema } from "../tasks/state/view-schemas.js";
 import {
   assignableStaffSchema,
   assignTaskBodySchema,
@@ -18,9 +18,8 @@ import {
   MAX_FIELD_PROOF_FILES,
 } from "./schemas.js";
 
-export const assignTaskOperation = defineOperation({
+export const assignTaskOperation = operatorTaskAction({
   id: "assignTask",
-  method: "POST",
   path: "/api/task-assign",
   summary: "Assign a task to a field staff member, reassign or unassign it (dispatcher)",
   description:
@@ -28,13 +27,8 @@ export const assignTaskOperation = defineOperation({
     "active staff member with role field or owner (else 422 on staff_id); null unassigns. Emits task.assigned " +
     "(webhooks, the event stream; the requester sees only the display name) with the change; assigning the " +
     "person already assigned changes nothing. Answers the task's status.",
-  tags: ["Operator"],
-  auth: "admin",
   permission: "tasks.assign",
   body: assignTaskBodySchema,
-  response: taskStatusSchema,
-  idempotent: true,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
 });
 
 export const listAssignableStaffOperation = defineOperation({

@@ -26,18 +26,25 @@ import {
 import { taskSubmissionSchema } from "./state/schemas.js";
 import { taskCreatedSchema, taskStatusSchema } from "./state/view-schemas.js";
 
-/** What sets one operator action on a task apart: its route, words, body and own errors. */
-type OperatorAction<B extends z.ZodType> = Pick<
-  Operation<z.ZodType, B>,
-  "id" | "path" | "summary" | "description" | "maxBodyBytes"
+/**
+ * What sets one operator action on a task apart: its route, words, body, permission and own
+ * errors, and its answer when it is not the task's status view.
+ */
+type OperatorAction<B extends z.ZodType, R extends z.ZodType> = Pick<
+  Operation<z.ZodType, B, R>,
+  "id" | "path" | "summary" | "description" | "maxBodyBytes" | "response"
 > & { body: B; errors?: ErrorCode[]; permission: PermissionRule };
 
 /**
- * An operator action on one task (review, complete, record a payment, settle a refund): POST
- * with an admin key, tagged Operator, idempotent, answering the task's status view, and able to
- * answer MISSING_FIELD, VALIDATION_ERROR, NOT_FOUND and CONFLICT besides the action's own errors.
+ * An operator action on one task (review, complete, record a payment, settle a refund, resolve a
+ * dispute; assign, lib/field/operations.ts): POST with an admin key, tagged Operator, idempotent,
+ * answering the task's status view unless it names another `response`, and able to answer
+ * MISSING_FIELD, VALIDATION_ERROR, NOT_FOUND and CONFLICT besides the action's own errors.
  */
-function operatorTaskAction<B extends z.ZodType>({ errors = [], ...action }: OperatorAction<B>) {
+export function operatorTaskAction<B extends z.ZodType, R extends z.ZodType = typeof taskStatusSchema>({
+  errors = [],
+  ...action
+}: OperatorAction<B, R>) {
   return defineOperation({
     method: "POST",
     tags: ["Operator"],
@@ -246,9 +253,8 @@ export const openDisputeOperation = defineOperation({
   ],
 });
 
-export const resolveDisputeOperation = defineOperation({
+export const resolveDisputeOperation = operatorTaskAction({
   id: "resolveDispute",
-  method: "POST",
   path: "/api/dispute-resolve",
   summary: "Resolve a dispute: redo, partial or full refund, or reject (operator)",
   description:
@@ -257,13 +263,9 @@ export const resolveDisputeOperation = defineOperation({
     "becomes a refund owed (refund_status pending, the USDC amount at the task's rate), settled with POST " +
     "/api/task-refund and its tx_hash. amount_cad above what is left → 422 with `max_amount_cad`; a resolved " +
     "dispute → 409 CONFLICT. Exactly once under retries and concurrent calls.",
-  tags: ["Operator"],
-  auth: "admin",
   permission: "disputes.resolve",
   body: resolveDisputeBodySchema,
   response: disputeSchema,
-  idempotent: true,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
 });
 
 export const listDisputesOperation = defineOperation({
