@@ -1,6 +1,7 @@
 /** Operation descriptors of the task endpoints (public and admin). */
 import { z } from "zod";
 import type { ErrorCode } from "../descriptors/error-codes.js";
+import { TASK_ACCESS_TOKEN_HEADER } from "../descriptors/headers.js";
 import { defineOperation, type Operation, type PermissionRule } from "../descriptors/operation.js";
 import {
   cancelTaskBodySchema,
@@ -107,13 +108,7 @@ export const getTaskStatusOperation = defineOperation({
   staffAccess: true,
   query: taskQuerySchema,
   response: taskStatusSchema,
-  documentedHeaders: [
-    {
-      name: "X-Task-Access-Token",
-      required: false,
-      description: "The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`).",
-    },
-  ],
+  documentedHeaders: [TASK_ACCESS_TOKEN_HEADER],
   errors: ["MISSING_FIELD", "NOT_FOUND", "FORBIDDEN"],
 });
 
@@ -234,13 +229,7 @@ export const openDisputeOperation = defineOperation({
   successStatus: 201,
   idempotent: true,
   maxBodyBytes: 4_400_000,
-  documentedHeaders: [
-    {
-      name: "X-Task-Access-Token",
-      required: false,
-      description: "The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`).",
-    },
-  ],
+  documentedHeaders: [TASK_ACCESS_TOKEN_HEADER],
   errors: [
     "MISSING_FIELD",
     "VALIDATION_ERROR",
