@@ -4,7 +4,7 @@
  * `tasks.assign`), GET and POST /api/field-visit and POST /api/field-proof (`tasks.execute`, on the
  * tasks assigned to the caller).
  */
-import { defineOperation } from "../descriptors/operation.js";
+import { defineOperation, type Operation } from "../descriptors/operation.js";
 import { operatorTaskAction } from "../tasks/operations.js";
 import { MAX_PROOF_FILE_BYTES } from "../tasks/state/proof-files.js";
 import {
@@ -46,6 +46,16 @@ export const listAssignableStaffOperation = defineOperation({
   cacheControl: "no-store",
 });
 
+/**
+ * What the field app's operations share: tagged Field, for a signed-in field staff member (auth
+ * `admin`: a staff session) holding `tasks.execute`, on the tasks assigned to the caller.
+ */
+const FIELD_APP = {
+  tags: ["Field"],
+  auth: "admin",
+  permission: "tasks.execute",
+} satisfies Partial<Operation>;
+
 export const listFieldTasksOperation = defineOperation({
   id: "listFieldTasks",
   method: "GET",
@@ -55,9 +65,7 @@ export const listFieldTasksOperation = defineOperation({
     "A staff session only (an API key → 403). Paid, dispatched and on-site tasks assigned to the caller with " +
     "address, instructions, execution deadline, the deadline watch's at_risk flag, coordinates, an " +
     "OpenStreetMap link, a geo: URI, the site visit and the proof files uploaded so far.",
-  tags: ["Field"],
-  auth: "admin",
-  permission: "tasks.execute",
+  ...FIELD_APP,
   response: fieldTaskListSchema,
   cacheControl: "no-store",
   errors: ["FORBIDDEN"],
@@ -74,9 +82,7 @@ export const recordFieldVisitOperation = defineOperation({
     "on_site (a paid task is dispatched first); outside, a `reason` is required (else 422 on reason with " +
     "error.distance_m and error.geofence_m) and the visit is flagged (within_geofence false). A second check_in " +
     "answers the first. check_out before check_in → 409.",
-  tags: ["Field"],
-  auth: "admin",
-  permission: "tasks.execute",
+  ...FIELD_APP,
   body: fieldVisitBodySchema,
   response: fieldTaskSchema,
   idempotent: true,
@@ -94,9 +100,7 @@ export const uploadFieldProofOperation = defineOperation({
     "dispatched or on-site task; a field staff member only to its own) and completion includes it in the " +
     `receipt and the task.completed event. The same content twice is stored once. At most ${MAX_FIELD_PROOF_FILES} ` +
     "files before completion.",
-  tags: ["Field"],
-  auth: "admin",
-  permission: "tasks.execute",
+  ...FIELD_APP,
   body: fieldProofBodySchema,
   response: fieldProofResponseSchema,
   idempotent: true,
