@@ -1,6 +1,7 @@
 /** GET and POST /api/staff — staff accounts: list, invite, role, suspension (owner, permission staff.manage). */
 import { endpoint, route } from "../lib/http/handler.js";
-import { changeStaff, inviteStaff, listStaff, staffView } from "../lib/staff/accounts.js";
+import { inviteStaff, staffView } from "../lib/staff/accounts.js";
+import { changeStaff, listStaff } from "../lib/staff/manage-staff.js";
 import { changeStaffOperation, listStaffOperation } from "../lib/staff/operations.js";
 
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({

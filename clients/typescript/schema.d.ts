@@ -11419,16 +11419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        jsonrpc: "2.0";
-                        id: string | number | null;
-                        error: {
-                            code: number;
-                            message: string;
-                            data?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
             /** @description No valid access token (WWW-Authenticate names the resource metadata). */
@@ -11439,16 +11430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        jsonrpc: "2.0";
-                        id: string | number | null;
-                        error: {
-                            code: number;
-                            message: string;
-                            data?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
             /** @description The token lacks the tool's scope (insufficient_scope), or Host/Origin refused. */
@@ -11459,16 +11441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        jsonrpc: "2.0";
-                        id: string | number | null;
-                        error: {
-                            code: number;
-                            message: string;
-                            data?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
             /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
@@ -11493,16 +11466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        jsonrpc: "2.0";
-                        id: string | number | null;
-                        error: {
-                            code: number;
-                            message: string;
-                            data?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
             /** @description Body over MAX_BODY_BYTES. */
@@ -11511,16 +11475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        jsonrpc: "2.0";
-                        id: string | number | null;
-                        error: {
-                            code: number;
-                            message: string;
-                            data?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
             /** @description Content-Type is not application/json. */
@@ -11529,16 +11484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        jsonrpc: "2.0";
-                        id: string | number | null;
-                        error: {
-                            code: number;
-                            message: string;
-                            data?: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
             /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */

@@ -34,6 +34,33 @@ import { issueCreditNote } from "./credit-notes.js";
 import { emitBillingEvent, emitLowBalanceIfWorse } from "./events.js";
 import { createInvoice } from "./invoices.js";
 
+/** A task's ledger entry: its charge (negative) or a refund of it (positive), with its invoice. */
+interface TaskLedgerEntry {
+  accountId: string;
+  kind: "charge" | "refund";
+  amountCad: number;
+  taskId: string;
+  invoiceId: string;
+  description: string;
+}
+
+/**
+ * Writes `entry` in `tx` at `now` with its audit row (`ledger.charge` or `ledger.refund`, naming the
+ * account, the signed amount and the invoice). @returns the entry's id (`le_…`)
+ */
+async function recordTaskLedgerEntry(tx: Tx, entry: TaskLedgerEntry, now: Date): Promise<string> {
+  const id = prefixedId("le");
+  await tx.insert(ledgerEntries).values({ id, ...entry, createdAt: now });
+  await recordAudit(tx, {
+    action: `ledger.${entry.kind}`,
+    taskId: entry.taskId,
+    targetKind: "ledger_entry",
+    targetId: id,
+    details: { account_id: entry.accountId, amount_cad: entry.amountCad, invoice_id: entry.invoiceId },
+  });
+  return id;
+}
+
 /** Thrown inside the pay transaction when the funds are short; rolls it back. */
 class InsufficientFunds extends Error {
   constructor(
@@ -111,24 +138,18 @@ async function chargeInTx(tx: Tx, accountId: string, task: Task, now: Date): Pro
     { accountId: account.id, taskId: task.id, kind: "task_charge", amountCad: amount, lines, taxes },
     now,
   );
-  const ledgerEntryId = prefixedId("le");
-  await tx.insert(ledgerEntries).values({
-    id: ledgerEntryId,
-    accountId: account.id,
-    kind: "charge",
-    amountCad: -amount,
-    taskId: task.id,
-    invoiceId,
-    description: `${task.serviceType} task ${task.id}`,
-    createdAt: now,
-  });
-  await recordAudit(tx, {
-    action: "ledger.charge",
-    taskId: task.id,
-    targetKind: "ledger_entry",
-    targetId: ledgerEntryId,
-    details: { account_id: account.id, amount_cad: -amount, invoice_id: invoiceId },
-  });
+  const ledgerEntryId = await recordTaskLedgerEntry(
+    tx,
+    {
+      accountId: account.id,
+      kind: "charge",
+      amountCad: -amount,
+      taskId: task.id,
+      invoiceId,
+      description: `${task.serviceType} task ${task.id}`,
+    },
+    now,
+  );
   await emitLowBalanceIfWorse(
     tx,
     account,
@@ -274,24 +295,18 @@ export async function refundTaskToAccount(
     { taskId: task.id, amountCents, reason },
     now,
   );
-  const ledgerEntryId = prefixedId("le");
-  await tx.insert(ledgerEntries).values({
-    id: ledgerEntryId,
-    accountId: charge.accountId,
-    kind: "refund",
-    amountCad: amount,
-    taskId: task.id,
-    invoiceId,
-    description: `Refund: ${reason} (task ${task.id})`,
-    createdAt: now,
-  });
-  await recordAudit(tx, {
-    action: "ledger.refund",
-    taskId: task.id,
-    targetKind: "ledger_entry",
-    targetId: ledgerEntryId,
-    details: { account_id: charge.accountId, amount_cad: amount, invoice_id: invoiceId },
-  });
+  await recordTaskLedgerEntry(
+    tx,
+    {
+      accountId: charge.accountId,
+      kind: "refund",
+      amountCad: amount,
+      taskId: task.id,
+      invoiceId,
+      description: `Refund: ${reason} (task ${task.id})`,
+    },
+    now,
+  );
   return amount;
 }
 

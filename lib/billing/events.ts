@@ -6,9 +6,8 @@
  */
 import type { Tx } from "../db/client.js";
 import type { AccountStatus, BillingEventType } from "../db/schema/enums.js";
-import { taskEvents } from "../db/schema/index.js";
-import { prefixedId } from "../ids.js";
 import { fromCents, toCents } from "../money.js";
+import { insertOutboxEvent } from "../tasks/state/task-events.js";
 import { isWorse, type SpendingLevel, spendingLevel } from "./balance.js";
 
 /** Writes one billing event in `tx`; returns its id. */
@@ -19,18 +18,18 @@ export async function emitBillingEvent(
   payload: Record<string, unknown>,
   now = new Date(),
 ): Promise<string> {
-  const id = prefixedId("evt");
-  await tx.insert(taskEvents).values({
-    id,
-    taskId: null,
-    type,
-    taskStatus: null,
-    apiKeyId: target.apiKeyId,
-    accountId: target.accountId,
-    payload: { account_id: target.accountId, ...payload },
-    createdAt: now,
-  });
-  return id;
+  return insertOutboxEvent(
+    tx,
+    {
+      taskId: null,
+      type,
+      taskStatus: null,
+      apiKeyId: target.apiKeyId,
+      accountId: target.accountId,
+      payload: { account_id: target.accountId, ...payload },
+    },
+    now,
+  );
 }
 
 /**

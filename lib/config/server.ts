@@ -36,7 +36,7 @@ export const serverSettings = () => ({
    * Bound of every wait on a networked database (node-postgres or Neon), ms: one query, a new
    * connection or a free pooled one. Past it the request gets 503 STORAGE_ERROR and the
    * connection is discarded. The server cancels statements at 80 % of it and ends sessions
-   * idle in a transaction after twice it (lib/db/client.ts `boundedPoolOptions`).
+   * idle in a transaction after twice it (lib/db/pool-guard.ts `boundedPoolOptions`).
    */
   DB_QUERY_TIMEOUT_MS: int(5000, 100, 30_000),
 

@@ -23,7 +23,7 @@ import { captureContextOf } from "../tasks/state/execute-task.js";
 import { type DecodedProofFile, decodeProofFiles, proofFileRows } from "../tasks/state/proof-files.js";
 import { readSiteVisit } from "../tasks/state/site-visit.js";
 import { assertAssignee, type TaskPrincipal } from "../tasks/state/task-access.js";
-import type { AttachedProof } from "./field-tasks.js";
+import { type AttachedProof, attachedProof, attachedProofColumns } from "./field-tasks.js";
 import { type FieldProofBody, MAX_FIELD_PROOF_FILES } from "./schemas.js";
 
 /** Statuses a file may be uploaded in (before completion). */
@@ -74,17 +74,11 @@ export async function uploadFieldProof(
       .from(proofFiles)
       .where(eq(proofFiles.taskId, task.id))) as [{ n: number }];
     const [same] = await tx
-      .select({
-        filename: proofFiles.filename,
-        type: proofFiles.mimeType,
-        size: proofFiles.sizeBytes,
-        sha256: proofFiles.sha256,
-        capture: proofFiles.capture,
-      })
+      .select(attachedProofColumns)
       .from(proofFiles)
       .where(and(eq(proofFiles.taskId, task.id), eq(proofFiles.sha256, file.sha256)))
       .limit(1);
-    if (same) return { taskId: task.id, file: { ...same, capture: same.capture ?? null }, filesCount: n };
+    if (same) return { taskId: task.id, file: attachedProof(same), filesCount: n };
     if (n >= MAX_FIELD_PROOF_FILES) {
       throw new DomainError(
         "CONFLICT",

@@ -50,26 +50,33 @@ export function fieldTaskView(
   };
 }
 
+/** The `proof_files` columns of an attached proof file as the field view names them (no content). */
+export const attachedProofColumns = {
+  filename: proofFiles.filename,
+  type: proofFiles.mimeType,
+  size: proofFiles.sizeBytes,
+  sha256: proofFiles.sha256,
+  capture: proofFiles.capture,
+};
+
+/** The attached proof file of a row read with `attachedProofColumns` (no capture metadata: null). */
+export function attachedProof(
+  row: Omit<AttachedProof, "capture"> & { capture: AttachedProof["capture"] | undefined },
+): AttachedProof {
+  return { ...row, capture: row.capture ?? null };
+}
+
 /** The attached proof files (no content) of `taskIds`, in upload order, by task id. */
 export async function attachedProofFiles(taskIds: readonly string[]): Promise<Map<string, AttachedProof[]>> {
   const out = new Map<string, AttachedProof[]>();
   if (taskIds.length === 0) return out;
   const db = await getDb();
   const rows = await db
-    .select({
-      taskId: proofFiles.taskId,
-      filename: proofFiles.filename,
-      type: proofFiles.mimeType,
-      size: proofFiles.sizeBytes,
-      sha256: proofFiles.sha256,
-      capture: proofFiles.capture,
-    })
+    .select({ taskId: proofFiles.taskId, ...attachedProofColumns })
     .from(proofFiles)
     .where(inArray(proofFiles.taskId, [...taskIds]))
     .orderBy(asc(proofFiles.createdAt), asc(proofFiles.position), asc(proofFiles.id));
-  for (const { taskId, capture, ...file } of rows) {
-    out.set(taskId, [...(out.get(taskId) ?? []), { ...file, capture: capture ?? null }]);
-  }
+  for (const { taskId, ...file } of rows) out.set(taskId, [...(out.get(taskId) ?? []), attachedProof(file)]);
   return out;
 }
 

@@ -4,9 +4,9 @@
  * `tasks.assign`), GET and POST /api/field-visit and POST /api/field-proof (`tasks.execute`, on the
  * tasks assigned to the caller).
  */
-import { defineOperation } from "../descriptors/operation.js";
+import { defineOperation, type Operation } from "../descriptors/operation.js";
+import { operatorTaskAction } from "../tasks/operations.js";
 import { MAX_PROOF_FILE_BYTES } from "../tasks/state/proof-files.js";
-import { taskStatusSchema } from "../tasks/state/view-schemas.js";
 import {
   assignableStaffSchema,
   assignTaskBodySchema,
@@ -18,9 +18,8 @@ import {
   MAX_FIELD_PROOF_FILES,
 } from "./schemas.js";
 
-export const assignTaskOperation = defineOperation({
+export const assignTaskOperation = operatorTaskAction({
   id: "assignTask",
-  method: "POST",
   path: "/api/task-assign",
   summary: "Assign a task to a field staff member, reassign or unassign it (dispatcher)",
   description:
@@ -28,13 +27,8 @@ export const assignTaskOperation = defineOperation({
     "active staff member with role field or owner (else 422 on staff_id); null unassigns. Emits task.assigned " +
     "(webhooks, the event stream; the requester sees only the display name) with the change; assigning the " +
     "person already assigned changes nothing. Answers the task's status.",
-  tags: ["Operator"],
-  auth: "admin",
   permission: "tasks.assign",
   body: assignTaskBodySchema,
-  response: taskStatusSchema,
-  idempotent: true,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
 });
 
 export const listAssignableStaffOperation = defineOperation({
@@ -52,6 +46,16 @@ export const listAssignableStaffOperation = defineOperation({
   cacheControl: "no-store",
 });
 
+/**
+ * What the field app's operations share: tagged Field, for a signed-in field staff member (auth
+ * `admin`: a staff session) holding `tasks.execute`, on the tasks assigned to the caller.
+ */
+const FIELD_APP = {
+  tags: ["Field"],
+  auth: "admin",
+  permission: "tasks.execute",
+} satisfies Partial<Operation>;
+
 export const listFieldTasksOperation = defineOperation({
   id: "listFieldTasks",
   method: "GET",
@@ -61,9 +65,7 @@ export const listFieldTasksOperation = defineOperation({
     "A staff session only (an API key → 403). Paid, dispatched and on-site tasks assigned to the caller with " +
     "address, instructions, execution deadline, the deadline watch's at_risk flag, coordinates, an " +
     "OpenStreetMap link, a geo: URI, the site visit and the proof files uploaded so far.",
-  tags: ["Field"],
-  auth: "admin",
-  permission: "tasks.execute",
+  ...FIELD_APP,
   response: fieldTaskListSchema,
   cacheControl: "no-store",
   errors: ["FORBIDDEN"],
@@ -80,9 +82,7 @@ export const recordFieldVisitOperation = defineOperation({
     "on_site (a paid task is dispatched first); outside, a `reason` is required (else 422 on reason with " +
     "error.distance_m and error.geofence_m) and the visit is flagged (within_geofence false). A second check_in " +
     "answers the first. check_out before check_in → 409.",
-  tags: ["Field"],
-  auth: "admin",
-  permission: "tasks.execute",
+  ...FIELD_APP,
   body: fieldVisitBodySchema,
   response: fieldTaskSchema,
   idempotent: true,
@@ -100,9 +100,7 @@ export const uploadFieldProofOperation = defineOperation({
     "dispatched or on-site task; a field staff member only to its own) and completion includes it in the " +
     `receipt and the task.completed event. The same content twice is stored once. At most ${MAX_FIELD_PROOF_FILES} ` +
     "files before completion.",
-  tags: ["Field"],
-  auth: "admin",
-  permission: "tasks.execute",
+  ...FIELD_APP,
   body: fieldProofBodySchema,
   response: fieldProofResponseSchema,
   idempotent: true,

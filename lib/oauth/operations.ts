@@ -5,19 +5,13 @@
  * answers in OAuth's error format; these descriptors document and rate-limit them.
  */
 import { z } from "zod";
-import { defineOperation } from "../descriptors/operation.js";
+import { jsonRpcErrorSchema, MCP_TRANSPORT_RESPONSES } from "../descriptors/json-rpc.js";
+import { defineOperation, type Operation } from "../descriptors/operation.js";
 
 const jsonRpc = z
   .record(z.string(), z.unknown())
   .meta({ description: "JSON-RPC 2.0 message (MCP 2025-11-25)" });
 const metadata = z.record(z.string(), z.unknown());
-
-/** The JSON-RPC error body of the resource server's refusals (401, 403) and of the transport's. */
-const jsonRpcError = z.object({
-  jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number(), z.null()]),
-  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
-});
 
 export const mcpOAuthPostOperation = defineOperation({
   id: "mcpOAuth",
@@ -35,22 +29,19 @@ export const mcpOAuthPostOperation = defineOperation({
   deferAnonymousLimit: true,
   documentedBody: jsonRpc,
   response: jsonRpc,
+  // The transport's own answers, and the resource server's refusals (401, 403), in JSON-RPC.
   responses: {
-    202: { description: "Accepted: the body held only notifications or responses (no body)." },
-    400: { description: "Not JSON, or not a valid JSON-RPC message (-32700, -32600).", schema: jsonRpcError },
+    ...MCP_TRANSPORT_RESPONSES,
     401: {
       description: "No valid access token (WWW-Authenticate names the resource metadata).",
-      schema: jsonRpcError,
+      schema: jsonRpcErrorSchema,
       headers: { "WWW-Authenticate": 'Bearer resource_metadata="…", scope="…"[, error="invalid_token"]' },
     },
     403: {
       description: "The token lacks the tool's scope (insufficient_scope), or Host/Origin refused.",
-      schema: jsonRpcError,
+      schema: jsonRpcErrorSchema,
       headers: { "WWW-Authenticate": 'Bearer error="insufficient_scope", scope="…"' },
     },
-    406: { description: "Accept lacks application/json or text/event-stream.", schema: jsonRpcError },
-    413: { description: "Body over MAX_BODY_BYTES.", schema: jsonRpcError },
-    415: { description: "Content-Type is not application/json.", schema: jsonRpcError },
   },
 });
 
@@ -91,6 +82,21 @@ export const authorizationServerMetadataOperation = defineOperation({
   response: metadata,
 });
 
+/**
+ * What the endpoints oidc-provider serves under /oauth/{endpoint} share: tag OAuth, auth
+ * `delegated` with the count of an anonymous request left to the endpoint (`deferAnonymousLimit`),
+ * the per-IP `oauth` limit, oidc-provider's own success statuses (`successStatus: null`; each
+ * operation documents them in `responses`) and 404 NOT_FOUND for an unknown endpoint.
+ */
+const AUTHORIZATION_SERVER_ENDPOINT = {
+  tags: ["OAuth"],
+  auth: "delegated",
+  deferAnonymousLimit: true,
+  rateLimits: ["oauth"],
+  successStatus: null,
+  errors: ["NOT_FOUND"],
+} satisfies Partial<Operation>;
+
 export const oauthGetOperation = defineOperation({
   id: "oauthGet",
   method: "GET",
@@ -99,12 +105,7 @@ export const oauthGetOperation = defineOperation({
   description:
     "Served by oidc-provider. Authorization code with PKCE S256 only; `client_id` a registered id or an HTTPS " +
     "client ID metadata document URL; `resource` must be this service's /mcp (RFC 8707). Errors per RFC 6749.",
-  tags: ["OAuth"],
-  auth: "delegated",
-  deferAnonymousLimit: true,
-  rateLimits: ["oauth"],
-  successStatus: null,
-  errors: ["NOT_FOUND"],
+  ...AUTHORIZATION_SERVER_ENDPOINT,
   responses: {
     200: { description: "JWK Set, or the consent page's view of a pending request.", schema: metadata },
     303: {
@@ -128,12 +129,7 @@ export const oauthPostOperation = defineOperation({
     "Served by oidc-provider (form bodies, OAuth error responses): token (authorization_code with " +
     "code_verifier, refresh_token, rotated on use), dynamic client registration (public clients), revocation. " +
     "/oauth/interaction/{uid}/decision records the account owner's consent (JSON, client JWT).",
-  tags: ["OAuth"],
-  auth: "delegated",
-  deferAnonymousLimit: true,
-  rateLimits: ["oauth"],
-  successStatus: null,
-  errors: ["NOT_FOUND"],
+  ...AUTHORIZATION_SERVER_ENDPOINT,
   responses: {
     200: { description: "Tokens, a revocation, or the consent decision's `redirect_to`.", schema: metadata },
     201: { description: "A registered client (RFC 7591).", schema: metadata },

@@ -1,6 +1,7 @@
 /** Operation descriptors of the payments domain: operator views of on-chain transfers, and paying a task with x402. */
 import { z } from "zod";
 import { TASK_STATUSES } from "../db/schema/enums.js";
+import { TASK_ACCESS_TOKEN_HEADER } from "../descriptors/headers.js";
 import { defineOperation } from "../descriptors/operation.js";
 import { paymentDetailsSchema, taskStatusSchema } from "../tasks/state/view-schemas.js";
 import { chainTransfersQuerySchema, chainTransferViewSchema } from "./schemas.js";
@@ -106,11 +107,7 @@ export const payTaskOperation = defineOperation({
       description:
         "x402 v1: base64 JSON {x402Version: 1, scheme: exact, network, payload: {signature, authorization}}.",
     },
-    {
-      name: "X-Task-Access-Token",
-      required: false,
-      description: "The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`).",
-    },
+    TASK_ACCESS_TOKEN_HEADER,
   ],
   responses: {
     202: {

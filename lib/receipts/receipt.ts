@@ -35,15 +35,19 @@ export interface ReceiptProof {
   type: string;
 }
 
-/** The site visit a receipt names (lib/tasks/state/site-visit.ts `SiteVisitView`). */
+/**
+ * The site visit a receipt names, times ISO 8601: the one evidence view of a visit, which the task
+ * status and the `task.completed` event carry too (lib/tasks/state/site-visit.ts `SiteVisitView`).
+ */
 export interface ReceiptSiteVisit {
   checked_in_at: string;
   checked_out_at: string | null;
-  /** Metres. */
+  /** Metres (0.1 m). */
   check_in_distance_m: number | null;
-  /** Metres. */
+  /** Metres (0.1 m). */
   accuracy_m: number;
   within_geofence: boolean;
+  /** Only for a check-in outside the geofence. */
   reason?: string;
 }
 

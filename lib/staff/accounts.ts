@@ -11,21 +11,27 @@
  * - `signIn` {email, password, totp_code}: LOGIN_ATTEMPTS_PER_IP_PER_HOUR per IP (wrapper) and
  *   LOGIN_ATTEMPTS_PER_EMAIL_PER_HOUR per e-mail, as for clients; one answer (401) for every wrong
  *   part, a code never accepted twice.
- * - Management (permission `staff.manage`): invite, set_role, suspend (its sessions end in the same
- *   transaction), activate, reinvite. The last active owner can be neither suspended nor demoted.
+ * - Management (permission `staff.manage`): invite here; set_role, suspend, activate and reinvite
+ *   in lib/staff/manage-staff.ts.
  * Every change records its audit row in its own transaction (`staff.*`).
  */
-import { and, asc, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { hashPassword, verifyPassword } from "../auth/passwords.js";
 import { publicBaseUrl } from "../config.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { Role } from "../db/schema/enums.js";
-import { emails, type StaffMember, staffInvitations, staffMembers } from "../db/schema/index.js";
+import {
+  emails,
+  type NewStaffMember,
+  type StaffMember,
+  staffInvitations,
+  staffMembers,
+} from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
-import { type OpenedStaffSession, openStaffSession, revokeStaffSessions } from "./sessions.js";
+import { type OpenedStaffSession, openStaffSession } from "./sessions.js";
 import { checkTotp, newTotpSecret, totpUri } from "./totp.js";
 
 /** Lifetime of an invitation code, seconds (48 h). */
@@ -64,7 +70,11 @@ export function invitationLink(code: string): string {
   return `${publicBaseUrl()}/operator/#/accept?code=${encodeURIComponent(code)}`;
 }
 
-async function issueInvitation(
+/**
+ * Issues a one-time invitation code for `staff` in `tx` (hash stored, valid INVITATION_TTL_SECONDS)
+ * and queues the bilingual invitation e-mail with its link. @returns the code and its expiry
+ */
+export async function issueInvitation(
   tx: Tx,
   staff: StaffMember,
   now: Date,
@@ -89,6 +99,25 @@ async function issueInvitation(
     dedupeKey: `staff_invitation:${sha256Hex(code).slice(0, 16)}:${staff.id}`,
   });
   return { code, expiresAt };
+}
+
+/**
+ * The row of a new staff member `input` (e-mail already lowercased), created at `now` with a fresh
+ * `stf_` id; `status` and the credentials keep their column defaults (`invited`, none) unless
+ * the caller adds them (lib/staff/bootstrap.ts enrols directly).
+ */
+export function newStaffRow(
+  input: { email: string; role: Role; displayName: string },
+  now: Date,
+): NewStaffMember {
+  return {
+    id: prefixedId("stf"),
+    email: input.email,
+    displayName: input.displayName,
+    role: input.role,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /**
@@ -118,14 +147,7 @@ export async function inviteStaff(
     // the unique e-mail then keeps this one out, and it is the same CONFLICT.
     const [staff] = await tx
       .insert(staffMembers)
-      .values({
-        id: prefixedId("stf"),
-        email,
-        displayName: input.displayName,
-        role: input.role,
-        createdAt: now,
-        updatedAt: now,
-      })
+      .values(newStaffRow({ ...input, email }, now))
       .onConflictDoNothing()
       .returning();
     if (!staff) throw taken(await existingId(tx));
@@ -276,114 +298,6 @@ export async function signIn(
       .returning({ id: staffMembers.id });
     if (!spent) throw refused;
     return { staff, session: await openStaffSession(tx, staff.id, now) };
-  });
-}
-
-/** Every staff member, owners first then by e-mail. */
-export async function listStaff(): Promise<StaffView[]> {
-  const db = await getDb();
-  const rows = await db.select().from(staffMembers).orderBy(asc(staffMembers.role), asc(staffMembers.email));
-  return rows.map(staffView);
-}
-
-/** A management action of an owner (POST /api/staff). */
-export type StaffChange =
-  | { action: "set_role"; staffId: string; role: Role }
-  | { action: "suspend"; staffId: string }
-  | { action: "activate"; staffId: string }
-  | { action: "reinvite"; staffId: string };
-
-/**
- * Applies `change` under a lock of the staff row.
- * @throws DomainError NOT_FOUND (no such staff), CONFLICT (the last active owner would go; reinvite
- *   of an enrolled account; activate of an account never enrolled)
- */
-export async function changeStaff(change: StaffChange, now = new Date()): Promise<StaffView> {
-  const db = await getDb();
-  return db.transaction(async (tx) => {
-    // Owners are counted under one lock so that two owners cannot demote each other at once.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('staff_owners'))`);
-    const [staff] = await tx
-      .select()
-      .from(staffMembers)
-      .where(eq(staffMembers.id, change.staffId))
-      .for("update");
-    if (!staff) throw new DomainError("NOT_FOUND", "No staff member with this id", { field: "staff_id" });
-    const leavesOwners =
-      (change.action === "suspend" || (change.action === "set_role" && change.role !== "owner")) &&
-      staff.role === "owner" &&
-      staff.status === "active";
-    if (leavesOwners) {
-      const [other] = await tx
-        .select({ id: staffMembers.id })
-        .from(staffMembers)
-        .where(
-          and(
-            eq(staffMembers.role, "owner"),
-            eq(staffMembers.status, "active"),
-            ne(staffMembers.id, staff.id),
-          ),
-        )
-        .limit(1);
-      if (!other)
-        throw new DomainError("CONFLICT", "This is the last active owner: make another owner first", {
-          field: "staff_id",
-        });
-    }
-    let changes: Partial<StaffMember> = {};
-    switch (change.action) {
-      case "set_role":
-        changes = { role: change.role };
-        await recordAudit(tx, {
-          action: "staff.set_role",
-          targetKind: "staff",
-          targetId: staff.id,
-          details: { from: staff.role, to: change.role },
-        });
-        break;
-      case "suspend":
-        if (staff.status === "suspended") return staffView(staff);
-        changes = { status: "suspended", suspendedAt: now };
-        await revokeStaffSessions(tx, staff.id, now);
-        await recordAudit(tx, {
-          action: "staff.suspend",
-          targetKind: "staff",
-          targetId: staff.id,
-          details: { role: staff.role },
-        });
-        break;
-      case "activate":
-        if (staff.status === "active") return staffView(staff);
-        if (!staff.totpEnabledAt)
-          throw new DomainError("CONFLICT", "This account never completed its invitation: reinvite it", {
-            field: "staff_id",
-          });
-        changes = { status: "active", suspendedAt: null };
-        await recordAudit(tx, {
-          action: "staff.activate",
-          targetKind: "staff",
-          targetId: staff.id,
-          details: { role: staff.role },
-        });
-        break;
-      case "reinvite":
-        if (staff.status !== "invited")
-          throw new DomainError("CONFLICT", "This account is enrolled already", { field: "staff_id" });
-        await issueInvitation(tx, staff, now);
-        await recordAudit(tx, {
-          action: "staff.invite",
-          targetKind: "staff",
-          targetId: staff.id,
-          details: { role: staff.role, reinvite: true },
-        });
-        return staffView(staff);
-    }
-    const [updated] = await tx
-      .update(staffMembers)
-      .set({ ...changes, updatedAt: now })
-      .where(eq(staffMembers.id, staff.id))
-      .returning();
-    return staffView(updated!);
   });
 }
 

@@ -10,8 +10,8 @@ import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
 import type { Role } from "../db/schema/enums.js";
 import { type StaffMember, staffMembers } from "../db/schema/index.js";
-import { prefixedId, randomAlphanumeric } from "../ids.js";
-import { invitationLink, inviteStaff } from "./accounts.js";
+import { randomAlphanumeric } from "../ids.js";
+import { invitationLink, inviteStaff, newStaffRow } from "./accounts.js";
 import { newTotpSecret, totpUri } from "./totp.js";
 
 /** What the host command prints once: the staff member and the invitation's code and link. */
@@ -81,16 +81,11 @@ export async function enrollDirectly(input: {
     const [row] = await tx
       .insert(staffMembers)
       .values({
-        id: prefixedId("stf"),
-        email,
-        displayName: input.displayName,
-        role: input.role,
+        ...newStaffRow({ ...input, email }, now),
         status: "active",
         passwordHash,
         totpSecret,
         totpEnabledAt: now,
-        createdAt: now,
-        updatedAt: now,
       })
       .returning();
     await recordAudit(tx, {

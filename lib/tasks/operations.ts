@@ -1,6 +1,7 @@
 /** Operation descriptors of the task endpoints (public and admin). */
 import { z } from "zod";
 import type { ErrorCode } from "../descriptors/error-codes.js";
+import { TASK_ACCESS_TOKEN_HEADER } from "../descriptors/headers.js";
 import { defineOperation, type Operation, type PermissionRule } from "../descriptors/operation.js";
 import {
   cancelTaskBodySchema,
@@ -26,18 +27,25 @@ import {
 import { taskSubmissionSchema } from "./state/schemas.js";
 import { taskCreatedSchema, taskStatusSchema } from "./state/view-schemas.js";
 
-/** What sets one operator action on a task apart: its route, words, body and own errors. */
-type OperatorAction<B extends z.ZodType> = Pick<
-  Operation<z.ZodType, B>,
-  "id" | "path" | "summary" | "description" | "maxBodyBytes"
+/**
+ * What sets one operator action on a task apart: its route, words, body, permission and own
+ * errors, and its answer when it is not the task's status view.
+ */
+type OperatorAction<B extends z.ZodType, R extends z.ZodType> = Pick<
+  Operation<z.ZodType, B, R>,
+  "id" | "path" | "summary" | "description" | "maxBodyBytes" | "response"
 > & { body: B; errors?: ErrorCode[]; permission: PermissionRule };
 
 /**
- * An operator action on one task (review, complete, record a payment, settle a refund): POST
- * with an admin key, tagged Operator, idempotent, answering the task's status view, and able to
- * answer MISSING_FIELD, VALIDATION_ERROR, NOT_FOUND and CONFLICT besides the action's own errors.
+ * An operator action on one task (review, complete, record a payment, settle a refund, resolve a
+ * dispute; assign, lib/field/operations.ts): POST with an admin key, tagged Operator, idempotent,
+ * answering the task's status view unless it names another `response`, and able to answer
+ * MISSING_FIELD, VALIDATION_ERROR, NOT_FOUND and CONFLICT besides the action's own errors.
  */
-function operatorTaskAction<B extends z.ZodType>({ errors = [], ...action }: OperatorAction<B>) {
+export function operatorTaskAction<B extends z.ZodType, R extends z.ZodType = typeof taskStatusSchema>({
+  errors = [],
+  ...action
+}: OperatorAction<B, R>) {
   return defineOperation({
     method: "POST",
     tags: ["Operator"],
@@ -100,13 +108,7 @@ export const getTaskStatusOperation = defineOperation({
   staffAccess: true,
   query: taskQuerySchema,
   response: taskStatusSchema,
-  documentedHeaders: [
-    {
-      name: "X-Task-Access-Token",
-      required: false,
-      description: "The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`).",
-    },
-  ],
+  documentedHeaders: [TASK_ACCESS_TOKEN_HEADER],
   errors: ["MISSING_FIELD", "NOT_FOUND", "FORBIDDEN"],
 });
 
@@ -227,13 +229,7 @@ export const openDisputeOperation = defineOperation({
   successStatus: 201,
   idempotent: true,
   maxBodyBytes: 4_400_000,
-  documentedHeaders: [
-    {
-      name: "X-Task-Access-Token",
-      required: false,
-      description: "The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`).",
-    },
-  ],
+  documentedHeaders: [TASK_ACCESS_TOKEN_HEADER],
   errors: [
     "MISSING_FIELD",
     "VALIDATION_ERROR",
@@ -246,9 +242,8 @@ export const openDisputeOperation = defineOperation({
   ],
 });
 
-export const resolveDisputeOperation = defineOperation({
+export const resolveDisputeOperation = operatorTaskAction({
   id: "resolveDispute",
-  method: "POST",
   path: "/api/dispute-resolve",
   summary: "Resolve a dispute: redo, partial or full refund, or reject (operator)",
   description:
@@ -257,13 +252,9 @@ export const resolveDisputeOperation = defineOperation({
     "becomes a refund owed (refund_status pending, the USDC amount at the task's rate), settled with POST " +
     "/api/task-refund and its tx_hash. amount_cad above what is left → 422 with `max_amount_cad`; a resolved " +
     "dispute → 409 CONFLICT. Exactly once under retries and concurrent calls.",
-  tags: ["Operator"],
-  auth: "admin",
   permission: "disputes.resolve",
   body: resolveDisputeBodySchema,
   response: disputeSchema,
-  idempotent: true,
-  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
 });
 
 export const listDisputesOperation = defineOperation({

@@ -1,5 +1,5 @@
 /** Operation descriptors of /api/webhooks and /api/webhooks/{webhook_id}/failures. */
-import { defineOperation } from "../descriptors/operation.js";
+import { defineOperation, type Operation } from "../descriptors/operation.js";
 import {
   createWebhookBodySchema,
   deleteWebhookBodySchema,
@@ -59,15 +59,22 @@ export const deleteWebhookOperation = defineOperation({
   errors: ["MISSING_FIELD", "NOT_FOUND"],
 });
 
+/**
+ * What the dead-letter operations of a webhook share: tagged Webhooks, for a key with the operation's
+ * scope, and for the console (issue 26): an owner's staff session reads and replays any webhook's.
+ */
+const DEAD_LETTERS = {
+  tags: ["Webhooks"],
+  auth: "key",
+  staffAccess: true,
+} satisfies Partial<Operation>;
+
 export const listWebhookFailuresOperation = defineOperation({
   id: "listWebhookFailures",
   method: "GET",
   path: "/api/webhooks/{webhook_id}/failures",
   summary: "Dead-letter queue of a webhook (failed deliveries kept 72 h), newest first",
-  tags: ["Webhooks"],
-  auth: "key",
-  // The console's dead letters (issue 26): an owner's staff session reads and replays any webhook's.
-  staffAccess: true,
+  ...DEAD_LETTERS,
   scope: "audit_only",
   query: failuresQuerySchema,
   response: failuresListSchema,
@@ -80,10 +87,7 @@ export const replayWebhookFailureOperation = defineOperation({
   path: "/api/webhooks/{webhook_id}/failures",
   summary:
     "Replay a dead-lettered event: it leaves the queue and is delivered again with the full retry schedule",
-  tags: ["Webhooks"],
-  auth: "key",
-  // The console's dead letters (issue 26): an owner's staff session reads and replays any webhook's.
-  staffAccess: true,
+  ...DEAD_LETTERS,
   scope: "task_create",
   body: replayFailureBodySchema,
   response: replayResultSchema,

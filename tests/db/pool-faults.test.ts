@@ -1,5 +1,5 @@
 /**
- * The node-postgres pool under a connection cut (lib/db/client.ts `guardConnections`): a client
+ * The node-postgres pool under a connection cut (lib/db/pool-guard.ts `guardConnections`): a client
  * whose connection dies while drizzle sends BEGIN goes back to the pool instead of leaking.
  * Real PostgreSQL of TEST_DATABASE_URL behind tests/helpers/tcp-proxy.ts; skipped without it.
  */

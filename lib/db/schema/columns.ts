@@ -9,7 +9,7 @@
  * - Times are `timestamptz`, read and written as `Date`.
  * - Binary content is `bytea`, read as a Node `Buffer` (a `Uint8Array`).
  */
-import { bigint, customType, numeric, timestamp } from "drizzle-orm/pg-core";
+import { bigint, customType, integer, numeric, text, timestamp } from "drizzle-orm/pg-core";
 
 /** `bytea` mapped to `Uint8Array` (Node returns a `Buffer`, which is one). */
 export const bytea = customType<{ data: Uint8Array; driverData: Uint8Array | string }>({
@@ -49,3 +49,20 @@ export const updatedAt = () =>
     .notNull()
     .defaultNow()
     .$onUpdate(() => new Date());
+
+/**
+ * The columns of an uploaded file stored in the database (a task's proof file, a dispute's
+ * evidence file, both decoded and checked by lib/tasks/state/proof-files.ts): name, MIME type,
+ * size, SHA-256, bytes, and place in its upload. A function: each table needs its own column objects.
+ */
+export const storedFileColumns = () => ({
+  filename: text("filename").notNull(),
+  mimeType: text("mime_type").notNull(),
+  /** Length of `content`, bytes. */
+  sizeBytes: integer("size_bytes").notNull(),
+  /** Lowercase hex SHA-256 of `content`. */
+  sha256: text("sha256").notNull(),
+  content: bytea("content").notNull(),
+  /** Place of the file in its upload (0-based). */
+  position: integer("position").notNull().default(0),
+});

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { bytea, cad, createdAt, timestamptz, usdcMicro } from "./columns.js";
+import { cad, createdAt, storedFileColumns, timestamptz, usdcMicro } from "./columns.js";
 import type { DisputeReason, DisputeResolution, DisputeStatus } from "./enums.js";
 import { tasks } from "./tasks.js";
 
@@ -55,15 +55,7 @@ export const disputeFiles = pgTable(
     disputeId: text("dispute_id")
       .notNull()
       .references(() => taskDisputes.id, { onDelete: "cascade" }),
-    filename: text("filename").notNull(),
-    mimeType: text("mime_type").notNull(),
-    /** Length of `content`, bytes. */
-    sizeBytes: integer("size_bytes").notNull(),
-    /** Lowercase hex SHA-256 of `content`. */
-    sha256: text("sha256").notNull(),
-    content: bytea("content").notNull(),
-    /** Place of the file in its upload (0-based). */
-    position: integer("position").notNull().default(0),
+    ...storedFileColumns(),
     createdAt: createdAt(),
   },
   (t) => [index("dispute_files_dispute_id_idx").on(t.disputeId)],

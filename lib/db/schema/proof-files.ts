@@ -1,5 +1,5 @@
-import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
-import { bytea, createdAt } from "./columns.js";
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, storedFileColumns } from "./columns.js";
 import { tasks } from "./tasks.js";
 
 /**
@@ -14,16 +14,11 @@ export const proofFiles = pgTable(
     taskId: text("task_id")
       .notNull()
       .references(() => tasks.id, { onDelete: "cascade" }),
-    filename: text("filename").notNull(),
-    /** MIME type (the `type` of a proof file item). */
-    mimeType: text("mime_type").notNull(),
-    /** Length of `content`, bytes. */
-    sizeBytes: integer("size_bytes").notNull(),
-    /** Lowercase hex SHA-256 of `content`. */
-    sha256: text("sha256").notNull(),
-    content: bytea("content").notNull(),
-    /** Place of the file in its upload (0-based): the order of `proof_files_data` and of the receipt. */
-    position: integer("position").notNull().default(0),
+    /**
+     * The file (`storedFileColumns`): `mime_type` is the `type` of a proof file item, `position`
+     * the order of `proof_files_data` and of the receipt.
+     */
+    ...storedFileColumns(),
     /**
      * Capture metadata read from the file (lib/receipts/capture.ts): capture time, GPS position,
      * distance from the task's place, whether the time falls in dispatch..completion; null for

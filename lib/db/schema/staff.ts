@@ -109,5 +109,6 @@ export const siteVisits = pgTable(
 );
 
 export type StaffMember = typeof staffMembers.$inferSelect;
+export type NewStaffMember = typeof staffMembers.$inferInsert;
 export type StaffSessionRow = typeof staffSessions.$inferSelect;
 export type SiteVisit = typeof siteVisits.$inferSelect;

@@ -5,21 +5,13 @@
  * folder cycle.
  */
 import { z } from "zod";
+import { jsonRpcErrorSchema, MCP_TRANSPORT_RESPONSES } from "../../descriptors/json-rpc.js";
 import { defineOperation } from "../../http/operation.js";
 
 const jsonRpc = z.record(z.string(), z.unknown()).meta({
   description: "JSON-RPC 2.0 message (MCP 2025-11-25)",
   examples: [{ jsonrpc: "2.0", id: 1, method: "tools/list" }],
 });
-
-/** A JSON-RPC 2.0 error response, the body of the transport's own refusals. */
-const jsonRpcError = z
-  .object({
-    jsonrpc: z.literal("2.0"),
-    id: z.union([z.string(), z.number(), z.null()]),
-    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
-  })
-  .meta({ id: "JsonRpcError" });
 
 export const mcpPostOperation = defineOperation({
   id: "mcp",
@@ -43,12 +35,11 @@ export const mcpPostOperation = defineOperation({
   response: jsonRpc,
   // The MCP transport answers these itself, with a JSON-RPC error body (not the error envelope).
   responses: {
-    202: { description: "Accepted: the body held only notifications or responses (no body)." },
-    400: { description: "Not JSON, or not a valid JSON-RPC message (-32700, -32600).", schema: jsonRpcError },
-    403: { description: "Host or Origin not allowed (DNS-rebinding protection).", schema: jsonRpcError },
-    406: { description: "Accept lacks application/json or text/event-stream.", schema: jsonRpcError },
-    413: { description: "Body over MAX_BODY_BYTES.", schema: jsonRpcError },
-    415: { description: "Content-Type is not application/json.", schema: jsonRpcError },
+    ...MCP_TRANSPORT_RESPONSES,
+    403: {
+      description: "Host or Origin not allowed (DNS-rebinding protection).",
+      schema: jsonRpcErrorSchema,
+    },
   },
 });
 

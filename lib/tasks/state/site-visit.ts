@@ -7,17 +7,13 @@
 import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "../../db/client.js";
 import { type SiteVisit, siteVisits } from "../../db/schema/index.js";
+import type { ReceiptSiteVisit } from "../../receipts/receipt.js";
 
-/** The site visit of the evidence: times ISO 8601, distances and accuracy in metres (1 decimal). */
-export interface SiteVisitView {
-  checked_in_at: string;
-  checked_out_at: string | null;
-  check_in_distance_m: number | null;
-  accuracy_m: number;
-  within_geofence: boolean;
-  /** Only for a check-in outside the geofence. */
-  reason?: string;
-}
+/**
+ * The site visit of the evidence: times ISO 8601, distances and accuracy in metres (1 decimal). The
+ * signed receipt names the same view, so its type is defined once, with the receipt (base layer).
+ */
+export type SiteVisitView = ReceiptSiteVisit;
 
 /** Metres rounded to 0.1 m (what a phone's position is worth). */
 export const roundMetres = (m: number): number => Math.round(m * 10) / 10;

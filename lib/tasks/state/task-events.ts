@@ -7,7 +7,7 @@
  */
 import type { Tx } from "../../db/client.js";
 import type { TaskEventType } from "../../db/schema/enums.js";
-import { type Task, taskEvents } from "../../db/schema/index.js";
+import { type NewTaskEvent, type Task, taskEvents } from "../../db/schema/index.js";
 import { prefixedId } from "../../ids.js";
 
 /**
@@ -22,21 +22,36 @@ export async function emitTaskEvent(
   payload: Record<string, unknown>,
   now = new Date(),
 ): Promise<string> {
-  const id = prefixedId("evt");
-  await tx.insert(taskEvents).values({
-    id,
-    taskId: task.id,
-    type,
-    taskStatus: null,
-    apiKeyId: task.apiKeyId,
-    payload: {
-      task_id: task.id,
-      status: task.status,
-      service_type: task.serviceType,
-      sandbox: task.sandbox,
-      ...payload,
+  return insertOutboxEvent(
+    tx,
+    {
+      taskId: task.id,
+      type,
+      taskStatus: null,
+      apiKeyId: task.apiKeyId,
+      payload: {
+        task_id: task.id,
+        status: task.status,
+        service_type: task.serviceType,
+        sandbox: task.sandbox,
+        ...payload,
+      },
     },
-    createdAt: now,
-  });
+    now,
+  );
+}
+
+/**
+ * Writes `event` to the `task_events` outbox in `tx` with a fresh id (`evt_…`) and `now` as its
+ * time; returns the id. The events of a task above and the billing events (lib/billing/events.ts)
+ * are written with it.
+ */
+export async function insertOutboxEvent(
+  tx: Tx,
+  event: Omit<NewTaskEvent, "id" | "createdAt">,
+  now: Date,
+): Promise<string> {
+  const id = prefixedId("evt");
+  await tx.insert(taskEvents).values({ id, ...event, createdAt: now });
   return id;
 }
