@@ -300,13 +300,3 @@ export async function signIn(
     return { staff, session: await openStaffSession(tx, staff.id, now) };
   });
 }
-
-/** The display name requesters see for staff member `staffId` (null when unknown). */
-export async function displayNameOf(staffId: string): Promise<string | null> {
-  const db = await getDb();
-  const [row] = await db
-    .select({ name: staffMembers.displayName })
-    .from(staffMembers)
-    .where(eq(staffMembers.id, staffId));
-  return row?.name ?? null;
-}
