@@ -3155,6 +3155,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
                 "X-Agent-Identity"?: string;
+                /** @description The access_token of a keyless submission (or send it as `Authorization: Bearer tok_…`). */
+                "X-Task-Access-Token"?: string;
             };
             path?: never;
             cookie?: never;

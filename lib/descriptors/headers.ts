@@ -6,7 +6,7 @@ export type DocumentedHeader = NonNullable<Operation["documentedHeaders"]>[numbe
 
 /**
  * `X-Task-Access-Token`: the access_token of a keyless submission, with which its requester reads,
- * disputes and pays the task without a key (task status, task dispute, task pay).
+ * cancels, disputes and pays the task without a key (task status and cancel, task dispute, task pay).
  */
 export const TASK_ACCESS_TOKEN_HEADER: DocumentedHeader = {
   name: "X-Task-Access-Token",

@@ -126,6 +126,7 @@ export const cancelTaskOperation = defineOperation({
   scope: "task_cancel",
   query: cancelTaskQuerySchema,
   body: cancelTaskBodySchema,
+  documentedHeaders: [TASK_ACCESS_TOKEN_HEADER],
   response: taskStatusSchema,
   idempotent: true,
   errors: ["MISSING_FIELD", "NOT_FOUND", "FORBIDDEN", "CONFLICT"],
