@@ -10,8 +10,11 @@
  * seed's INSERT runs, as they would be by migration 0025's backfill. `VACUUM ANALYZE` runs after
  * seeding, as autovacuum would after so many inserts (statistics and the visibility map).
  *
- * Each call goes through its real handler (`api/…`, in this process), with an admin key: the median
- * and p95 of `BENCH_SCALE_RUNS` (default 20) after 3 unmeasured warm-ups. The CSV export of the
+ * Both databases are seeded first and kept open; each call goes through its real handler (`api/…`,
+ * in this process), with an admin key, on the small and the large database in alternated rounds
+ * (small, large, small, large; each round after 3 unmeasured warm-ups), so that load from elsewhere
+ * on the machine weighs on both sizes alike: the median and p95 of `BENCH_SCALE_RUNS` (default 20)
+ * samples per size. The CSV export of the
  * largest organisation's 30 days of activity is timed to its last byte, with the process's peak
  * RSS growth; the retention purge deletes one day of activity in batches (lib/privacy/retention.ts)
  * and reports rows per second (on the last day of a month, the day is a whole month's partition
@@ -145,8 +148,13 @@ export async function seed(
   await db.execute(sql`vacuum analyze`);
 }
 
-/** Times `call` on the current database: median and p95 of `runs`, after 3 warm-ups. */
-async function timeCall(call: Call, seedData: Seed, admin: string, runs: number): Promise<Timing> {
+/** Samples `call` on the current database: `count` timings (ms) after 3 warm-ups, and the last status. */
+async function sampleCall(
+  call: Call,
+  seedData: Seed,
+  admin: string,
+  count: number,
+): Promise<{ ms: number[]; status: number }> {
   const handler = await call.handler();
   const once = async () => {
     const started = performance.now();
@@ -159,11 +167,34 @@ async function timeCall(call: Call, seedData: Seed, admin: string, runs: number)
     return { ms: performance.now() - started, status: res.status };
   };
   for (let i = 0; i < 3; i++) await once();
-  const samples: { ms: number; status: number }[] = [];
-  for (let i = 0; i < (call.export ? Math.min(runs, 3) : runs); i++) samples.push(await once());
-  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const ms: number[] = [];
+  let status = 0;
+  for (let i = 0; i < count; i++) {
+    const sample = await once();
+    ms.push(sample.ms);
+    status = sample.status;
+  }
+  return { ms, status };
+}
+
+/** Median and p95 of `samples` (ms). */
+function timingOf(samples: number[], status: number): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { medianMs: at(0.5), p95Ms: at(0.95), status: samples.at(-1)!.status };
+  return { medianMs: at(0.5), p95Ms: at(0.95), status };
+}
+
+/** A seeded scratch database, open, with its admin key and the seed's sample values. */
+interface SizeDb {
+  label: string;
+  tasks: number;
+  activity: number;
+  seedSec: number;
+  scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+  seeder: Awaited<ReturnType<typeof openPg>>;
+  handle: Awaited<ReturnType<typeof openPg>>;
+  admin: string;
+  seedData: Seed;
 }
 
 interface SizeResult {
@@ -176,14 +207,20 @@ interface SizeResult {
   purge: { rows: number; ms: number };
 }
 
-async function measureSize(
+/** Makes the calls' database `db`'s: the activity rows still queued go to the previous one first. */
+async function use(db: SizeDb | undefined): Promise<void> {
+  await flushActivity();
+  setDatabase(db?.handle);
+}
+
+/** Creates, seeds and opens the scratch database of one size (see the module comment). */
+async function prepareSize(
   ctx: BenchContext,
   pgAdmin: string,
   label: string,
   tasks: number,
   activity: number,
-  runs: number,
-): Promise<SizeResult> {
+): Promise<SizeDb> {
   const scratch = await createScratchDatabase(pgAdmin, "ptes_scale");
   ctx.log(
     `scale: ${label}: scratch database ${scratch.name}; seeding ${num(tasks)} tasks, ${num(activity)} activity rows`,
@@ -191,67 +228,120 @@ async function measureSize(
   // Seeding runs statements far past the service's query bound: a pool without one.
   const seeder = await openPg(scratch.url, 2, { queryTimeoutMs: 0 });
   const handle = await openPg(scratch.url, 10);
-  setDatabase(handle);
+  const db: SizeDb = {
+    label,
+    tasks,
+    activity,
+    seedSec: 0,
+    scratch,
+    seeder,
+    handle,
+    admin: "",
+    seedData: undefined!,
+  };
+  await use(db);
+  const seedStart = performance.now();
+  // The seeded 30 days span this month and the previous one (partitions the job makes ahead).
+  await ensureActivityPartitions(new Date(), { monthsBack: 1 });
+  await seed(seeder.db, tasks, activity);
+  db.seedSec = (performance.now() - seedStart) / 1000;
+  ctx.log(`scale: ${label}: seeded in ${num(db.seedSec, 1)} s`);
+  const { createApiKey } = await import("../../lib/keys/create-api-key.js");
+  db.admin = (
+    await createApiKey({
+      name: "scale bench",
+      contact: "bench@example.com",
+      scopes: ["admin"],
+      trusted: true,
+      ip: "host",
+    })
+  ).api_key;
+  const mid = `TASK-SCALE-${Math.floor(tasks / 2)}`;
+  const result = await seeder.db.execute(
+    sql`select ${timestampText(taskTable.createdAt)} as at from ${taskTable} where ${taskTable.id} = ${mid}`,
+  );
+  const at = (result as unknown as { rows: { at: string }[] }).rows[0]!.at;
+  db.seedData = {
+    sampleTaskId: `TASK-SCALE-${Math.max(1, tasks - 7)}`,
+    midCursor: Buffer.from(JSON.stringify(["-created_at", at, mid])).toString("base64url"),
+    bigOrg: "org-1",
+  };
+  return db;
+}
+
+/** The retention purge of one day of activity on `db` (module comment): rows deleted and ms taken. */
+async function purgeOneDay(ctx: BenchContext, db: SizeDb): Promise<{ rows: number; ms: number }> {
+  await use(db);
+  const { purgeExpiredPersonalData } = await import("../../lib/privacy/retention.js");
+  const purgeStart = performance.now();
+  // A retention of 29 days from now: one day of the seeded 30 goes, in batches.
+  process.env.ACTIVITY_LOG_RETENTION_DAYS = "29";
+  resetConfig();
   try {
-    const seedStart = performance.now();
-    // The seeded 30 days span this month and the previous one (partitions the job makes ahead).
-    await ensureActivityPartitions(new Date(), { monthsBack: 1 });
-    await seed(seeder.db, tasks, activity);
-    const seedSec = (performance.now() - seedStart) / 1000;
-    ctx.log(`scale: ${label}: seeded in ${num(seedSec, 1)} s`);
-    const { createApiKey } = await import("../../lib/keys/create-api-key.js");
-    const admin = (
-      await createApiKey({
-        name: "scale bench",
-        contact: "bench@example.com",
-        scopes: ["admin"],
-        trusted: true,
-        ip: "host",
-      })
-    ).api_key;
-    const mid = `TASK-SCALE-${Math.floor(tasks / 2)}`;
-    const result = await seeder.db.execute(
-      sql`select ${timestampText(taskTable.createdAt)} as at from ${taskTable} where ${taskTable.id} = ${mid}`,
-    );
-    const at = (result as unknown as { rows: { at: string }[] }).rows[0]!.at;
-    const seedData: Seed = {
-      sampleTaskId: `TASK-SCALE-${Math.max(1, tasks - 7)}`,
-      midCursor: Buffer.from(JSON.stringify(["-created_at", at, mid])).toString("base64url"),
-      bigOrg: "org-1",
-    };
-    const timings: Timing[] = [];
-    let exportRssMb = 0;
-    for (const call of CALLS) {
-      const before = process.memoryUsage().rss;
-      timings.push(await timeCall(call, seedData, admin, runs));
-      if (call.export) exportRssMb = Math.max(0, (process.memoryUsage().rss - before) / 1024 / 1024);
-      ctx.log(`scale: ${label}: ${call.label}: ${num(timings.at(-1)!.medianMs, 1)} ms`);
-    }
-    const { purgeExpiredPersonalData } = await import("../../lib/privacy/retention.js");
-    const purgeStart = performance.now();
-    // A retention of 29 days from now: one day of the seeded 30 goes, in batches.
-    process.env.ACTIVITY_LOG_RETENTION_DAYS = "29";
-    resetConfig();
     const purged = await purgeExpiredPersonalData(new Date(), { budgetMs: 120_000 });
-    ctx.log(`scale: ${label}: purge dropped ${purged.partitions_dropped} monthly partition(s)`);
-    return {
-      label,
-      tasks,
-      activity,
-      seedSec,
-      timings,
-      exportRssMb,
-      purge: { rows: purged.activity_rows_deleted, ms: performance.now() - purgeStart },
-    };
+    ctx.log(`scale: ${db.label}: purge dropped ${purged.partitions_dropped} monthly partition(s)`);
+    return { rows: purged.activity_rows_deleted, ms: performance.now() - purgeStart };
   } finally {
-    // The last calls' activity rows are still queued (50 ms): written here, into this database,
-    // not into a default database the batcher would open once this one is forgotten.
-    await flushActivity();
-    setDatabase(undefined);
-    await handle.close();
-    await seeder.close();
-    await scratch.drop();
+    delete process.env.ACTIVITY_LOG_RETENTION_DAYS;
+    resetConfig();
   }
+}
+
+/** Closes `db`'s pools and drops its scratch database. */
+async function closeAndDrop(db: SizeDb): Promise<void> {
+  // The last calls' activity rows are still queued (50 ms): written into their database, not
+  // into a default database the batcher would open once this one is forgotten.
+  await use(undefined);
+  await db.handle.close();
+  await db.seeder.close();
+  await db.scratch.drop();
+}
+
+/**
+ * Times every call on both databases in alternated rounds (small, large, small, large), so that
+ * what else the machine does weighs on both sizes alike: `runs` samples per call and size.
+ */
+async function measureBoth(
+  ctx: BenchContext,
+  small: SizeDb,
+  large: SizeDb,
+  runs: number,
+): Promise<{ small: SizeResult; large: SizeResult }> {
+  const results = [small, large].map(
+    (db): SizeResult => ({
+      label: db.label,
+      tasks: db.tasks,
+      activity: db.activity,
+      seedSec: db.seedSec,
+      timings: [],
+      exportRssMb: 0,
+      purge: { rows: 0, ms: 0 },
+    }),
+  ) as [SizeResult, SizeResult];
+  const rounds = 2;
+  for (const call of CALLS) {
+    const count = Math.max(1, Math.ceil((call.export ? Math.min(runs, 3) : runs) / rounds));
+    const samples: [number[], number[]] = [[], []];
+    const statuses = [0, 0];
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, db] of [small, large].entries()) {
+        await use(db);
+        const before = process.memoryUsage().rss;
+        const sampled = await sampleCall(call, db.seedData, db.admin, count);
+        if (call.export) {
+          const growth = Math.max(0, (process.memoryUsage().rss - before) / 1024 / 1024);
+          results[i]!.exportRssMb = Math.max(results[i]!.exportRssMb, growth);
+        }
+        samples[i]!.push(...sampled.ms);
+        statuses[i] = sampled.status;
+      }
+    }
+    for (const i of [0, 1]) results[i]!.timings.push(timingOf(samples[i]!, statuses[i]!));
+    ctx.log(
+      `scale: ${call.label}: ${num(results[0].timings.at(-1)!.medianMs, 1)} ms small, ${num(results[1].timings.at(-1)!.medianMs, 1)} ms large`,
+    );
+  }
+  return { small: results[0], large: results[1] };
 }
 
 async function run(ctx: BenchContext): Promise<Section> {
@@ -264,8 +354,21 @@ async function run(ctx: BenchContext): Promise<Section> {
   const runs = envInt("BENCH_SCALE_RUNS", 20);
   const bigTasks = envInt("BENCH_SCALE_TASKS", 1_000_000);
   const bigActivity = envInt("BENCH_SCALE_ACTIVITY", 10_000_000);
-  const small = await measureSize(ctx, pgAdmin, "small", 1_000, 10_000, runs);
-  const big = await measureSize(ctx, pgAdmin, "large", bigTasks, bigActivity, runs);
+  const dbs: SizeDb[] = [];
+  try {
+    dbs.push(await prepareSize(ctx, pgAdmin, "small", 1_000, 10_000));
+    dbs.push(await prepareSize(ctx, pgAdmin, "large", bigTasks, bigActivity));
+    const { small, large } = await measureBoth(ctx, dbs[0]!, dbs[1]!, runs);
+    small.purge = await purgeOneDay(ctx, dbs[0]!);
+    large.purge = await purgeOneDay(ctx, dbs[1]!);
+    return report(small, large);
+  } finally {
+    for (const db of dbs) await closeAndDrop(db);
+  }
+}
+
+/** The section: the table of both sizes, the seed, the export's memory, the purge, the goals. */
+function report(small: SizeResult, big: SizeResult): Section {
   const rows = CALLS.map((call, i) => {
     const a = small.timings[i]!;
     const b = big.timings[i]!;
