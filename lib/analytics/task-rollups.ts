@@ -6,6 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
+import { rowsOf } from "../db/rows.js";
 
 /**
  * Folds the appended rows of each counter key into one row and drops keys that sum to 0, through
@@ -16,7 +17,6 @@ import { getDb } from "../db/client.js";
  */
 export async function compactTaskRollups(): Promise<number> {
   const db = await getDb();
-  const result = await db.execute(sql`select task_rollup_compact() as appended`);
-  const rows = ((result as { rows?: { appended: number }[] }).rows ?? result) as { appended: number }[];
-  return Number(rows[0]?.appended ?? 0);
+  const [row] = rowsOf<{ appended: number }>(await db.execute(sql`select task_rollup_compact() as appended`));
+  return Number(row?.appended ?? 0);
 }

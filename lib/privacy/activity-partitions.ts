@@ -19,6 +19,7 @@
  */
 import { sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
+import { rowsOf } from "../db/rows.js";
 import type { Db } from "../db/types.js";
 
 /** The partitioned table. */
@@ -49,11 +50,6 @@ export function activityPartitionFor(at: Date, offset = 0): ActivityPartition {
   const to = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
   const name = `${PARENT}_${from.getUTCFullYear()}_${String(from.getUTCMonth() + 1).padStart(2, "0")}`;
   return { name, from, to };
-}
-
-/** Rows of `db.execute`, whichever driver answered (node-postgres, Neon and PGlite all give `rows`). */
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows?: T[] }).rows ?? [];
 }
 
 /** The SQLSTATE of the first database error in `error`'s cause chain, if any. */

@@ -3,12 +3,19 @@
  * `activity_endpoints_daily` are from a recount of the raw `activity_log`, for the tests of the
  * roll-ups themselves and of what deletes log rows (retention, partitions dropped, erasure).
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { getDb } from "../../lib/db/client.js";
+import { rowsOf } from "../../lib/db/rows.js";
 
-/** Rows of `db.execute`, whichever driver answered. */
-export const rowsOf = <T>(result: unknown): T[] =>
-  ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
+export { rowsOf };
+
+/**
+ * The number of rows that differ between the queries named `raw` and `roll` (CTE names of the
+ * same statement), in both directions, as a multiset difference: 0 when they hold the same rows.
+ */
+const rowsDiffering = (raw: string, roll: string): SQL =>
+  sql.raw(`(select count(*) from ((select * from ${raw} except all select * from ${roll})
+    union all (select * from ${roll} except all select * from ${raw})) x)::int`);
 
 /** Rows of the roll-ups that differ from a recount of the log (both directions), and their sizes. */
 export async function rollupDiff(): Promise<{ agents: number; endpoints: number; agentRows: number }> {
@@ -31,10 +38,8 @@ export async function rollupDiff(): Promise<{ agents: number; endpoints: number;
       from activity_log a where a.org_id is not null group by 1, 2, 3, 4),
     roll_endpoints as (select org_id, day, method, endpoint, requests, errors from activity_endpoints_daily)
     select
-      (select count(*) from ((select * from raw_agents except all select * from roll_agents)
-        union all (select * from roll_agents except all select * from raw_agents)) x)::int as agents,
-      (select count(*) from ((select * from raw_endpoints except all select * from roll_endpoints)
-        union all (select * from roll_endpoints except all select * from raw_endpoints)) y)::int as endpoints,
+      ${rowsDiffering("raw_agents", "roll_agents")} as agents,
+      ${rowsDiffering("raw_endpoints", "roll_endpoints")} as endpoints,
       (select count(*) from activity_agents_daily)::int as agent_rows`),
   );
   return { agents: r!.agents, endpoints: r!.endpoints, agentRows: r!.agent_rows };
@@ -99,16 +104,11 @@ export async function taskRollupDiff(): Promise<{
       select org_id, day, status, sum(tasks)::int as tasks, sum(paid_revenue_cad)::numeric(12,2) as paid_revenue_cad
       from tasks_org_daily group by 1, 2, 3 having sum(tasks) <> 0 or sum(paid_revenue_cad) <> 0)
     select
-      (select count(*) from ((select * from raw_paid except all select * from roll_paid)
-        union all (select * from roll_paid except all select * from raw_paid)) x)::int as paid,
-      (select count(*) from ((select * from raw_clients except all select * from roll_clients)
-        union all (select * from roll_clients except all select * from raw_clients)) x)::int as clients,
-      (select count(*) from ((select * from raw_weeks except all select * from roll_weeks)
-        union all (select * from roll_weeks except all select * from raw_weeks)) x)::int as weeks,
-      (select count(*) from ((select * from raw_created except all select * from roll_created)
-        union all (select * from roll_created except all select * from raw_created)) x)::int as created,
-      (select count(*) from ((select * from raw_org except all select * from roll_org)
-        union all (select * from roll_org except all select * from raw_org)) x)::int as org,
+      ${rowsDiffering("raw_paid", "roll_paid")} as paid,
+      ${rowsDiffering("raw_clients", "roll_clients")} as clients,
+      ${rowsDiffering("raw_weeks", "roll_weeks")} as weeks,
+      ${rowsDiffering("raw_created", "roll_created")} as created,
+      ${rowsDiffering("raw_org", "roll_org")} as org,
       ((select count(*) from tasks_paid_daily) + (select count(*) from tasks_paid_clients_daily)
         + (select count(*) from tasks_paid_clients_weekly) + (select count(*) from tasks_created_daily) + (select count(*) from tasks_org_daily))::int as rows`),
   );
