@@ -53,7 +53,9 @@ const round2 = (n: number | string | null) => roundCad(Number(n ?? 0));
 
 /** Runs the analytics `query.action`; `export` with format csv returns a `CsvExport`, the others JSON data. */
 export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
-  await flushActivityBeforeRead();
+  // The actions that read the activity log (or its roll-ups) see this instance's queued rows;
+  // the dashboard reads only the task roll-ups.
+  if (query.action !== "dashboard") await flushActivityBeforeRead();
   switch (query.action) {
     case "agents":
       return agents(query);
