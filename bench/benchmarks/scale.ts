@@ -29,6 +29,7 @@ import { sql } from "drizzle-orm";
 import { flushActivity } from "../../lib/activity/record-activity.js";
 import { resetConfig } from "../../lib/config.js";
 import { openPg, setDatabase } from "../../lib/db/client.js";
+import { rowsOf } from "../../lib/db/rows.js";
 import { tasks as taskTable } from "../../lib/db/schema/index.js";
 import { createScratchDatabase } from "../../lib/db/scratch-database.js";
 import { timestampText } from "../../lib/db/timestamp-text.js";
@@ -207,10 +208,10 @@ interface SizeResult {
   purge: { rows: number; ms: number };
 }
 
-/** Makes the calls' database `db`'s: the activity rows still queued go to the previous one first. */
-async function use(db: SizeDb | undefined): Promise<void> {
+/** Makes `handle` the calls' database: the activity rows still queued go to the previous one first. */
+async function use(handle: SizeDb["handle"] | undefined): Promise<void> {
   await flushActivity();
-  setDatabase(db?.handle);
+  setDatabase(handle);
 }
 
 /** Creates, seeds and opens the scratch database of one size (see the module comment). */
@@ -228,26 +229,15 @@ async function prepareSize(
   // Seeding runs statements far past the service's query bound: a pool without one.
   const seeder = await openPg(scratch.url, 2, { queryTimeoutMs: 0 });
   const handle = await openPg(scratch.url, 10);
-  const db: SizeDb = {
-    label,
-    tasks,
-    activity,
-    seedSec: 0,
-    scratch,
-    seeder,
-    handle,
-    admin: "",
-    seedData: undefined!,
-  };
-  await use(db);
+  await use(handle);
   const seedStart = performance.now();
   // The seeded 30 days span this month and the previous one (partitions the job makes ahead).
   await ensureActivityPartitions(new Date(), { monthsBack: 1 });
   await seed(seeder.db, tasks, activity);
-  db.seedSec = (performance.now() - seedStart) / 1000;
-  ctx.log(`scale: ${label}: seeded in ${num(db.seedSec, 1)} s`);
+  const seedSec = (performance.now() - seedStart) / 1000;
+  ctx.log(`scale: ${label}: seeded in ${num(seedSec, 1)} s`);
   const { createApiKey } = await import("../../lib/keys/create-api-key.js");
-  db.admin = (
+  const admin = (
     await createApiKey({
       name: "scale bench",
       contact: "bench@example.com",
@@ -260,18 +250,18 @@ async function prepareSize(
   const result = await seeder.db.execute(
     sql`select ${timestampText(taskTable.createdAt)} as at from ${taskTable} where ${taskTable.id} = ${mid}`,
   );
-  const at = (result as unknown as { rows: { at: string }[] }).rows[0]!.at;
-  db.seedData = {
+  const [{ at }] = rowsOf<{ at: string }>(result) as [{ at: string }];
+  const seedData: Seed = {
     sampleTaskId: `TASK-SCALE-${Math.max(1, tasks - 7)}`,
     midCursor: Buffer.from(JSON.stringify(["-created_at", at, mid])).toString("base64url"),
     bigOrg: "org-1",
   };
-  return db;
+  return { label, tasks, activity, seedSec, scratch, seeder, handle, admin, seedData };
 }
 
 /** The retention purge of one day of activity on `db` (module comment): rows deleted and ms taken. */
 async function purgeOneDay(ctx: BenchContext, db: SizeDb): Promise<{ rows: number; ms: number }> {
-  await use(db);
+  await use(db.handle);
   const { purgeExpiredPersonalData } = await import("../../lib/privacy/retention.js");
   const purgeStart = performance.now();
   // A retention of 29 days from now: one day of the seeded 30 goes, in batches.
@@ -325,7 +315,7 @@ async function measureBoth(
     const statuses = [0, 0];
     for (let round = 0; round < rounds; round++) {
       for (const [i, db] of [small, large].entries()) {
-        await use(db);
+        await use(db.handle);
         const before = process.memoryUsage().rss;
         const sampled = await sampleCall(call, db.seedData, db.admin, count);
         if (call.export) {
