@@ -6,6 +6,7 @@ import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
 import { getDb } from "../db/client.js";
 import {
   activityAgentsDaily,
+  activityAgentsWeekly,
   activityEndpointsDaily,
   apiKeys,
   clientAccounts,
@@ -20,6 +21,9 @@ import { roundCad } from "../money.js";
 import { exportOrg } from "./exports.js";
 import type { AnalyticsQuery } from "./schemas.js";
 
+/** Today's date in America/Toronto (YYYY-MM-DD). */
+const today = () => DateTime.now().setZone(OPERATOR_TIMEZONE).toISODate()!;
+
 /**
  * The period of `query`: `from`/`to` the instants bounding it (`to` exclusive), `fromDay`/`toDay`
  * its first and last calendar days in America/Toronto (YYYY-MM-DD, inclusive), the days of the
@@ -29,8 +33,7 @@ function period(
   query: AnalyticsQuery,
   defaultDays: number,
 ): { from: Date; to: Date; fromDay: string; toDay: string } {
-  const today = DateTime.now().setZone(OPERATOR_TIMEZONE).toISODate()!;
-  const toDay = query.date_to ?? today;
+  const toDay = query.date_to ?? today();
   const fromDay =
     query.date_from ??
     DateTime.fromISO(toDay)
@@ -73,30 +76,68 @@ export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
 /**
  * Requests per valid agent identity (model, name, org) on the days `fromDay`..`toDay` (inclusive,
  * America/Toronto) and, when given, of organization `orgId`, busiest first, at most `limit`; read
- * from the daily roll-up `activity_agents_daily` (one row per day, identity and key), which equals a
- * recount of the log (docs/decisions.md 21). `keys` counts distinct keys over those rows;
+ * from the roll-ups (docs/decisions.md 21 and 24): the whole weeks of the period from
+ * `activity_agents_weekly`, the days around them from `activity_agents_daily` (one row per day,
+ * identity and key); both equal a recount of the log. `keys` counts distinct keys over those rows;
  * `avg_latency_ms` is the rounded mean latency (ms); `agent_name` is null once erased.
  */
 async function agentRows(fromDay: string, toDay: string, orgId: string | undefined, limit: number) {
   const db = await getDb();
   const d = activityAgentsDaily;
+  const w = activityAgentsWeekly;
+  const { weeksFrom, weeksTo } = wholeWeeks(fromDay, toDay, today());
+  const inPeriod = and(
+    gte(d.day, fromDay),
+    lte(d.day, toDay),
+    orgId === undefined ? undefined : eq(d.orgId, orgId),
+  );
+  const columns = <T extends typeof d | typeof w>(t: T) => ({
+    agentModel: t.agentModel,
+    agentName: t.agentName,
+    orgId: t.orgId,
+    apiKeyId: t.apiKeyId,
+    requests: t.requests,
+    errors: t.errors,
+    latencyMsSum: t.latencyMsSum,
+    firstAt: t.firstAt,
+    lastAt: t.lastAt,
+  });
+  const days = db
+    .select(columns(d))
+    .from(d)
+    .where(weeksFrom && weeksTo ? and(inPeriod, or(lt(d.day, weeksFrom), gt(d.day, weeksTo))) : inPeriod);
+  const rows =
+    weeksFrom && weeksTo
+      ? unionAll(
+          days,
+          db
+            .select(columns(w))
+            .from(w)
+            .where(
+              and(
+                gte(w.week, weeksFrom),
+                lte(w.week, weeksTo),
+                orgId === undefined ? undefined : eq(w.orgId, orgId),
+              ),
+            ),
+        ).as("rows")
+      : days.as("rows");
   // Per identity and key first, then per identity: distinct keys are the rows of the inner
   // grouping, so no count(distinct) (a sort of every roll-up row of the period).
   const perKey = db
     .select({
-      agentModel: d.agentModel,
-      agentName: d.agentName,
-      orgId: d.orgId,
-      apiKeyId: d.apiKeyId,
-      requests: sql<number>`sum(${d.requests})`.as("requests"),
-      errors: sql<number>`sum(${d.errors})`.as("errors"),
-      latencyMsSum: sql<number>`sum(${d.latencyMsSum})`.as("latency_ms_sum"),
-      firstAt: sql<Date>`min(${d.firstAt})`.as("first_at"),
-      lastAt: sql<Date>`max(${d.lastAt})`.as("last_at"),
+      agentModel: rows.agentModel,
+      agentName: rows.agentName,
+      orgId: rows.orgId,
+      apiKeyId: rows.apiKeyId,
+      requests: sql<number>`sum(${rows.requests})`.as("requests"),
+      errors: sql<number>`sum(${rows.errors})`.as("errors"),
+      latencyMsSum: sql<number>`sum(${rows.latencyMsSum})`.as("latency_ms_sum"),
+      firstAt: sql<Date>`min(${rows.firstAt})`.as("first_at"),
+      lastAt: sql<Date>`max(${rows.lastAt})`.as("last_at"),
     })
-    .from(d)
-    .where(and(gte(d.day, fromDay), lte(d.day, toDay), orgId === undefined ? undefined : eq(d.orgId, orgId)))
-    .groupBy(d.agentModel, d.agentName, d.orgId, d.apiKeyId)
+    .from(rows)
+    .groupBy(rows.agentModel, rows.agentName, rows.orgId, rows.apiKeyId)
     .as("per_key");
   const requests = sql<number>`sum(${perKey.requests})`;
   const agentName = sql<string | null>`nullif(${perKey.agentName}, '')`;
@@ -190,16 +231,21 @@ async function org(query: AnalyticsQuery) {
 /**
  * The whole ISO weeks (Monday to Sunday) inside the days `fromDay`..`toDay` (YYYY-MM-DD,
  * inclusive): `weeksFrom` the first one's Monday and `weeksTo` the last one's Sunday, or both null
- * when the period holds no whole week.
+ * when the period holds no whole week. When `today` is given and `toDay` is today or later, the
+ * week of `toDay` counts as whole: the roll-ups hold no day after today (their rows are requests
+ * made and tasks paid), so its weekly row is its days up to `toDay`.
  */
 export function wholeWeeks(
   fromDay: string,
   toDay: string,
+  today?: string,
 ): { weeksFrom: string | null; weeksTo: string | null } {
   const from = DateTime.fromISO(fromDay);
   const to = DateTime.fromISO(toDay);
   const monday = from.weekday === 1 ? from : from.startOf("week").plus({ weeks: 1 });
-  const sunday = to.weekday === 7 ? to : to.startOf("week").minus({ days: 1 });
+  const open = today !== undefined && toDay >= today;
+  const sunday =
+    to.weekday === 7 || open ? to.endOf("week").startOf("day") : to.startOf("week").minus({ days: 1 });
   return monday < sunday
     ? { weeksFrom: monday.toISODate()!, weeksTo: sunday.toISODate()! }
     : { weeksFrom: null, weeksTo: null };
@@ -273,7 +319,7 @@ async function dashboard(query: AnalyticsQuery) {
   const db = await getDb();
   const p = tasksPaidDaily;
   const week = sql<string>`to_char(${p.day}, 'IYYY-"W"IW')`;
-  const { weeksFrom, weeksTo } = wholeWeeks(fromDay, toDay);
+  const { weeksFrom, weeksTo } = wholeWeeks(fromDay, toDay, today());
   const [paid, clients, created] = await Promise.all([
     db
       .select({

@@ -65,6 +65,15 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal: "agent_name",
     none: "day agent_model org_id api_key_id requests errors latency_ms_sum first_at last_at",
   }),
+  activity_agents_weekly: table({
+    purpose:
+      "weekly roll-up of activity_log per agent identity and key: agent analytics over whole weeks (docs/decisions.md 24)",
+    export: { excluded: "counts derived from the activity rows, which the activity section exports" },
+    erasure:
+      "follows activity_log by trigger: agent name cleared with the log's; a row goes when the log rows it counts are deleted (retention)",
+    personal: "agent_name",
+    none: "week agent_model org_id api_key_id requests errors latency_ms_sum first_at last_at",
+  }),
   activity_endpoints_daily: table({
     purpose: "daily roll-up of activity_log per organization and endpoint: organization analytics",
     export: { excluded: "counts per organization id, no personal data" },

@@ -18,8 +18,10 @@ import { asc, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { OPERATOR_TIMEZONE } from "../billing/dates.js";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
+import { rowsOf } from "../db/rows.js";
 import {
   activityAgentsDaily,
+  activityAgentsWeekly,
   activityEndpointsDaily,
   activityLog,
   privacyAudit,
@@ -88,25 +90,51 @@ async function deleteActivityRows(cutoff: Date, batch: number): Promise<number> 
 /**
  * Deletes the daily roll-up rows (`activity_agents_daily`, `activity_endpoints_daily`; docs/decisions.md
  * 21) of the days before both the cutoff's day and the day of the oldest activity row left, in the
- * operator's timezone. Deleted log rows take their counts out of the roll-ups through the roll-up
- * triggers, but a dropped partition fires no trigger: its days' roll-up rows go here, once no row of
- * those days is left. The day that straddles a dropped UTC month's end keeps the dropped rows' counts
- * until its last rows pass the cutoff (at most 5 hours).
+ * operator's timezone, and the weekly rows (`activity_agents_weekly`; decision 24) of the weeks that
+ * end before that day; the week that day falls in is summed again from its daily rows left. Deleted
+ * log rows take their counts out of the roll-ups through the roll-up triggers, but a dropped
+ * partition fires no trigger: its days' roll-up rows go here, once no row of those days is left.
+ * The day that straddles a dropped UTC month's end keeps the dropped rows' counts until its last
+ * rows pass the cutoff (at most 5 hours).
  * @returns how many roll-up rows were deleted
  */
 async function deleteExpiredRollups(cutoff: Date): Promise<number> {
   const db = await getDb();
   const day = (at: SQL) => sql`(${at} at time zone ${OPERATOR_TIMEZONE})::date`;
-  const before = sql`least(${day(sql`${cutoff.toISOString()}::timestamptz`)}, coalesce((select ${day(sql`min(${activityLog.at})`)} from ${activityLog}), 'infinity'::date))`;
-  const agents = await db
-    .delete(activityAgentsDaily)
-    .where(sql`${activityAgentsDaily.day} < ${before}`)
-    .returning({ one: sql`1` });
-  const endpoints = await db
-    .delete(activityEndpointsDaily)
-    .where(sql`${activityEndpointsDaily.day} < ${before}`)
-    .returning({ one: sql`1` });
-  return agents.length + endpoints.length;
+  const [bound] = rowsOf<{ before: string }>(
+    await db.execute(
+      sql`select least(${day(sql`${cutoff.toISOString()}::timestamptz`)}, coalesce((select ${day(sql`min(${activityLog.at})`)} from ${activityLog}), 'infinity'::date))::text as before`,
+    ),
+  );
+  const before = sql`${bound!.before}::date`;
+  // The Monday of the week `before` falls in.
+  const monday = sql`date_trunc('week', ${before}::timestamp)::date`;
+  return db.transaction(async (tx) => {
+    const agents = await tx
+      .delete(activityAgentsDaily)
+      .where(sql`${activityAgentsDaily.day} < ${before}`)
+      .returning({ one: sql`1` });
+    const endpoints = await tx
+      .delete(activityEndpointsDaily)
+      .where(sql`${activityEndpointsDaily.day} < ${before}`)
+      .returning({ one: sql`1` });
+    const weeks = await tx
+      .delete(activityAgentsWeekly)
+      .where(sql`${activityAgentsWeekly.week} < ${monday}`)
+      .returning({ one: sql`1` });
+    const w = activityAgentsWeekly;
+    const d = activityAgentsDaily;
+    // The week cut by `before`, when it started earlier: its daily rows left are its sums.
+    await tx.execute(sql`delete from ${w} where ${w.week} = ${monday} and ${monday} < ${before}`);
+    await tx.execute(sql`
+      insert into ${w} (week, agent_model, agent_name, org_id, api_key_id, requests, errors, latency_ms_sum, first_at, last_at)
+      select ${monday}, ${d.agentModel}, ${d.agentName}, ${d.orgId}, ${d.apiKeyId}, sum(${d.requests}), sum(${d.errors}),
+             sum(${d.latencyMsSum}), min(${d.firstAt}), max(${d.lastAt})
+      from ${d}
+      where ${monday} < ${before} and ${d.day} >= ${before} and ${d.day} < ${monday} + 7
+      group by 2, 3, 4, 5`);
+    return agents.length + endpoints.length + weeks.length;
+  });
 }
 
 /**

@@ -69,11 +69,13 @@ beforeAll(async () => {
     await call(estimateGet, path, { headers: { ...(k ? keyHeaders(k) : {}), "x-agent-identity": identity } });
   }
   await flushActivity();
-  // Older rows written by SQL: two days ago and 40 days ago (outside the default 30 days).
+  // Older rows written by SQL: two days ago, 28 days ago (in the days before the period's first
+  // whole week, read from the daily roll-up) and 40 days ago (outside the default 30 days).
   const db = await getDb();
   await db.execute(sql`
     insert into activity_log (at, api_key_id, method, endpoint, status, latency_ms, agent_model, agent_name, org_id, identity_valid)
-    select now() - (case when g % 2 = 0 then interval '2 days' else interval '40 days' end) - (g || ' seconds')::interval,
+    select now() - (case when g % 4 = 0 then interval '2 days' when g % 2 = 0 then interval '28 days'
+                      else interval '40 days' end) - (g || ' seconds')::interval,
            case when g % 3 = 0 then null else 'key_rollup_' || (g % 4) end, case when g % 5 = 0 then 'POST' else 'GET' end,
            '/api/e' || (g % 3), case when g % 7 = 0 then 503 else 200 end, g % 90, 'gpt', 'sql-bot-' || (g % 2),
            ${ORG}, g % 11 <> 0
@@ -82,7 +84,7 @@ beforeAll(async () => {
 
 describe("activity roll-ups", () => {
   it("equal a recount of the log after requests and SQL inserts", async () => {
-    expect(await rollupDiff()).toMatchObject({ agents: 0, endpoints: 0 });
+    expect(await rollupDiff()).toMatchObject({ agents: 0, weeks: 0, endpoints: 0 });
   });
 
   it("count the open day: a request made now is in today's roll-up and in action=agents", async () => {
@@ -136,7 +138,7 @@ describe("activity roll-ups", () => {
       delete process.env.ACTIVITY_LOG_RETENTION_DAYS;
       resetConfig();
     }
-    expect(await rollupDiff()).toMatchObject({ agents: 0, endpoints: 0 });
+    expect(await rollupDiff()).toMatchObject({ agents: 0, weeks: 0, endpoints: 0 });
     const db = await getDb();
     const [old] = rowsOf<{ n: number }>(
       await db.execute(sql`select count(*)::int as n from activity_agents_daily
@@ -160,7 +162,7 @@ describe("activity roll-ups", () => {
       ),
     );
     expect(named).toEqual([]);
-    expect(await rollupDiff()).toMatchObject({ agents: 0, endpoints: 0 });
+    expect(await rollupDiff()).toMatchObject({ agents: 0, weeks: 0, endpoints: 0 });
     const { body } = await call(analyticsGet, `/api/analytics?action=org&org_id=${ORG}`, {
       headers: keyHeaders(admin),
     });

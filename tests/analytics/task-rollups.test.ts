@@ -195,6 +195,25 @@ describe("task roll-ups", () => {
       weeksFrom: "2026-12-28",
       weeksTo: "2027-01-10",
     });
+    // A period that ends today (a Thursday) or later: the current week is whole, as no roll-up
+    // holds a day after today; before today it is not.
+    expect(wholeWeeks("2026-11-03", "2026-11-26", "2026-11-26")).toEqual({
+      weeksFrom: "2026-11-09",
+      weeksTo: "2026-11-29",
+    });
+    expect(wholeWeeks("2026-11-03", "2026-11-27", "2026-11-26")).toEqual({
+      weeksFrom: "2026-11-09",
+      weeksTo: "2026-11-29",
+    });
+    expect(wholeWeeks("2026-11-03", "2026-11-26", "2026-11-27")).toEqual({
+      weeksFrom: "2026-11-09",
+      weeksTo: "2026-11-22",
+    });
+    expect(wholeWeeks("2026-11-24", "2026-11-26", "2026-11-26")).toEqual({ weeksFrom: null, weeksTo: null });
+    expect(wholeWeeks("2026-11-23", "2026-11-23", "2026-11-23")).toEqual({
+      weeksFrom: "2026-11-23",
+      weeksTo: "2026-11-29",
+    });
   });
 
   it("follow writes made by SQL: status, payment day, contact, key, charges added and removed, a task deleted", async () => {

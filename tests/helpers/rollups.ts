@@ -1,6 +1,6 @@
 /**
- * The check of the activity roll-ups (docs/decisions.md 21): how far `activity_agents_daily` and
- * `activity_endpoints_daily` are from a recount of the raw `activity_log`, for the tests of the
+ * The check of the activity roll-ups (docs/decisions.md 21 and 24): how far `activity_agents_daily`,
+ * `activity_agents_weekly` and `activity_endpoints_daily` are from a recount of the raw `activity_log`, for the tests of the
  * roll-ups themselves and of what deletes log rows (retention, partitions dropped, erasure).
  */
 import { type SQL, sql } from "drizzle-orm";
@@ -18,9 +18,14 @@ const rowsDiffering = (raw: string, roll: string): SQL =>
     union all (select * from ${roll} except all select * from ${raw})) x)::int`);
 
 /** Rows of the roll-ups that differ from a recount of the log (both directions), and their sizes. */
-export async function rollupDiff(): Promise<{ agents: number; endpoints: number; agentRows: number }> {
+export async function rollupDiff(): Promise<{
+  agents: number;
+  weeks: number;
+  endpoints: number;
+  agentRows: number;
+}> {
   const db = await getDb();
-  const [r] = rowsOf<{ agents: number; endpoints: number; agent_rows: number }>(
+  const [r] = rowsOf<{ agents: number; weeks: number; endpoints: number; agent_rows: number }>(
     await db.execute(sql`
     with raw_agents as (
       select (a.at at time zone 'America/Toronto')::date as day, a.agent_model, coalesce(a.agent_name, '') as agent_name,
@@ -32,6 +37,16 @@ export async function rollupDiff(): Promise<{ agents: number; endpoints: number;
     roll_agents as (
       select day, agent_model, agent_name, org_id, api_key_id, requests, errors, latency_ms_sum, first_at, last_at
       from activity_agents_daily),
+    raw_weeks as (
+      select date_trunc('week', a.at at time zone 'America/Toronto')::date as week, a.agent_model,
+             coalesce(a.agent_name, '') as agent_name, a.org_id, coalesce(a.api_key_id, '') as api_key_id,
+             count(*)::int as requests, (count(*) filter (where a.status >= 400))::int as errors,
+             sum(a.latency_ms)::bigint as latency_ms_sum, min(a.at) as first_at, max(a.at) as last_at
+      from activity_log a where a.identity_valid and a.agent_model is not null and a.org_id is not null
+      group by 1, 2, 3, 4, 5),
+    roll_weeks as (
+      select week, agent_model, agent_name, org_id, api_key_id, requests, errors, latency_ms_sum, first_at, last_at
+      from activity_agents_weekly),
     raw_endpoints as (
       select a.org_id, (a.at at time zone 'America/Toronto')::date as day, a.method, a.endpoint, count(*)::int as requests,
              (count(*) filter (where a.status >= 400))::int as errors
@@ -39,10 +54,11 @@ export async function rollupDiff(): Promise<{ agents: number; endpoints: number;
     roll_endpoints as (select org_id, day, method, endpoint, requests, errors from activity_endpoints_daily)
     select
       ${rowsDiffering("raw_agents", "roll_agents")} as agents,
+      ${rowsDiffering("raw_weeks", "roll_weeks")} as weeks,
       ${rowsDiffering("raw_endpoints", "roll_endpoints")} as endpoints,
       (select count(*) from activity_agents_daily)::int as agent_rows`),
   );
-  return { agents: r!.agents, endpoints: r!.endpoints, agentRows: r!.agent_rows };
+  return { agents: r!.agents, weeks: r!.weeks, endpoints: r!.endpoints, agentRows: r!.agent_rows };
 }
 
 /**

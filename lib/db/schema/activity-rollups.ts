@@ -47,6 +47,36 @@ export const activityAgentsDaily = pgTable(
   ],
 );
 
+/**
+ * The same sums as `activity_agents_daily` per ISO week (`week`: its Monday, America/Toronto): the
+ * daily rows of one week, identity and key summed, `first_at`/`last_at` their earliest and latest.
+ * Kept by the same triggers (migration 0031_activity_agents_weekly_triggers); the analytics read
+ * the whole weeks of a period here and only the days around them from the daily table, so a
+ * 30-day period reads about 5 rows per agent and key instead of 30 (docs/decisions.md 24).
+ */
+export const activityAgentsWeekly = pgTable(
+  "activity_agents_weekly",
+  {
+    week: date("week", { mode: "string" }).notNull(),
+    agentModel: text("agent_model").notNull(),
+    agentName: text("agent_name").notNull(),
+    orgId: text("org_id").notNull(),
+    apiKeyId: text("api_key_id").notNull(),
+    requests: integer("requests").notNull(),
+    errors: integer("errors").notNull(),
+    latencyMsSum: bigint("latency_ms_sum", { mode: "number" }).notNull(),
+    firstAt: timestamptz("first_at").notNull(),
+    lastAt: timestamptz("last_at").notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: "activity_agents_weekly_pk",
+      columns: [t.week, t.agentModel, t.agentName, t.orgId, t.apiKeyId],
+    }),
+    index("activity_agents_weekly_org_id_week_idx").on(t.orgId, t.week),
+  ],
+);
+
 /** Requests per day, organization (`org_id` of X-Agent-Identity, rows without one are left out), method and endpoint. */
 export const activityEndpointsDaily = pgTable(
   "activity_endpoints_daily",
