@@ -9,6 +9,7 @@
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Db, Tx } from "./client.js";
+import { rowsOf } from "./rows.js";
 
 type Row = Record<string, unknown>;
 
@@ -115,7 +116,7 @@ export async function bulkInsert(
       options.onConflictDoNothing ? sql` on conflict do nothing` : sql``
     }${returning}`,
   );
-  return options.returning?.length ? ((result as unknown as { rows: Row[] }).rows ?? []) : [];
+  return options.returning?.length ? rowsOf<Row>(result) : [];
 }
 
 /**

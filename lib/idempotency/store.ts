@@ -14,6 +14,7 @@
  */
 import { and, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
+import { rowsOf } from "../db/rows.js";
 import { idempotencyKeys } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { openBody, sealBody } from "./seal.js";
@@ -92,8 +93,7 @@ export async function tryLockKey(tx: Db, scope: string, key: string, bounded: bo
   const query = bounded
     ? sql`select ${lock} as locked, set_config('idle_in_transaction_session_timeout', ${String(IDLE_IN_TRANSACTION_TIMEOUT_MS)}, true) as idle`
     : sql`select ${lock} as locked`;
-  const result = (await tx.execute(query)) as unknown as { rows: { locked: boolean }[] };
-  return result.rows[0]?.locked === true;
+  return rowsOf<{ locked: boolean }>(await tx.execute(query))[0]?.locked === true;
 }
 
 /**
@@ -136,12 +136,12 @@ export async function saveRecord(
  * @returns how many were deleted.
  */
 export async function purgeExpiredRecords(db: Db, now = new Date(), limit = 5000): Promise<number> {
-  const result = (await db.execute(sql`
+  const result = await db.execute(sql`
     with gone as (
       delete from ${idempotencyKeys} where ctid in (
         select ctid from ${idempotencyKeys} where ${idempotencyKeys.expiresAt} < ${now.toISOString()}::timestamptz
         order by ${idempotencyKeys.expiresAt} limit ${limit}
       ) returning 1
-    ) select count(*)::int as n from gone`)) as unknown as { rows: { n: number }[] };
-  return Number(result.rows[0]?.n ?? 0);
+    ) select count(*)::int as n from gone`);
+  return Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
 }

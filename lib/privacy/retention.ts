@@ -84,7 +84,7 @@ async function deleteActivityRows(cutoff: Date, batch: number): Promise<number> 
         order by ${activityLog.at} limit ${batch}
       ) returning 1
     ) select count(*)::int as n from gone`);
-  return Number((result as unknown as { rows: { n: number | string }[] }).rows[0]?.n ?? 0);
+  return Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
 }
 
 /**

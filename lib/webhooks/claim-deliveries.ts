@@ -17,6 +17,7 @@
 import { inArray, sql } from "drizzle-orm";
 import { type Config, getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
+import { rowsOf } from "../db/rows.js";
 import { type Delivery, deliveries, tasks } from "../db/schema/index.js";
 
 /**
@@ -120,7 +121,7 @@ export async function claimDueDeliveries(
         limit ${limit}
       ) and ${due}
       for update skip locked`);
-    const rows = (picked as unknown as { rows?: { id: string; endpoint: string }[] }).rows ?? [];
+    const rows = rowsOf<{ id: string; endpoint: string }>(picked);
     if (rows.length === 0) return [];
     const endpointOf = new Map(rows.map((r) => [r.id, r.endpoint]));
     const updated = await tx
