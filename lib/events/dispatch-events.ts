@@ -32,7 +32,13 @@ import {
   webhooks,
 } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
-import { composeTaskEmail, type ProofFileSummary } from "../mail/compose-task-email.js";
+import { describeError } from "../log-error.js";
+import {
+  awaitsUsdcPayment,
+  composeTaskEmail,
+  PAYMENT_EMAIL_EVENTS,
+  type ProofFileSummary,
+} from "../mail/compose-task-email.js";
 import { applyUnverifiedRecipientRule } from "../mail/unverified-recipients.js";
 import { callbackBody, webhookBody } from "../webhooks/payloads.js";
 
@@ -61,6 +67,8 @@ interface DispatchContext {
   /** The API key whose webhooks receive an event (its own, else its account's). */
   keyOf(event: TaskEvent): string | undefined;
   hooks: Hook[];
+  /** The pay page URL of each task whose payment e-mail is in the run (lib/tasks/pay-page.ts). */
+  payUrlByTask: Map<string, string>;
 }
 
 /** Claims at most `limit` undispatched events, oldest first, skipping those another run holds. */
@@ -140,7 +148,32 @@ async function loadContext(tx: Tx, events: TaskEvent[]): Promise<DispatchContext
   const filesByTask = await completedProofFiles(tx, events);
   const keyOf = await eventKeys(tx, events);
   const hooks = await activeWebhooks(tx, [...new Set(events.flatMap((e) => keyOf(e) ?? []))]);
-  return { taskById, filesByTask, keyOf, hooks };
+  const payUrlByTask = await payPageUrls(events, taskById);
+  return { taskById, filesByTask, keyOf, hooks, payUrlByTask };
+}
+
+/**
+ * The pay page URL (with a fresh pay token) of each task whose event in `events` e-mails payment
+ * instructions or a counter-offer while the task awaits payment (lib/mail/compose-task-email.ts).
+ * A token that cannot be signed (no JWT_SECRET in production) leaves the e-mail without the link,
+ * never the events undispatched.
+ */
+async function payPageUrls(events: TaskEvent[], taskById: Map<string, Task>): Promise<Map<string, string>> {
+  const urls = new Map<string, string>();
+  const tasks = events.flatMap((e) => {
+    const task = e.taskId ? taskById.get(e.taskId) : undefined;
+    return task && !task.sandbox && PAYMENT_EMAIL_EVENTS.has(e.type) && awaitsUsdcPayment(task) ? [task] : [];
+  });
+  if (tasks.length === 0) return urls;
+  const { payPageUrl } = await import("../tasks/pay-page.js");
+  for (const task of tasks) {
+    try {
+      urls.set(task.id, (await payPageUrl(task)).url);
+    } catch (error) {
+      console.error(`pay page link of ${task.id} left out of its e-mail: ${describeError(error)}`);
+    }
+  }
+  return urls;
 }
 
 /**
@@ -186,7 +219,7 @@ function workOf(
         nextAttemptAt: now,
       });
     }
-    const email = composeTaskEmail(event, task, files);
+    const email = composeTaskEmail(event, task, files, ctx.payUrlByTask.get(task.id));
     if (email) newEmails.push({ ...email, nextAttemptAt: now });
   }
   return { deliveries: newDeliveries, emails: newEmails };

@@ -44,6 +44,18 @@ export const EVENT_TEMPLATES: Partial<Record<TaskEventType, TemplateName>> = {
   "task.sla_credited": "recourse",
 };
 
+/** The events whose e-mail tells the requester how to pay (and links the pay page). */
+export const PAYMENT_EMAIL_EVENTS: ReadonlySet<string> = new Set(
+  Object.entries(EVENT_TEMPLATES)
+    .filter(([, template]) => template === "payment-instructions" || template === "counter-offer")
+    .map(([type]) => type),
+);
+
+/** Whether `task` still awaits a USDC payment: the payment and counter-offer e-mails are sent then only. */
+export function awaitsUsdcPayment(task: Task): boolean {
+  return (OPEN_PAYMENT_STATUSES as readonly string[]).includes(task.status) && task.paymentUsdcMicro !== null;
+}
+
 /** A proof file as listed in the completion e-mail. */
 export interface ProofFileSummary {
   id: string;
@@ -82,12 +94,14 @@ function networksText(task: Task): string {
 
 /**
  * The e-mail row for `event` of `task`, or null when the event sends none.
- * `files` are the task's proof files (completion only).
+ * `files` are the task's proof files (completion only); `payUrl` the task's pay page URL with its
+ * pay token (payment instructions and counter-offer; left out when absent).
  */
 export function composeTaskEmail(
   event: TaskEvent,
   task: Task,
   files: ProofFileSummary[] = [],
+  payUrl?: string,
 ): NewEmail | null {
   if (task.sandbox) return null;
   const template = EVENT_TEMPLATES[event.type as TaskEventType];
@@ -108,15 +122,12 @@ export function composeTaskEmail(
       break;
     case "payment-instructions":
     case "counter-offer":
-      if (
-        !(OPEN_PAYMENT_STATUSES as readonly string[]).includes(task.status) ||
-        task.paymentUsdcMicro === null
-      ) {
-        return null;
-      }
+      if (!awaitsUsdcPayment(task)) return null;
       Object.assign(values, {
         amount_cad: formatCad(task.counterOfferAmount ?? task.priceCad ?? task.estimateCad, lang),
-        amount_usdc: formatUsdc(task.paymentUsdcMicro),
+        amount_usdc: formatUsdc(task.paymentUsdcMicro!),
+        // The pay page (lib/tasks/pay-page.ts): where a person pays from a browser wallet.
+        pay_url: payUrl ?? null,
         expires_at: formatDateTime(task.paymentExpiresAt, lang),
         networks: networksText(task),
         // x402 (docs/x402.md): named when it is on and a network accepts payment.

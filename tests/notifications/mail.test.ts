@@ -5,12 +5,14 @@
  */
 import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { resetConfig } from "../../lib/config.js";
+import { verifyPurposeToken } from "../../lib/auth/jwt.js";
+import { publicBaseUrl, resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { emails, tasks } from "../../lib/db/schema/index.js";
 import { processOutbox } from "../../lib/events/process-outbox.js";
 import { sendQueuedEmails } from "../../lib/mail/send-queued-emails.js";
 import { expireOverduePayments } from "../../lib/tasks/expire-payments.js";
+import { PAY_TOKEN_AUDIENCE, payPageView } from "../../lib/tasks/pay-page.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import {
@@ -49,6 +51,24 @@ async function mailOf(taskId: string) {
   return db.select().from(emails).where(eq(emails.taskId, taskId)).orderBy(emails.createdAt);
 }
 
+/**
+ * `text` links the pay page of `taskId` after `label`: `<PUBLIC_BASE_URL>/pay/#task_id=…&pay_token=…`,
+ * the token a pay token (audience task-pay) for that task, which the pay page's read accepts.
+ */
+async function expectPayLink(text: string, taskId: string, label: string): Promise<void> {
+  const line = text.split("\n").find((l) => l.startsWith(label));
+  expect(line, `a line starting "${label}"`).toBeDefined();
+  const url = new URL(line!.slice(label.length).trim());
+  expect(`${url.origin}${url.pathname}`).toBe(`${publicBaseUrl()}/pay/`);
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  expect(fragment.get("task_id")).toBe(taskId);
+  const claims = await verifyPurposeToken(fragment.get("pay_token")!, PAY_TOKEN_AUDIENCE);
+  expect(claims?.sub).toBe(taskId);
+  // No credential but the pay token: a stranger holding the e-mailed link.
+  const view = await payPageView(taskId, { caller: null }, fragment.get("pay_token")!);
+  expect(view).toMatchObject({ task_id: taskId, awaiting_payment: true });
+}
+
 describe("requester e-mail (embedded outbox)", () => {
   it("sends confirmation, payment instructions and deliverables in English, with attachments", async () => {
     const { body: t } = await submitTask(
@@ -77,6 +97,8 @@ describe("requester e-mail (embedded outbox)", () => {
     expect(pay.textBody).toContain("$250.00 CAD");
     expect(pay.textBody).toContain(`${usdc} USDC`);
     expect(pay.textBody).toMatch(/Pay before: +\w+ \d+, \d{4}/);
+    // The pay page link: its pay token opens this task's payment block and nothing else.
+    await expectPayLink(pay.textBody, t.task_id, "Pay from a browser with your wallet: ");
 
     await recordPayment(admin, { task_id: t.task_id });
     await completeTask(admin, {
@@ -108,6 +130,7 @@ describe("requester e-mail (embedded outbox)", () => {
     const offer = (await mailOf(a.task_id)).find((m) => m.template === "counter-offer")!;
     expect(offer.subject).toMatch(/^Tâche .* : contre-offre de 420,00\s\$ CAD$/);
     expect(offer.textBody).toContain("Trajet plus long");
+    await expectPayLink(offer.textBody, a.task_id, "Payer depuis un navigateur avec votre portefeuille : ");
 
     const b = (await submitTask(validTask, keyHeaders(agent))).body;
     await reviewTask(admin, { task_id: b.task_id, action: "reject", reason: "Hors de nos compétences" });
