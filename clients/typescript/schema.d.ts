@@ -399,7 +399,7 @@ export interface paths {
         };
         /**
          * Task index with filters, sorting and pagination (operator)
-         * @description Pages by limit (at most 200) and cursor (next_cursor: keyset paging at any depth) or offset (at most 10000). total counts the matching tasks up to 10000 (with q: up to 200): beyond, total is that cap and total_capped is true (an exact count of a large history costs a full scan on every page). Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); a staff session acts with its role, an admin key as owner.
+         * @description Pages by limit (at most 200) and cursor (next_cursor: keyset paging at any depth) or offset (at most 10000). total counts the matching tasks up to 1000 (with q: up to 200): beyond, total is that cap and total_capped is true (an exact count of a large history costs a full scan on every page). Permission: `tasks.read` (roles: owner, reviewer, dispatcher, finance); a staff session acts with its role, an admin key as owner.
          */
         get: operations["listTasks"];
         put?: never;

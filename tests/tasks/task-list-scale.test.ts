@@ -20,18 +20,20 @@ import { call, expectEnvelope } from "../helpers/request.js";
 useTestDatabase();
 
 let admin: string;
+/** More tasks than the total counts and than the deepest offset reaches. */
+const SEEDED = Math.max(TASK_LIST_TOTAL_CAP, TASK_LIST_MAX_OFFSET) + 5;
 
 beforeAll(async () => {
   admin = await makeKey(["admin"]);
   const db = await getDb();
-  // CAP + 5 completed tasks, 3 of them failed instead; one more second apart each.
+  // SEEDED completed tasks, 3 of them failed instead; one more second apart each.
   await db.execute(sql`
     insert into tasks (id, service_type, status, location_address, task_description, requester_contact,
                        review_deadline, execution_deadline, created_at)
     select 'TASK-LIST-' || g, 'SVC-01', case when g <= 3 then 'failed' else 'completed' end,
            '1 rue Principale, Laval', 'Photograph the storefront', 'agent@example.com', now(), now(),
            now() - (g || ' seconds')::interval
-    from generate_series(1, ${TASK_LIST_TOTAL_CAP + 5}::int) as g`);
+    from generate_series(1, ${SEEDED}::int) as g`);
 }, 120_000);
 
 describe("GET /api/task-list at scale (issue 32 item 3)", () => {
@@ -74,9 +76,9 @@ describe("GET /api/task-list at scale (issue 32 item 3)", () => {
       cursor = page.body.next_cursor;
       pages++;
     } while (cursor && pages < 100);
-    expect(seen).toHaveLength(TASK_LIST_TOTAL_CAP + 5);
+    expect(seen).toHaveLength(SEEDED);
     expect(new Set(seen).size).toBe(seen.length);
-    expect(seen[0]).toBe(`TASK-LIST-${TASK_LIST_TOTAL_CAP + 5}`); // oldest first
+    expect(seen[0]).toBe(`TASK-LIST-${SEEDED}`); // oldest first
     expect(seen.at(-1)).toBe("TASK-LIST-1");
     // Newest first, a filter kept: the failed ones in two pages.
     const first = await call(taskList, "/api/task-list?status=failed&limit=2", {
