@@ -231,19 +231,19 @@ async function org(query: AnalyticsQuery) {
 /**
  * The whole ISO weeks (Monday to Sunday) inside the days `fromDay`..`toDay` (YYYY-MM-DD,
  * inclusive): `weeksFrom` the first one's Monday and `weeksTo` the last one's Sunday, or both null
- * when the period holds no whole week. When `today` is given and `toDay` is today or later, the
- * week of `toDay` counts as whole: the roll-ups hold no day after today (their rows are requests
- * made and tasks paid), so its weekly row is its days up to `toDay`.
+ * when the period holds no whole week. When `currentDay` (today's date) is given and `toDay` is
+ * today or later, the week of `toDay` counts as whole: the roll-ups hold no day after today (their
+ * rows are requests made and tasks paid), so its weekly row is its days up to `toDay`.
  */
 export function wholeWeeks(
   fromDay: string,
   toDay: string,
-  today?: string,
+  currentDay?: string,
 ): { weeksFrom: string | null; weeksTo: string | null } {
   const from = DateTime.fromISO(fromDay);
   const to = DateTime.fromISO(toDay);
   const monday = from.weekday === 1 ? from : from.startOf("week").plus({ weeks: 1 });
-  const open = today !== undefined && toDay >= today;
+  const open = currentDay !== undefined && toDay >= currentDay;
   const sunday =
     to.weekday === 7 || open ? to.endOf("week").startOf("day") : to.startOf("week").minus({ days: 1 });
   return monday < sunday
