@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql } from "drizzle-orm";
-import { unionAll } from "drizzle-orm/pg-core";
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { type PgColumn, unionAll } from "drizzle-orm/pg-core";
 import { DateTime } from "luxon";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
@@ -74,6 +74,26 @@ export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
 }
 
 /**
+ * The conditions that read the days `fromDay`..`toDay` (YYYY-MM-DD, inclusive) once from a daily
+ * roll-up (column `day`) and its weekly sums (column `week`): `weeks` the whole weeks
+ * `weeksFrom`..`weeksTo` (from `wholeWeeks`; undefined when there are none, and the weekly table
+ * is not read), `days` the other days.
+ */
+function splitPeriod(
+  day: PgColumn,
+  week: PgColumn,
+  period: { fromDay: string; toDay: string; weeksFrom: string | null; weeksTo: string | null },
+): { days: SQL | undefined; weeks: SQL | undefined } {
+  const { fromDay, toDay, weeksFrom, weeksTo } = period;
+  const inPeriod = and(gte(day, fromDay), lte(day, toDay));
+  if (!weeksFrom || !weeksTo) return { days: inPeriod, weeks: undefined };
+  return {
+    days: and(inPeriod, or(lt(day, weeksFrom), gt(day, weeksTo))),
+    weeks: and(gte(week, weeksFrom), lte(week, weeksTo)),
+  };
+}
+
+/**
  * Requests per valid agent identity (model, name, org) on the days `fromDay`..`toDay` (inclusive,
  * America/Toronto) and, when given, of organization `orgId`, busiest first, at most `limit`; read
  * from the roll-ups (docs/decisions.md 21 and 24): the whole weeks of the period from
@@ -85,13 +105,7 @@ async function agentRows(fromDay: string, toDay: string, orgId: string | undefin
   const db = await getDb();
   const d = activityAgentsDaily;
   const w = activityAgentsWeekly;
-  const { weeksFrom, weeksTo } = wholeWeeks(fromDay, toDay, today());
-  const inPeriod = and(
-    gte(d.day, fromDay),
-    lte(d.day, toDay),
-    orgId === undefined ? undefined : eq(d.orgId, orgId),
-  );
-  const columns = <T extends typeof d | typeof w>(t: T) => ({
+  const columns = (t: typeof d | typeof w) => ({
     agentModel: t.agentModel,
     agentName: t.agentName,
     orgId: t.orgId,
@@ -102,26 +116,20 @@ async function agentRows(fromDay: string, toDay: string, orgId: string | undefin
     firstAt: t.firstAt,
     lastAt: t.lastAt,
   });
+  const split = splitPeriod(d.day, w.week, { fromDay, toDay, ...wholeWeeks(fromDay, toDay, today()) });
   const days = db
     .select(columns(d))
     .from(d)
-    .where(weeksFrom && weeksTo ? and(inPeriod, or(lt(d.day, weeksFrom), gt(d.day, weeksTo))) : inPeriod);
-  const rows =
-    weeksFrom && weeksTo
-      ? unionAll(
-          days,
-          db
-            .select(columns(w))
-            .from(w)
-            .where(
-              and(
-                gte(w.week, weeksFrom),
-                lte(w.week, weeksTo),
-                orgId === undefined ? undefined : eq(w.orgId, orgId),
-              ),
-            ),
-        ).as("rows")
-      : days.as("rows");
+    .where(and(split.days, orgId === undefined ? undefined : eq(d.orgId, orgId)));
+  const rows = split.weeks
+    ? unionAll(
+        days,
+        db
+          .select(columns(w))
+          .from(w)
+          .where(and(split.weeks, orgId === undefined ? undefined : eq(w.orgId, orgId))),
+      ).as("rows")
+    : days.as("rows");
   // Per identity and key first, then per identity: distinct keys are the rows of the inner
   // grouping, so no count(distinct) (a sort of every roll-up row of the period).
   const perKey = db
@@ -261,31 +269,17 @@ async function topClients(fromDay: string, toDay: string, weeksFrom: string | nu
   const db = await getDb();
   const d = tasksPaidClientsDaily;
   const w = tasksPaidClientsWeekly;
-  const inPeriod = and(gte(d.day, fromDay), lte(d.day, toDay));
-  const days = db
-    .select({
-      apiKeyId: d.apiKeyId,
-      requesterContact: d.requesterContact,
-      tasks: d.tasks,
-      revenueCad: d.revenueCad,
-    })
-    .from(d)
-    .where(weeksFrom && weeksTo ? and(inPeriod, or(lt(d.day, weeksFrom), gt(d.day, weeksTo))) : inPeriod);
-  const rows =
-    weeksFrom && weeksTo
-      ? unionAll(
-          days,
-          db
-            .select({
-              apiKeyId: w.apiKeyId,
-              requesterContact: w.requesterContact,
-              tasks: w.tasks,
-              revenueCad: w.revenueCad,
-            })
-            .from(w)
-            .where(and(gte(w.week, weeksFrom), lte(w.week, weeksTo))),
-        ).as("rows")
-      : days.as("rows");
+  const columns = (t: typeof d | typeof w) => ({
+    apiKeyId: t.apiKeyId,
+    requesterContact: t.requesterContact,
+    tasks: t.tasks,
+    revenueCad: t.revenueCad,
+  });
+  const split = splitPeriod(d.day, w.week, { fromDay, toDay, weeksFrom, weeksTo });
+  const days = db.select(columns(d)).from(d).where(split.days);
+  const rows = split.weeks
+    ? unionAll(days, db.select(columns(w)).from(w).where(split.weeks)).as("rows")
+    : days.as("rows");
   const perClient = db
     .select({
       apiKeyId: rows.apiKeyId,

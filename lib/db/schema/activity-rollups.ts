@@ -16,28 +16,33 @@ import { timestamptz } from "./columns.js";
  */
 
 /**
+ * The columns of an agents roll-up row after its period (day or week): the identity, the key and
+ * the sums of the log rows they count. A function, so that each table gets its own column objects.
+ */
+const agentRollupColumns = () => ({
+  agentModel: text("agent_model").notNull(),
+  /** `''` once erased (Law 25) or when the log has none. */
+  agentName: text("agent_name").notNull(),
+  orgId: text("org_id").notNull(),
+  /** `''`: requests without a key. */
+  apiKeyId: text("api_key_id").notNull(),
+  requests: integer("requests").notNull(),
+  /** Requests answered with an HTTP status ≥ 400. */
+  errors: integer("errors").notNull(),
+  /** Sum of `latency_ms`, ms. */
+  latencyMsSum: bigint("latency_ms_sum", { mode: "number" }).notNull(),
+  /** Earliest and latest `at` of the period's rows. */
+  firstAt: timestamptz("first_at").notNull(),
+  lastAt: timestamptz("last_at").notNull(),
+});
+
+/**
  * Requests per day, agent identity (model, name, org) and API key, of the rows whose
  * X-Agent-Identity was valid: `action=agents` and the agents of `action=org`.
  */
 export const activityAgentsDaily = pgTable(
   "activity_agents_daily",
-  {
-    day: date("day", { mode: "string" }).notNull(),
-    agentModel: text("agent_model").notNull(),
-    /** `''` once erased (Law 25) or when the log has none. */
-    agentName: text("agent_name").notNull(),
-    orgId: text("org_id").notNull(),
-    /** `''`: requests without a key. */
-    apiKeyId: text("api_key_id").notNull(),
-    requests: integer("requests").notNull(),
-    /** Requests answered with an HTTP status ≥ 400. */
-    errors: integer("errors").notNull(),
-    /** Sum of `latency_ms`, ms. */
-    latencyMsSum: bigint("latency_ms_sum", { mode: "number" }).notNull(),
-    /** Earliest and latest `at` of the day's rows. */
-    firstAt: timestamptz("first_at").notNull(),
-    lastAt: timestamptz("last_at").notNull(),
-  },
+  { day: date("day", { mode: "string" }).notNull(), ...agentRollupColumns() },
   (t) => [
     primaryKey({
       name: "activity_agents_daily_pk",
@@ -56,18 +61,7 @@ export const activityAgentsDaily = pgTable(
  */
 export const activityAgentsWeekly = pgTable(
   "activity_agents_weekly",
-  {
-    week: date("week", { mode: "string" }).notNull(),
-    agentModel: text("agent_model").notNull(),
-    agentName: text("agent_name").notNull(),
-    orgId: text("org_id").notNull(),
-    apiKeyId: text("api_key_id").notNull(),
-    requests: integer("requests").notNull(),
-    errors: integer("errors").notNull(),
-    latencyMsSum: bigint("latency_ms_sum", { mode: "number" }).notNull(),
-    firstAt: timestamptz("first_at").notNull(),
-    lastAt: timestamptz("last_at").notNull(),
-  },
+  { week: date("week", { mode: "string" }).notNull(), ...agentRollupColumns() },
   (t) => [
     primaryKey({
       name: "activity_agents_weekly_pk",
