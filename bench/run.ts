@@ -56,7 +56,7 @@ function usage(): string {
     "     BENCH_IMPORT_RUNS (5), BENCH_ITERATIONS (5000), BENCH_REQUESTS (20000),",
     "     BENCH_PG_URL (server for scratch databases, postgres://postgres@127.0.0.1:5432/postgres; skip),",
     "     BENCH_X402_RUNS (20, x402), BENCH_SCALE_TASKS (1000000), BENCH_SCALE_ACTIVITY (10000000),",
-    "     BENCH_SCALE_RUNS (20, scale)",
+    "     BENCH_SCALE_RUNS (40, scale)",
   ].join("\n");
 }
 
