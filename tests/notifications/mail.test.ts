@@ -119,6 +119,32 @@ describe("requester e-mail (embedded outbox)", () => {
     expect(mail.map((m) => m.template)).toEqual(["task-received", "payment-instructions", "completion"]);
   });
 
+  it("leaves the pay page link out, and still writes the e-mail, when no pay token can be signed", async () => {
+    const { body: t } = await submitTask({ ...validTask, lang: "en" }, keyHeaders(agent));
+    await reviewTask(admin, { task_id: t.task_id, action: "approve" });
+    // The production profile without JWT_SECRET: pay tokens cannot be signed (lib/auth/jwt.ts).
+    const saved = { NODE_ENV: process.env.NODE_ENV, JWT_SECRET: process.env.JWT_SECRET };
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    process.env.NODE_ENV = "production";
+    delete process.env.JWT_SECRET;
+    resetConfig();
+    let mail: Awaited<ReturnType<typeof mailOf>>;
+    let errors = "";
+    try {
+      mail = await mailOf(t.task_id);
+      errors = logged.mock.calls.flat().join(" ");
+    } finally {
+      process.env.NODE_ENV = saved.NODE_ENV;
+      if (saved.JWT_SECRET !== undefined) process.env.JWT_SECRET = saved.JWT_SECRET;
+      resetConfig();
+      logged.mockRestore();
+    }
+    const pay = mail.find((m) => m.template === "payment-instructions")!;
+    expect(pay.textBody).toContain("Pay exactly:");
+    expect(pay.textBody).not.toContain("Pay from a browser");
+    expect(errors).toContain(`pay page link of ${t.task_id} left out`);
+  });
+
   it("sends counter-offer, rejection, failure and expiry messages in French", async () => {
     const a = (await submitTask({ ...validTask, budget_limit: 100 }, keyHeaders(agent))).body;
     await reviewTask(admin, {
