@@ -10,7 +10,7 @@ export const accountsSettings = () => ({
   /**
    * HS256 secret of client-dashboard JWTs (POST /api/client-auth login), and of the
    * purpose-bound tokens signed the same way (MCP session ids, lib/mcp/session.ts; pay-page
-   * tokens, lib/tasks/pay-page.ts), at least 32 characters. Required in production (login and JWT checks fail with 500 without it);
+   * tokens, lib/payments/pay-link.ts), at least 32 characters. Required in production (login and JWT checks fail with 500 without it);
    * elsewhere a fixed development secret (README) is used when unset.
    */
   JWT_SECRET: optionalString().pipe(z.string().min(32).optional()),

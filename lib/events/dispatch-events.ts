@@ -67,7 +67,7 @@ interface DispatchContext {
   /** The API key whose webhooks receive an event (its own, else its account's). */
   keyOf(event: TaskEvent): string | undefined;
   hooks: Hook[];
-  /** The pay page URL of each task whose payment e-mail is in the run (lib/tasks/pay-page.ts). */
+  /** The pay page URL of each task whose payment e-mail is in the run (lib/payments/pay-link.ts). */
   payUrlByTask: Map<string, string>;
 }
 
@@ -165,7 +165,7 @@ async function payPageUrls(events: TaskEvent[], taskById: Map<string, Task>): Pr
     return task && !task.sandbox && PAYMENT_EMAIL_EVENTS.has(e.type) && awaitsUsdcPayment(task) ? [task] : [];
   });
   if (tasks.length === 0) return urls;
-  const { payPageUrl } = await import("../tasks/pay-page.js");
+  const { payPageUrl } = await import("../payments/pay-link.js");
   for (const task of tasks) {
     try {
       urls.set(task.id, (await payPageUrl(task)).url);

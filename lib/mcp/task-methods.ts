@@ -157,7 +157,7 @@ async function answer<T>(ctx: ToolContext, taskId: string | undefined, fn: () =>
  * id, the amount and, x402 on, the pay_task pointer, so an agent that pays by itself still can.
  */
 async function paymentElicitation(task: Task, result: CallToolResult): Promise<McpError> {
-  const { payPageUrl } = await import("../tasks/pay-page.js");
+  const { payPageUrl } = await import("../payments/pay-link.js");
   const { url, expiresAt } = await payPageUrl(task);
   const data = result.structuredContent as Record<string, unknown> | undefined;
   const amount = (data?.payment as { payment_usdc?: string } | undefined)?.payment_usdc;

@@ -5,42 +5,19 @@
  * GET /api/task-pay with the pay token and shows the exact amount, the networks and wallets, the
  * x402 URL and the payment deadline, then follows the task until it is paid.
  *
- * The pay token is a purpose-bound JWT (lib/auth/jwt.ts, audience "task-pay", subject the task id,
- * expiring with the task's payment window, at most {@link PAY_TOKEN_MAX_SECONDS}): it shows the
+ * The link itself (`payPageUrl`) is made in lib/payments/pay-link.ts, where the e-mail dispatcher
+ * can reach it. The pay token is a purpose-bound JWT (lib/auth/jwt.ts, audience "task-pay",
+ * subject the task id, expiring with the task's payment window, at most 7 days): it shows the
  * payment block of that one task and nothing else (no content, no address, no proof), so the URL
  * carries no credential to the task itself (MCP 2025-11-25, "URL mode elicitation": no credentials
  * or personal information in the URL).
  */
-import { publicBaseUrl } from "../config.js";
-import type { Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
+import { PAY_TOKEN_AUDIENCE } from "../payments/pay-link.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
 import { type TaskCredential, taskAccess } from "./state/task-access.js";
 import { awaitsPayment } from "./state/transitions.js";
 import { paymentView } from "./task-view.js";
-
-/** The pay token's audience: no other verifier accepts it, and it accepts no other token. */
-export const PAY_TOKEN_AUDIENCE = "task-pay";
-/** Longest life of a pay token, seconds (7 days), when the task's payment window is longer or open. */
-export const PAY_TOKEN_MAX_SECONDS = 7 * 24 * 3600;
-
-/**
- * The pay page URL of `task` (absolute, on PUBLIC_BASE_URL) with a fresh pay token in the fragment
- * (a fragment is not sent to servers, so the token stays out of access logs and Referer).
- * @returns `{ url, expiresAt }`, the token's end being the payment window's (at most 7 days)
- */
-export async function payPageUrl(
-  task: Pick<Task, "id" | "paymentExpiresAt">,
-  now = new Date(),
-): Promise<{ url: string; expiresAt: Date }> {
-  const { signPurposeToken } = await import("../auth/jwt.js");
-  const longest = new Date(now.getTime() + PAY_TOKEN_MAX_SECONDS * 1000);
-  const expiresAt =
-    task.paymentExpiresAt && task.paymentExpiresAt < longest ? task.paymentExpiresAt : longest;
-  const token = await signPurposeToken(PAY_TOKEN_AUDIENCE, {}, { subject: task.id, expiresAt, now });
-  const fragment = new URLSearchParams({ task_id: task.id, pay_token: token });
-  return { url: `${publicBaseUrl()}/pay/#${fragment}`, expiresAt };
-}
 
 /**
  * What the pay page shows of task `taskId`: its status and service, the payment block of its

@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
-import { payPageUrl } from "../../lib/tasks/pay-page.js";
+import { payPageUrl } from "../../lib/payments/pay-link.js";
 import { getTaskOrThrow } from "../../lib/tasks/state/apply-transition.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";

@@ -11,8 +11,9 @@ import { getDb } from "../../lib/db/client.js";
 import { emails, tasks } from "../../lib/db/schema/index.js";
 import { processOutbox } from "../../lib/events/process-outbox.js";
 import { sendQueuedEmails } from "../../lib/mail/send-queued-emails.js";
+import { PAY_TOKEN_AUDIENCE } from "../../lib/payments/pay-link.js";
 import { expireOverduePayments } from "../../lib/tasks/expire-payments.js";
-import { PAY_TOKEN_AUDIENCE, payPageView } from "../../lib/tasks/pay-page.js";
+import { payPageView } from "../../lib/tasks/pay-page.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import {
