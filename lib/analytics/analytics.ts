@@ -1,28 +1,26 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import { type PgColumn, unionAll } from "drizzle-orm/pg-core";
+import { and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import { DateTime } from "luxon";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
-import { dayRange, OPERATOR_TIMEZONE } from "../billing/dates.js";
+import { dayRange } from "../billing/dates.js";
 import { getDb } from "../db/client.js";
 import {
   activityAgentsDaily,
   activityAgentsWeekly,
   activityEndpointsDaily,
-  apiKeys,
   clientAccounts,
   tasksCreatedDaily,
   tasksOrgDaily,
-  tasksPaidClientsDaily,
-  tasksPaidClientsWeekly,
   tasksPaidDaily,
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { roundCad } from "../money.js";
 import { exportOrg } from "./exports.js";
+import { splitPeriod, today, wholeWeeks } from "./periods.js";
 import type { AnalyticsQuery } from "./schemas.js";
+import { topClients } from "./top-clients.js";
 
-/** Today's date in America/Toronto (YYYY-MM-DD). */
-const today = () => DateTime.now().setZone(OPERATOR_TIMEZONE).toISODate()!;
+export { wholeWeeks } from "./periods.js";
 
 /**
  * The period of `query`: `from`/`to` the instants bounding it (`to` exclusive), `fromDay`/`toDay`
@@ -71,26 +69,6 @@ export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
     case "dashboard":
       return dashboard(query);
   }
-}
-
-/**
- * The conditions that read the days `fromDay`..`toDay` (YYYY-MM-DD, inclusive) once from a daily
- * roll-up (column `day`) and its weekly sums (column `week`): `weeks` the whole weeks
- * `weeksFrom`..`weeksTo` (from `wholeWeeks`; undefined when there are none, and the weekly table
- * is not read), `days` the other days.
- */
-function splitPeriod(
-  day: PgColumn,
-  week: PgColumn,
-  period: { fromDay: string; toDay: string; weeksFrom: string | null; weeksTo: string | null },
-): { days: SQL | undefined; weeks: SQL | undefined } {
-  const { fromDay, toDay, weeksFrom, weeksTo } = period;
-  const inPeriod = and(gte(day, fromDay), lte(day, toDay));
-  if (!weeksFrom || !weeksTo) return { days: inPeriod, weeks: undefined };
-  return {
-    days: and(inPeriod, or(lt(day, weeksFrom), gt(day, weeksTo))),
-    weeks: and(gte(week, weeksFrom), lte(week, weeksTo)),
-  };
 }
 
 /**
@@ -237,71 +215,6 @@ async function org(query: AnalyticsQuery) {
 }
 
 /**
- * The whole ISO weeks (Monday to Sunday) inside the days `fromDay`..`toDay` (YYYY-MM-DD,
- * inclusive): `weeksFrom` the first one's Monday and `weeksTo` the last one's Sunday, or both null
- * when the period holds no whole week. When `currentDay` (today's date) is given and `toDay` is
- * today or later, the week of `toDay` counts as whole: the roll-ups hold no day after today (their
- * rows are requests made and tasks paid), so its weekly row is its days up to `toDay`.
- */
-export function wholeWeeks(
-  fromDay: string,
-  toDay: string,
-  currentDay?: string,
-): { weeksFrom: string | null; weeksTo: string | null } {
-  const from = DateTime.fromISO(fromDay);
-  const to = DateTime.fromISO(toDay);
-  const monday = from.weekday === 1 ? from : from.startOf("week").plus({ weeks: 1 });
-  const open = currentDay !== undefined && toDay >= currentDay;
-  const sunday =
-    to.weekday === 7 || open ? to.endOf("week").startOf("day") : to.startOf("week").minus({ days: 1 });
-  return monday < sunday
-    ? { weeksFrom: monday.toISODate()!, weeksTo: sunday.toISODate()! }
-    : { weeksFrom: null, weeksTo: null };
-}
-
-/**
- * The ten clients with the most revenue (CAD) from tasks paid on the days `fromDay`..`toDay`: the
- * API key's contact, or the requester's contact for tasks without a key. The whole weeks
- * `weeksFrom`..`weeksTo` come from `tasks_paid_clients_weekly`, the days around them from
- * `tasks_paid_clients_daily`; sums per key or contact first, then the key's contact is joined.
- */
-async function topClients(fromDay: string, toDay: string, weeksFrom: string | null, weeksTo: string | null) {
-  const db = await getDb();
-  const d = tasksPaidClientsDaily;
-  const w = tasksPaidClientsWeekly;
-  const columns = (t: typeof d | typeof w) => ({
-    apiKeyId: t.apiKeyId,
-    requesterContact: t.requesterContact,
-    tasks: t.tasks,
-    revenueCad: t.revenueCad,
-  });
-  const split = splitPeriod(d.day, w.week, { fromDay, toDay, weeksFrom, weeksTo });
-  const days = db.select(columns(d)).from(d).where(split.days);
-  const rows = split.weeks
-    ? unionAll(days, db.select(columns(w)).from(w).where(split.weeks)).as("rows")
-    : days.as("rows");
-  const perClient = db
-    .select({
-      apiKeyId: rows.apiKeyId,
-      requesterContact: rows.requesterContact,
-      tasks: sql<number>`sum(${rows.tasks})`.as("tasks"),
-      revenue: sql<string>`sum(${rows.revenueCad})`.as("revenue"),
-    })
-    .from(rows)
-    .groupBy(rows.apiKeyId, rows.requesterContact)
-    .as("per_client");
-  const client = sql<string | null>`coalesce(${apiKeys.contact}, nullif(${perClient.requesterContact}, ''))`;
-  const revenue = sql<string>`sum(${perClient.revenue})`;
-  return db
-    .select({ client, tasks: sql<number>`sum(${perClient.tasks})`.mapWith(Number), revenue })
-    .from(perClient)
-    .leftJoin(apiKeys, eq(apiKeys.id, perClient.apiKeyId))
-    .groupBy(client)
-    .orderBy(desc(revenue), client)
-    .limit(10);
-}
-
-/**
  * The operator dashboard over the days `fromDay`..`toDay` (default the last 84 days, America/Toronto),
  * read from the task roll-ups (lib/db/schema/task-rollups.ts; docs/decisions.md 23), never from
  * `tasks` itself: revenue per service type and ISO week of payment, the ten clients (API key's
@@ -313,7 +226,6 @@ async function dashboard(query: AnalyticsQuery) {
   const db = await getDb();
   const p = tasksPaidDaily;
   const week = sql<string>`to_char(${p.day}, 'IYYY-"W"IW')`;
-  const { weeksFrom, weeksTo } = wholeWeeks(fromDay, toDay, today());
   const [paid, clients, created] = await Promise.all([
     db
       .select({
@@ -329,7 +241,7 @@ async function dashboard(query: AnalyticsQuery) {
       // An append-only counter: a key whose rows sum to 0 has no task left.
       .having(sql`sum(${p.tasks}) <> 0`)
       .orderBy(week, p.serviceType, p.status),
-    topClients(fromDay, toDay, weeksFrom, weeksTo),
+    topClients(fromDay, toDay),
     db
       .select({
         status: tasksCreatedDaily.status,

@@ -375,6 +375,13 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     personal: "requester_contact",
     none: "week api_key_id tasks revenue_cad",
   }),
+  rollup_versions: table({
+    purpose:
+      "version counters of roll-ups whose closed weeks the dashboard keeps in memory (docs/decisions.md 25)",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "name version",
+  }),
   tasks_created_daily: table({
     purpose: "daily roll-up of the tasks created per status: the dashboard's tasks created",
     export: { excluded: "counts derived from the tasks, no personal data" },

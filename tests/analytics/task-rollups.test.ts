@@ -12,6 +12,7 @@ import { DateTime } from "luxon";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as analyticsGet } from "../../api/analytics.js";
 import { wholeWeeks } from "../../lib/analytics/analytics.js";
+import { closedUntil } from "../../lib/analytics/top-clients.js";
 import { getDb } from "../../lib/db/client.js";
 import { expirePayments } from "../../lib/jobs/expire-payments.js";
 import { processErasureEarly } from "../../lib/privacy/erasure.js";
@@ -175,6 +176,54 @@ describe("task roll-ups", () => {
       );
       expect(got, `${from}..${to}`).toEqual(expected);
     }
+  });
+
+  it("the closed weeks the dashboard keeps in memory follow a change to a closed week; a payment now leaves them be", async () => {
+    const db = await getDb();
+    const version = async () =>
+      Number(
+        rowsOf<{ v: string }>(
+          await db.execute(sql`select version as v from rollup_versions where name = 'tasks_paid_clients'`),
+        )[0]!.v,
+      );
+    const today = DateTime.now().setZone("America/Toronto");
+    const period = `date_from=${today.minus({ days: 40 }).toISODate()}&date_to=${today.toISODate()}`;
+    const revenueOf = async (client: string) =>
+      (await analytics(`action=dashboard&${period}`)).top_clients.find(
+        (c: { client: string }) => c.client === client,
+      )?.revenue_cad as number;
+    // A task paid without a charge (its revenue is its price), moved to a week that ended.
+    const [old] = rowsOf<{ id: string; client: string }>(
+      await db.execute(sql`
+        select t.id, k.contact as client from tasks t join api_keys k on k.id = t.api_key_id
+        where not t.sandbox and t.paid_at is not null
+          and not exists (select 1 from ledger_entries l where l.task_id = t.id and l.kind = 'charge')
+        order by t.id limit 1`),
+    );
+    expect(old, "a paid task without a charge").toBeDefined();
+    await db.execute(sql`update tasks set paid_at = now() - interval '20 days' where id = ${old!.id}`);
+    const usdcBefore = await revenueOf("task-rollup-usdc@example.com"); // the closed weeks are now kept
+    const v0 = await version();
+
+    // A payment now lands in the current week: the version stays, and the answer counts it.
+    const fresh = await submitted(keyHeaders(usdcKey));
+    await reviewTask(admin, { task_id: fresh, action: "approve", price_cad: 111 });
+    await recordPayment(admin, { task_id: fresh });
+    expect(await version()).toBe(v0);
+    expect(await revenueOf("task-rollup-usdc@example.com")).toBeCloseTo(usdcBefore + 111, 2);
+
+    // A closed week changes behind the kept sums: the version rises, the next answer follows.
+    const before = await revenueOf(old!.client);
+    await db.execute(sql`update tasks set price_cad = price_cad + 1000 where id = ${old!.id}`);
+    expect(await version()).toBeGreaterThan(v0);
+    expect(await revenueOf(old!.client)).toBeCloseTo(before + 1000, 2);
+    await expectConsistent();
+  });
+
+  it("closedUntil: the Sunday on or before two days ago", () => {
+    expect(closedUntil("2026-11-27")).toBe("2026-11-22"); // a Friday
+    expect(closedUntil("2026-11-24")).toBe("2026-11-22"); // a Tuesday: Sunday is two days back
+    expect(closedUntil("2026-11-23")).toBe("2026-11-15"); // a Monday: last week is still open
   });
 
   it("wholeWeeks: the Monday-to-Sunday weeks inside a period, none in a short one", () => {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, date, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, date, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { cad } from "./columns.js";
 
 /**
@@ -121,3 +121,16 @@ export const tasksOrgDaily = pgTable(
     index("tasks_org_daily_appended_idx").on(t.day).where(sql`not compacted`),
   ],
 );
+
+/**
+ * Version counters of roll-ups whose closed part readers keep in memory (docs/decisions.md 25):
+ * `tasks_paid_clients` is raised by the triggers of migration 0033 whenever a statement changes a
+ * row of `tasks_paid_clients_daily` or `tasks_paid_clients_weekly` in an ISO week that ended before
+ * today (America/Toronto). A write to the current week (every payment) leaves it alone, so it is no
+ * hot row; a write to a closed week (a refund, an erasure, a corrected charge) makes every cached
+ * sum of closed weeks stale at once.
+ */
+export const rollupVersions = pgTable("rollup_versions", {
+  name: text("name").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull(),
+});
