@@ -1,15 +1,23 @@
 /**
- * The dashboard's ten clients with the most revenue over a period (docs/decisions.md 23 and 25),
+ * The dashboard's ten clients with the most revenue over a period (docs/decisions.md 23, 25 and 26),
  * from the per-client task roll-ups `tasks_paid_clients_daily` and `tasks_paid_clients_weekly`.
  *
  * A top ten over any period reads one row per client and week at least (decision 23): about 1,600
  * clients × 12 weeks at 1,000,000 tasks. Most of it never changes: the weeks that ended. So the
  * per-client sums of the period's **closed part** (the days up to the last Sunday at least two days
- * ago) are kept in memory, with the version of `rollup_versions.tasks_paid_clients` read in the
- * same statement; each call reads only the weeks after it (one or two) and the current version,
- * in one statement that also ranks. A change to a closed week (a refund, an erasure, a charge of
- * an older task) raises the version (triggers of migration 0033), and the next call sums the
- * closed part again: the answer always equals a recount of the tasks (tests/analytics).
+ * ago) are kept in memory, ranked, with the version of `rollup_versions.tasks_paid_clients` read in
+ * the same statement (decision 25). Each call reads only the weeks after them (the **open part**,
+ * one or two weeks) and ranks in one statement that also reads the current version.
+ *
+ * Only the kept clients that can still reach the top ten go back into that statement (decision
+ * 26): those whose closed revenue is at least the tenth one's less a margin (1.25 × the largest
+ * open revenue of one client seen by the previous call). The statement proves the cut right: every
+ * client left out has a closed revenue of at most `bound` (the first one left out), so it is in the
+ * top ten only if `bound + its open revenue` reaches the tenth revenue among those sent. If one
+ * could, the call is made again with every kept client. A change to a closed week (a refund, an
+ * erasure, a charge of an older task) or to a key's contact raises the version (triggers of
+ * migrations 0033 and 0034), and the next call sums the closed part again: the answer always equals
+ * a recount of the tasks (tests/analytics).
  */
 import { type SQL, sql } from "drizzle-orm";
 import { DateTime } from "luxon";
@@ -30,10 +38,12 @@ export interface TopClient {
   revenue: string;
 }
 
-/** The closed part's per-client sums as JSON text (`k` key, `c` contact, `t` tasks, `r` revenue), and their version. */
+/** The closed part: per-client sums by revenue (highest first, then client), their version, the margin learnt. */
 interface ClosedSums {
   version: number;
-  rows: string;
+  clients: TopClient[];
+  /** CAD; undefined until a call has seen the open part: every client is sent. */
+  margin: number | undefined;
 }
 
 /**
@@ -42,8 +52,11 @@ interface ClosedSums {
  */
 const closedSumsByDb = new WeakMap<object, Map<string, ClosedSums>>();
 const CLOSED_SUMS_KEPT = 8;
+const TOP = 10;
+/** The margin is this times the largest open revenue of one client at the previous call. */
+const MARGIN_FACTOR = 1.25;
 
-/** The version name the triggers raise (migration 0033). */
+/** The version name the triggers raise (migrations 0033 and 0034). */
 const VERSION = "tasks_paid_clients";
 
 /**
@@ -56,42 +69,82 @@ export function closedUntil(day: string): string {
   return (margin.weekday === 7 ? margin : margin.startOf("week").minus({ days: 1 })).toISODate()!;
 }
 
-/** The rows (key, contact, tasks, revenue) of the days `fromDay`..`toDay`, whole weeks from the weekly table. */
-function periodRows(fromDay: string, toDay: string, currentDay: string) {
+/**
+ * The roll-up rows (client, tasks, revenue_cad) of the days `fromDay`..`toDay`, whole weeks from
+ * the weekly table, not summed: the client is the key's contact, or the requester's contact.
+ */
+function clientRows(fromDay: string, toDay: string, currentDay: string): SQL {
   const d = tasksPaidClientsDaily;
   const w = tasksPaidClientsWeekly;
   const split = splitPeriod(d.day, w.week, { fromDay, toDay, ...wholeWeeks(fromDay, toDay, currentDay) });
   const days = sql`select ${d.apiKeyId} as api_key_id, ${d.requesterContact} as requester_contact, ${d.tasks} as tasks, ${d.revenueCad} as revenue_cad from ${d} where ${split.days}`;
-  if (!split.weeks) return days;
-  return sql`${days} union all select ${w.apiKeyId}, ${w.requesterContact}, ${w.tasks}, ${w.revenueCad} from ${w} where ${split.weeks}`;
+  const rows = split.weeks
+    ? sql`${days} union all select ${w.apiKeyId}, ${w.requesterContact}, ${w.tasks}, ${w.revenueCad} from ${w} where ${split.weeks}`
+    : days;
+  return sql`select coalesce(${apiKeys.contact}, nullif(r.requester_contact, '')) as client, r.tasks, r.revenue_cad
+    from (${rows}) r left join ${apiKeys} on ${apiKeys.id} = r.api_key_id`;
 }
+
+/** No rows, in the shape of `clientRows`. */
+const noRows = sql`select null::text as client, 0 as tasks, 0::numeric as revenue_cad where false`;
 
 /** The current version (read in the statement that uses it). */
 const versionNow = sql`(select ${rollupVersions.version} from ${rollupVersions} where ${rollupVersions.name} = ${VERSION})`;
 
-/** Sums the closed part `fromDay`..`until` per key and contact, with the version it was read at. */
+/** A version read; NaN when its row is missing, so that kept sums never match it and are not trusted. */
+const versionOf = (value: string | number | null | undefined) =>
+  value === null || value === undefined ? Number.NaN : Number(value);
+
+/** Sums the closed part `fromDay`..`until` per client, ranked, with the version it was read at. */
 async function sumClosed(fromDay: string, until: string, currentDay: string): Promise<ClosedSums> {
   const db = await getDb();
-  const [row] = rowsOf<{ rows: string; version: number | string }>(
+  const rows = rowsOf<{
+    client: string | null;
+    tasks: number | null;
+    revenue: string | null;
+    version: string;
+  }>(
     await db.execute(sql`
-      select coalesce(json_agg(json_build_object('k', api_key_id, 'c', requester_contact, 't', tasks, 'r', revenue)), '[]')::text as rows,
-             ${versionNow} as version
-      from (select api_key_id, requester_contact, sum(tasks)::int as tasks, sum(revenue_cad) as revenue
-            from (${periodRows(fromDay, until, currentDay)}) r group by 1, 2) s`),
+      select v.version, c.client, c.tasks, c.revenue_cad::text as revenue
+      from (select ${versionNow} as version) v
+      left join lateral (select client, sum(tasks)::int as tasks, sum(revenue_cad) as revenue_cad
+                         from (${clientRows(fromDay, until, currentDay)}) r
+                         group by client order by revenue_cad desc, client) c on true`),
   );
-  return { rows: row!.rows, version: Number(row!.version) };
+  return {
+    version: versionOf(rows[0]?.version),
+    clients: rows
+      .filter((r) => r.tasks !== null)
+      .map((r) => ({ client: r.client, tasks: Number(r.tasks), revenue: String(r.revenue) })),
+    margin: undefined,
+  };
+}
+
+/**
+ * How many of the kept clients (ranked) to send: all without a margin; else the top ten and every
+ * one whose revenue is at least the tenth one's less the margin.
+ */
+function sentCount(closed: ClosedSums): number {
+  const { clients, margin } = closed;
+  if (margin === undefined || clients.length <= TOP) return clients.length;
+  const floor = Number(clients[TOP - 1]!.revenue) - margin;
+  let n = TOP;
+  while (n < clients.length && Number(clients[n]!.revenue) >= floor) n++;
+  return n;
 }
 
 /**
  * The ten clients with the most revenue (CAD) from tasks paid on the days `fromDay`..`toDay`
  * (YYYY-MM-DD, inclusive): the API key's contact, or the requester's contact for tasks without a
- * key; ties by client. Sums per key or contact first (the closed part from memory, see the module
- * comment), then the key's contact is joined.
+ * key; ties by client. The closed part comes from memory (see the module comment).
  */
 export async function topClients(fromDay: string, toDay: string): Promise<TopClient[]> {
   const currentDay = today();
-  const until = closedUntil(currentDay) < toDay ? closedUntil(currentDay) : toDay;
-  if (until < fromDay) return rank(periodRows(fromDay, toDay, currentDay), false);
+  const lastClosed = closedUntil(currentDay);
+  const until = lastClosed < toDay ? lastClosed : toDay;
+  if (until < fromDay) {
+    return (await rank([], null, clientRows(fromDay, toDay, currentDay))).clients;
+  }
   const key = `${fromDay}..${until}`;
   const root = await getRootDb();
   let closedSums = closedSumsByDb.get(root);
@@ -100,55 +153,80 @@ export async function topClients(fromDay: string, toDay: string): Promise<TopCli
     closedSumsByDb.set(root, closedSums);
   }
   const openFrom = DateTime.fromISO(until).plus({ days: 1 }).toISODate()!;
-  const open = openFrom <= toDay ? periodRows(openFrom, toDay, currentDay) : undefined;
-  for (let attempt = 0; ; attempt++) {
+  const open = openFrom <= toDay ? clientRows(openFrom, toDay, currentDay) : noRows;
+  let resummed = false;
+  let everyone = false;
+  for (;;) {
     let closed = closedSums.get(key);
     if (!closed) {
       closed = await sumClosed(fromDay, until, currentDay);
+      resummed = true;
       if (closedSums.size >= CLOSED_SUMS_KEPT) closedSums.delete(closedSums.keys().next().value!);
       closedSums.set(key, closed);
     }
-    const rows = sql`select k as api_key_id, c as requester_contact, t as tasks, r as revenue_cad
-      from json_to_recordset(${closed.rows}::json) as x(k text, c text, t int, r numeric)${open ? sql` union all ${open}` : sql``}`;
-    const { clients, version } = await rank(rows, true);
-    // Sums of a version since raised: a closed week changed; sum it again (once is enough).
-    if (version === closed.version || attempt > 0) return clients;
-    closedSums.delete(key);
+    const n = everyone ? closed.clients.length : sentCount(closed);
+    const bound = n < closed.clients.length ? closed.clients[n]!.revenue : null;
+    const ranked = await rank(closed.clients.slice(0, n), bound, open);
+    if (ranked.version !== closed.version && !resummed) {
+      // A closed week or a key's contact changed since these sums: sum them again (once is enough).
+      closedSums.delete(key);
+      continue;
+    }
+    closed.margin = MARGIN_FACTOR * ranked.openMax;
+    if (ranked.valid) return ranked.clients;
+    // A client left out could reach the top ten with its open revenue: send every one.
+    everyone = true;
   }
 }
 
 /**
- * Ranks the per-row sums of `rows` (api_key_id, requester_contact, tasks, revenue_cad): the top ten
- * clients, and with `withVersion` the version current in the same statement.
+ * Ranks `sent` (kept per-client sums) with `open` (the open part's rows, as made by `clientRows`) in one statement. `bound` (CAD, numeric text) is the highest revenue of the kept
+ * clients not sent, or null when all were sent. Returns the top ten, whether they are proven exact
+ * (`valid`: no client left out can reach them), the largest open revenue of one client (CAD, 0
+ * when none) and the version current in the statement.
  */
-async function rank(rows: SQL, withVersion: true): Promise<{ clients: TopClient[]; version: number }>;
-async function rank(rows: SQL, withVersion: false): Promise<TopClient[]>;
 async function rank(
-  rows: SQL,
-  withVersion: boolean,
-): Promise<TopClient[] | { clients: TopClient[]; version: number }> {
+  sent: TopClient[],
+  bound: string | null,
+  open: SQL,
+): Promise<{ clients: TopClient[]; valid: boolean; openMax: number; version: number }> {
   const db = await getDb();
-  const top = sql`
-    select coalesce(${apiKeys.contact}, nullif(p.requester_contact, '')) as client, sum(p.tasks)::int as tasks,
-           sum(p.revenue) as revenue
-    from (select api_key_id, requester_contact, sum(tasks) as tasks, sum(revenue_cad) as revenue
-          from (${rows}) r group by 1, 2) p
-    left join ${apiKeys} on ${apiKeys.id} = p.api_key_id
-    group by 1 order by sum(p.revenue) desc, 1 limit 10`;
+  const kept = JSON.stringify(sent.map((c) => ({ c: c.client, t: c.tasks, r: c.revenue })));
   const result = rowsOf<{
+    version: string;
+    valid: boolean | null;
+    open_max: string | null;
     client: string | null;
     tasks: number | null;
     revenue: string | null;
-    version: string;
   }>(
-    await db.execute(
-      withVersion
-        ? sql`select v.version, t.* from (select ${versionNow} as version) v left join lateral (${top}) t on true`
-        : top,
-    ),
+    await db.execute(sql`
+      with merged as (
+        select client, sum(tasks)::int as tasks, sum(revenue_cad) as revenue, bool_or(sent) as sent,
+               sum(revenue_cad) filter (where not sent) as open_revenue
+        from (select c as client, t as tasks, r as revenue_cad, true as sent
+              from json_to_recordset(${kept}::json) as x(c text, t int, r numeric)
+              union all select client, tasks, revenue_cad, false from (${open}) o) u
+        group by client),
+      tenth as (select revenue from merged where sent order by revenue desc limit 1 offset ${TOP - 1})
+      select ${versionNow} as version,
+             (select max(open_revenue) from merged)::text as open_max,
+             ${bound}::numeric is null or (
+               (select revenue from tenth) > ${bound}::numeric
+               and not exists (select 1 from merged where not sent
+                               and revenue + greatest(${bound}::numeric, 0) >= (select revenue from tenth))
+             ) as valid,
+             t.client, t.tasks, t.revenue::text as revenue
+      from (select 1) one
+      left join lateral (select client, tasks, revenue from merged order by revenue desc, client limit ${TOP}) t on true`),
   );
-  const clients = result
-    .filter((r) => r.tasks !== null)
-    .map((r) => ({ client: r.client, tasks: Number(r.tasks), revenue: String(r.revenue) }));
-  return withVersion ? { clients, version: Number(result[0]?.version) } : clients;
+  const first = result[0];
+  return {
+    clients: result
+      .filter((r) => r.tasks !== null)
+      .map((r) => ({ client: r.client, tasks: Number(r.tasks), revenue: String(r.revenue) })),
+    valid: first?.valid === true,
+    openMax: Math.max(0, Number(first?.open_max ?? 0)),
+    version: versionOf(first?.version),
+  };
 }

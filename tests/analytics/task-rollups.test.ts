@@ -20,7 +20,7 @@ import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
-import { rowsOf, taskRollupDiff } from "../helpers/rollups.js";
+import { recountTopClients, rowsOf, taskRollupDiff } from "../helpers/rollups.js";
 import { cancelTask, recordPayment, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 
 useTestDatabase();
@@ -154,19 +154,8 @@ describe("task roll-ups", () => {
       const from = today.minus({ days: back }).toISODate()!;
       const to = today.minus({ days: back - span }).toISODate()!;
       const dashboard = await analytics(`action=dashboard&date_from=${from}&date_to=${to}`);
-      const raw = rowsOf<{ client: string; revenue: string; tasks: number }>(
-        await db.execute(sql`
-          select coalesce(k.contact, t.requester_contact) as client, count(*)::int as tasks,
-                 sum(coalesce(-l.amount_cad, t.price_cad, 0)
-                   - case when t.refund_status = 'refunded' then coalesce(t.refund_amount_cad, 0) else 0 end) as revenue
-          from tasks t left join ledger_entries l on l.task_id = t.id and l.kind = 'charge'
-          left join api_keys k on k.id = t.api_key_id
-          where not t.sandbox and t.paid_at is not null
-            and (t.paid_at at time zone 'America/Toronto')::date between ${from}::date and ${to}::date
-          group by 1`),
-      );
       const expected = Object.fromEntries(
-        raw.map((r) => [r.client, [r.tasks, Number(Number(r.revenue).toFixed(2))]]),
+        (await recountTopClients(from, to)).map((r) => [r.client, [r.tasks, r.revenue_cad]]),
       );
       const got = Object.fromEntries(
         dashboard.top_clients.map((c: { client: string; tasks: number; revenue_cad: number }) => [

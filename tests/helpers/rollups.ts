@@ -137,3 +137,33 @@ export async function taskRollupDiff(): Promise<{
     rows: r!.rows,
   };
 }
+
+/**
+ * The dashboard's top clients recounted from `tasks` (not the roll-ups): per client (the key's
+ * contact, or the requester's contact), the non-sandbox tasks paid on the days `from`..`to`
+ * (YYYY-MM-DD, America/Toronto) and their revenue (CAD: the charge, else the price, less a refund),
+ * ranked as the dashboard ranks (revenue, then client), `limit` rows at most.
+ */
+export async function recountTopClients(
+  from: string,
+  to: string,
+  limit = 1_000,
+): Promise<{ client: string | null; tasks: number; revenue_cad: number }[]> {
+  const db = await getDb();
+  const rows = rowsOf<{ client: string | null; tasks: number; revenue: string }>(
+    await db.execute(sql`
+      select coalesce(k.contact, nullif(t.requester_contact, '')) as client, count(*)::int as tasks,
+             sum(coalesce(-l.amount_cad, t.price_cad, 0)
+               - case when t.refund_status = 'refunded' then coalesce(t.refund_amount_cad, 0) else 0 end) as revenue
+      from tasks t left join ledger_entries l on l.task_id = t.id and l.kind = 'charge'
+      left join api_keys k on k.id = t.api_key_id
+      where not t.sandbox and t.paid_at is not null
+        and (t.paid_at at time zone 'America/Toronto')::date between ${from}::date and ${to}::date
+      group by 1 order by 3 desc, 1 limit ${limit}`),
+  );
+  return rows.map((r) => ({
+    client: r.client,
+    tasks: r.tasks,
+    revenue_cad: Number(Number(r.revenue).toFixed(2)),
+  }));
+}
