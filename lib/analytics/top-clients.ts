@@ -10,8 +10,8 @@
  * one or two weeks) and ranks in one statement that also reads the current version.
  *
  * Only the kept clients that can still reach the top ten go back into that statement (decision
- * 26): those whose closed revenue is at least the tenth one's less a margin (1.25 × the largest
- * open revenue of one client seen by the previous call). The statement proves the cut right: every
+ * 26): those whose closed revenue is at least the tenth one's less a margin (learnt from the
+ * open revenues the previous call saw, `marginFor`). The statement proves the cut right: every
  * client left out has a closed revenue of at most `bound` (the first one left out), so it is in the
  * top ten only if `bound + its open revenue` reaches the tenth revenue among those sent. If one
  * could, the call is made again with every kept client. A change to a closed week (a refund, an
@@ -38,11 +38,18 @@ export interface TopClient {
   revenue: string;
 }
 
+/** A client's sums inside the statements: revenue in cents (CAD × 100, exact in a bigint and a double). */
+interface ClientCents {
+  client: string | null;
+  tasks: number;
+  cents: number;
+}
+
 /** The closed part: per-client sums by revenue (highest first, then client), their version, the margin learnt. */
 interface ClosedSums {
   version: number;
-  clients: TopClient[];
-  /** CAD; undefined until a call has seen the open part: every client is sent. */
+  clients: ClientCents[];
+  /** Cents; undefined until a call has seen the open part: every client is sent. */
   margin: number | undefined;
 }
 
@@ -53,8 +60,8 @@ interface ClosedSums {
 const closedSumsByDb = new WeakMap<object, Map<string, ClosedSums>>();
 const CLOSED_SUMS_KEPT = 8;
 const TOP = 10;
-/** The margin is this times the largest open revenue of one client at the previous call. */
-const MARGIN_FACTOR = 1.25;
+/** The share of the largest open revenue of one client added to the margin for what is still to come. */
+const MARGIN_SLACK = 0.25;
 
 /** The version name the triggers raise (migrations 0033 and 0034). */
 const VERSION = "tasks_paid_clients";
@@ -70,7 +77,7 @@ export function closedUntil(day: string): string {
 }
 
 /**
- * The roll-up rows (client, tasks, revenue_cad) of the days `fromDay`..`toDay`, whole weeks from
+ * The roll-up rows (client, tasks, cents) of the days `fromDay`..`toDay`, whole weeks from
  * the weekly table, not summed: the client is the key's contact, or the requester's contact.
  */
 function clientRows(fromDay: string, toDay: string, currentDay: string): SQL {
@@ -81,12 +88,14 @@ function clientRows(fromDay: string, toDay: string, currentDay: string): SQL {
   const rows = split.weeks
     ? sql`${days} union all select ${w.apiKeyId}, ${w.requesterContact}, ${w.tasks}, ${w.revenueCad} from ${w} where ${split.weeks}`
     : days;
-  return sql`select coalesce(${apiKeys.contact}, nullif(r.requester_contact, '')) as client, r.tasks, r.revenue_cad
+  // Cents: a bigint sums several times faster than a numeric.
+  return sql`select coalesce(${apiKeys.contact}, nullif(r.requester_contact, '')) as client, r.tasks,
+      (r.revenue_cad * 100)::bigint as cents
     from (${rows}) r left join ${apiKeys} on ${apiKeys.id} = r.api_key_id`;
 }
 
 /** No rows, in the shape of `clientRows`. */
-const noRows = sql`select null::text as client, 0 as tasks, 0::numeric as revenue_cad where false`;
+const noRows = sql`select null::text as client, 0 as tasks, 0::bigint as cents where false`;
 
 /** The current version (read in the statement that uses it). */
 const versionNow = sql`(select ${rollupVersions.version} from ${rollupVersions} where ${rollupVersions.name} = ${VERSION})`;
@@ -101,21 +110,21 @@ async function sumClosed(fromDay: string, until: string, currentDay: string): Pr
   const rows = rowsOf<{
     client: string | null;
     tasks: number | null;
-    revenue: string | null;
+    cents: string | null;
     version: string;
   }>(
     await db.execute(sql`
-      select v.version, c.client, c.tasks, c.revenue_cad::text as revenue
+      select v.version, c.client, c.tasks, c.cents::text as cents
       from (select ${versionNow} as version) v
-      left join lateral (select client, sum(tasks)::int as tasks, sum(revenue_cad) as revenue_cad
+      left join lateral (select client, sum(tasks)::int as tasks, sum(cents) as cents
                          from (${clientRows(fromDay, until, currentDay)}) r
-                         group by client order by revenue_cad desc, client) c on true`),
+                         group by client order by cents desc, client) c on true`),
   );
   return {
     version: versionOf(rows[0]?.version),
     clients: rows
       .filter((r) => r.tasks !== null)
-      .map((r) => ({ client: r.client, tasks: Number(r.tasks), revenue: String(r.revenue) })),
+      .map((r) => ({ client: r.client, tasks: Number(r.tasks), cents: Number(r.cents) })),
     margin: undefined,
   };
 }
@@ -127,10 +136,23 @@ async function sumClosed(fromDay: string, until: string, currentDay: string): Pr
 function sentCount(closed: ClosedSums): number {
   const { clients, margin } = closed;
   if (margin === undefined || clients.length <= TOP) return clients.length;
-  const floor = Number(clients[TOP - 1]!.revenue) - margin;
+  const floor = clients[TOP - 1]!.cents - margin;
   let n = TOP;
-  while (n < clients.length && Number(clients[n]!.revenue) >= floor) n++;
+  while (n < clients.length && clients[n]!.cents >= floor) n++;
   return n;
+}
+
+/**
+ * The margin (cents) for the next call, from what this one saw: a client left out (closed revenue
+ * below the tenth one's less the margin) reaches the tenth total only with an open revenue above
+ * the margin plus what the tenth total gained over the tenth closed revenue; so the margin is the
+ * largest open revenue less that gain, plus a quarter of it for the open weeks still to come.
+ */
+function marginFor(closed: ClosedSums, ranked: { openMax: number; tenth: number | null }): number {
+  const tenthClosed = closed.clients[TOP - 1]?.cents;
+  const gain =
+    ranked.tenth === null || tenthClosed === undefined ? 0 : Math.max(0, ranked.tenth - tenthClosed);
+  return Math.max(0, ranked.openMax - gain) + MARGIN_SLACK * ranked.openMax;
 }
 
 /**
@@ -165,14 +187,14 @@ export async function topClients(fromDay: string, toDay: string): Promise<TopCli
       closedSums.set(key, closed);
     }
     const n = everyone ? closed.clients.length : sentCount(closed);
-    const bound = n < closed.clients.length ? closed.clients[n]!.revenue : null;
+    const bound = n < closed.clients.length ? closed.clients[n]!.cents : null;
     const ranked = await rank(closed.clients.slice(0, n), bound, open);
     if (ranked.version !== closed.version && !resummed) {
       // A closed week or a key's contact changed since these sums: sum them again (once is enough).
       closedSums.delete(key);
       continue;
     }
-    closed.margin = MARGIN_FACTOR * ranked.openMax;
+    closed.margin = marginFor(closed, ranked);
     if (ranked.valid) return ranked.clients;
     // A client left out could reach the top ten with its open revenue: send every one.
     everyone = true;
@@ -180,45 +202,47 @@ export async function topClients(fromDay: string, toDay: string): Promise<TopCli
 }
 
 /**
- * Ranks `sent` (kept per-client sums) with `open` (the open part's rows, as made by `clientRows`) in one statement. `bound` (CAD, numeric text) is the highest revenue of the kept
+ * Ranks `sent` (kept per-client sums) with `open` (the open part's rows, as made by `clientRows`) in one statement. `bound` (cents) is the highest revenue of the kept
  * clients not sent, or null when all were sent. Returns the top ten, whether they are proven exact
- * (`valid`: no client left out can reach them), the largest open revenue of one client (CAD, 0
+ * (`valid`: no client left out can reach them), the largest open revenue of one client (cents, 0
  * when none) and the version current in the statement.
  */
 async function rank(
-  sent: TopClient[],
-  bound: string | null,
+  sent: ClientCents[],
+  bound: number | null,
   open: SQL,
-): Promise<{ clients: TopClient[]; valid: boolean; openMax: number; version: number }> {
+): Promise<{ clients: TopClient[]; valid: boolean; openMax: number; tenth: number | null; version: number }> {
   const db = await getDb();
-  const kept = JSON.stringify(sent.map((c) => ({ c: c.client, t: c.tasks, r: c.revenue })));
+  const kept = JSON.stringify(sent.map((c) => ({ c: c.client, t: c.tasks, r: c.cents })));
   const result = rowsOf<{
     version: string;
     valid: boolean | null;
     open_max: string | null;
+    tenth: string | null;
     client: string | null;
     tasks: number | null;
     revenue: string | null;
   }>(
     await db.execute(sql`
       with merged as (
-        select client, sum(tasks)::int as tasks, sum(revenue_cad) as revenue, bool_or(sent) as sent,
-               sum(revenue_cad) filter (where not sent) as open_revenue
-        from (select c as client, t as tasks, r as revenue_cad, true as sent
-              from json_to_recordset(${kept}::json) as x(c text, t int, r numeric)
-              union all select client, tasks, revenue_cad, false from (${open}) o) u
+        select client, sum(tasks)::int as tasks, sum(cents) as cents, bool_or(sent) as sent,
+               sum(cents) filter (where not sent) as open_cents
+        from (select c as client, t as tasks, r as cents, true as sent
+              from json_to_recordset(${kept}::json) as x(c text, t int, r bigint)
+              union all select client, tasks, cents, false from (${open}) o) u
         group by client),
-      tenth as (select revenue from merged where sent order by revenue desc limit 1 offset ${TOP - 1})
+      tenth as (select cents from merged where sent order by cents desc limit 1 offset ${TOP - 1})
       select ${versionNow} as version,
-             (select max(open_revenue) from merged)::text as open_max,
-             ${bound}::numeric is null or (
-               (select revenue from tenth) > ${bound}::numeric
+             (select max(open_cents) from merged)::text as open_max,
+             (select cents from tenth)::text as tenth,
+             ${bound}::bigint is null or (
+               (select cents from tenth) > ${bound}::bigint
                and not exists (select 1 from merged where not sent
-                               and revenue + greatest(${bound}::numeric, 0) >= (select revenue from tenth))
+                               and cents + greatest(${bound}::bigint, 0) >= (select cents from tenth))
              ) as valid,
-             t.client, t.tasks, t.revenue::text as revenue
+             t.client, t.tasks, round(t.cents / 100.0, 2)::text as revenue
       from (select 1) one
-      left join lateral (select client, tasks, revenue from merged order by revenue desc, client limit ${TOP}) t on true`),
+      left join lateral (select client, tasks, cents from merged order by cents desc, client limit ${TOP}) t on true`),
   );
   const first = result[0];
   return {
@@ -227,6 +251,7 @@ async function rank(
       .map((r) => ({ client: r.client, tasks: Number(r.tasks), revenue: String(r.revenue) })),
     valid: first?.valid === true,
     openMax: Math.max(0, Number(first?.open_max ?? 0)),
+    tenth: first?.tenth == null ? null : Number(first.tenth),
     version: versionOf(first?.version),
   };
 }
