@@ -192,3 +192,31 @@ describe.each(availableBackends())("storage contract on %s", (backend) => {
     expect(JSON.stringify(result)).toContain("1");
   });
 });
+
+describe("the embedded database's settings", () => {
+  it("extends tables by writing zeros (PGlite emulates posix_fallocate by copying the whole file) and keeps PGlite's own settings", async () => {
+    const { openPglite } = await import("../../lib/db/client.js");
+    const handle = await openPglite("memory://");
+    try {
+      const show = async (name: string) =>
+        Object.values(((await handle.db.execute(sql.raw(`show ${name}`))) as { rows: object[] }).rows[0]!)[0];
+      expect(await show("file_extend_method")).toBe("write_zeros");
+      // The start parameters are PGlite's defaults plus this one, and postgresql.conf is untouched.
+      expect(await show("TimeZone")).toBe("UTC");
+      expect(await show("default_text_search_config")).toBe("pg_catalog.english");
+      expect(await show("max_parallel_workers_per_gather")).toBe("0");
+      // A bulk extension (far more than eight pages in one COPY-sized statement) still works.
+      await handle.db.execute(
+        sql`create table extend_check as select g, repeat('x', 200) as pad from generate_series(1, 20000) g`,
+      );
+      const [row] = (
+        (await handle.db.execute(sql`select count(*)::int as n from extend_check`)) as {
+          rows: { n: number }[];
+        }
+      ).rows;
+      expect(row!.n).toBe(20000);
+    } finally {
+      await handle.close();
+    }
+  });
+});
