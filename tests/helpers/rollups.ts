@@ -62,6 +62,19 @@ export async function rollupDiff(): Promise<{
 }
 
 /**
+ * The non-sandbox tasks recounted for the task roll-ups, as a subquery: every column of `tasks`,
+ * `paid_day` and `created_day` (America/Toronto) and `revenue` (CAD: the charge, else the price,
+ * less a refund). The one statement of the revenue rule the recounts below and the tests share.
+ */
+export const recountedTasks: SQL = sql`
+  select t.*, (t.paid_at at time zone 'America/Toronto')::date as paid_day,
+         (t.created_at at time zone 'America/Toronto')::date as created_day,
+         coalesce(-l.amount_cad, t.price_cad, 0)
+           - case when t.refund_status = 'refunded' then coalesce(t.refund_amount_cad, 0) else 0 end as revenue
+  from tasks t left join ledger_entries l on l.task_id = t.id and l.kind = 'charge'
+  where not t.sandbox`;
+
+/**
  * How far the task roll-ups (`tasks_paid_daily`, `tasks_paid_clients_daily` and its weekly sums, `tasks_created_daily`,
  * `tasks_org_daily`; docs/decisions.md 23) are from a recount of the non-sandbox `tasks` joined with
  * their `charge` ledger row: the rows that differ, both directions, per roll-up (0 everywhere when
@@ -85,13 +98,7 @@ export async function taskRollupDiff(): Promise<{
     rows: number;
   }>(
     await db.execute(sql`
-    with t as (
-      select t.*, (t.paid_at at time zone 'America/Toronto')::date as paid_day,
-             (t.created_at at time zone 'America/Toronto')::date as created_day,
-             coalesce(-l.amount_cad, t.price_cad, 0)
-               - case when t.refund_status = 'refunded' then coalesce(t.refund_amount_cad, 0) else 0 end as revenue
-      from tasks t left join ledger_entries l on l.task_id = t.id and l.kind = 'charge'
-      where not t.sandbox),
+    with t as (${recountedTasks}),
     raw_paid as (
       select paid_day as day, service_type, status, count(*)::int as tasks, sum(revenue)::numeric(12,2) as revenue_cad
       from t where paid_at is not null group by 1, 2, 3),
@@ -153,12 +160,9 @@ export async function recountTopClients(
   const rows = rowsOf<{ client: string | null; tasks: number; revenue: string }>(
     await db.execute(sql`
       select coalesce(k.contact, nullif(t.requester_contact, '')) as client, count(*)::int as tasks,
-             sum(coalesce(-l.amount_cad, t.price_cad, 0)
-               - case when t.refund_status = 'refunded' then coalesce(t.refund_amount_cad, 0) else 0 end) as revenue
-      from tasks t left join ledger_entries l on l.task_id = t.id and l.kind = 'charge'
-      left join api_keys k on k.id = t.api_key_id
-      where not t.sandbox and t.paid_at is not null
-        and (t.paid_at at time zone 'America/Toronto')::date between ${from}::date and ${to}::date
+             sum(t.revenue) as revenue
+      from (${recountedTasks}) t left join api_keys k on k.id = t.api_key_id
+      where t.paid_at is not null and t.paid_day between ${from}::date and ${to}::date
       group by 1 order by 3 desc, 1 limit ${limit}`),
   );
   return rows.map((r) => ({
