@@ -202,8 +202,9 @@ export async function topClients(fromDay: string, toDay: string): Promise<TopCli
 }
 
 /**
- * Ranks `sent` (kept per-client sums) with `open` (the open part's rows, as made by `clientRows`) in one statement. `bound` (cents) is the highest revenue of the kept
- * clients not sent, or null when all were sent. Returns the top ten, whether they are proven exact
+ * Ranks `sent` (kept per-client sums) with `open` (the open part's rows, as made by `clientRows`)
+ * in one statement. `bound` (cents) is the highest revenue of the kept clients not sent, or null
+ * when all were sent. Returns the top ten, whether they are proven exact
  * (`valid`: no client left out can reach them), the largest open revenue of one client (cents, 0
  * when none) and the version current in the statement.
  */

@@ -167,6 +167,7 @@ async function payPageUrls(events: TaskEvent[], taskById: Map<string, Task>): Pr
   if (tasks.length === 0) return urls;
   const { payPageUrl } = await import("../payments/pay-link.js");
   for (const task of tasks) {
+    if (urls.has(task.id)) continue; // two payment e-mails of one task in a run share a link
     try {
       urls.set(task.id, (await payPageUrl(task)).url);
     } catch (error) {

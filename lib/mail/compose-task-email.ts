@@ -52,7 +52,7 @@ export const PAYMENT_EMAIL_EVENTS: ReadonlySet<string> = new Set(
 );
 
 /** Whether `task` still awaits a USDC payment: the payment and counter-offer e-mails are sent then only. */
-export function awaitsUsdcPayment(task: Task): boolean {
+export function awaitsUsdcPayment(task: Task): task is Task & { paymentUsdcMicro: bigint } {
   return (OPEN_PAYMENT_STATUSES as readonly string[]).includes(task.status) && task.paymentUsdcMicro !== null;
 }
 
@@ -125,7 +125,7 @@ export function composeTaskEmail(
       if (!awaitsUsdcPayment(task)) return null;
       Object.assign(values, {
         amount_cad: formatCad(task.counterOfferAmount ?? task.priceCad ?? task.estimateCad, lang),
-        amount_usdc: formatUsdc(task.paymentUsdcMicro!),
+        amount_usdc: formatUsdc(task.paymentUsdcMicro),
         // The pay page (lib/tasks/pay-page.ts): where a person pays from a browser wallet.
         pay_url: payUrl ?? null,
         expires_at: formatDateTime(task.paymentExpiresAt, lang),

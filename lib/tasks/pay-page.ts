@@ -7,8 +7,8 @@
  *
  * The link itself (`payPageUrl`) is made in lib/payments/pay-link.ts, where the e-mail dispatcher
  * can reach it. The pay token is a purpose-bound JWT (lib/auth/jwt.ts, audience "task-pay",
- * subject the task id, expiring with the task's payment window, at most 7 days): it shows the
- * payment block of that one task and nothing else (no content, no address, no proof), so the URL
+ * subject the task id, expiring with the task's payment window, at most `PAY_TOKEN_MAX_SECONDS`):
+ * it shows the payment block of that one task and nothing else (no content, no address, no proof), so the URL
  * carries no credential to the task itself (MCP 2025-11-25, "URL mode elicitation": no credentials
  * or personal information in the URL).
  */

@@ -126,9 +126,10 @@ export const tasksOrgDaily = pgTable(
  * Version counters of roll-ups whose closed part readers keep in memory (docs/decisions.md 25):
  * `tasks_paid_clients` is raised by the triggers of migration 0033 whenever a statement changes a
  * row of `tasks_paid_clients_daily` or `tasks_paid_clients_weekly` in an ISO week that ended before
- * today (America/Toronto). A write to the current week (every payment) leaves it alone, so it is no
- * hot row; a write to a closed week (a refund, an erasure, a corrected charge) makes every cached
- * sum of closed weeks stale at once.
+ * today (America/Toronto), and by those of migration 0034 when a key's contact changes or a key is
+ * deleted (the kept sums are per client, the key's contact; decision 26). A write to the current
+ * week (every payment) leaves it alone, so it is no hot row; a write to a closed week (a refund, an
+ * erasure, a corrected charge) makes every cached sum of closed weeks stale at once.
  */
 export const rollupVersions = pgTable("rollup_versions", {
   name: text("name").primaryKey(),
