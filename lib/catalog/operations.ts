@@ -7,6 +7,7 @@ import { servicesListResponseSchema, servicesQuerySchema } from "./schemas.js";
 export const listServicesOperation = defineOperation({
   id: "listServices",
   method: "GET",
+  readOnly: true,
   path: "/api/services",
   summary: `List the service catalog (${serviceCountWord()} services with their contracts)`,
   description:

@@ -138,6 +138,15 @@ export interface Operation<
   }[];
   /** Hidden from /openapi.json (cron jobs). */
   internal?: boolean;
+  /**
+   * A public GET that changes nothing the audit trail records (only the wrapper's activity row is
+   * written): the wrapper runs it without an actor context (lib/db/actor.ts). An instance that
+   * serves only such routes (a Vercel function of one route) then never switches on Node's async
+   * hooks, which AsyncLocalStorage turns on for every promise and tick from its first `run`
+   * (about 2 µs a request of the estimate, docs/performance.md). GET only, never `idempotent`
+   * (tests/http/read-only-operations.test.ts).
+   */
+  readOnly?: boolean;
   /** Accepts `Idempotency-Key` (every state-changing POST/DELETE; docs/api-conventions.md "Idempotency"). */
   idempotent?: boolean;
   /**

@@ -271,8 +271,9 @@ function answered(
       },
     );
   }
-  // The endpoint's changes are recorded in the audit trail as this actor's (lib/db/audit.ts).
-  const result = runAsActor(actor, requestId, () => fn(ctx));
+  // The endpoint's changes are recorded in the audit trail as this actor's (lib/db/audit.ts); a
+  // read-only operation has none, and runs without the context (`Operation.readOnly`).
+  const result = operation.readOnly ? fn(ctx) : runAsActor(actor, requestId, () => fn(ctx));
   if (isPromise(result)) return result.then((value) => responseOf(operation, state, value));
   return responseOf(operation, state, result);
 }

@@ -59,6 +59,7 @@ export const mcpOAuthGetOperation = defineOperation({
 export const protectedResourceOperation = defineOperation({
   id: "getProtectedResourceMetadata",
   method: "GET",
+  readOnly: true,
   path: "/.well-known/oauth-protected-resource",
   summary: "OAuth protected resource metadata of /mcp (RFC 9728; also at …/oauth-protected-resource/mcp)",
   description: "Names the authorization server of /mcp and the scopes its tokens carry.",

@@ -6,6 +6,7 @@ import { estimateQuerySchema, estimateResponseSchema } from "./schemas.js";
 export const getEstimateOperation = defineOperation({
   id: "getEstimate",
   method: "GET",
+  readOnly: true,
   path: "/api/estimate",
   summary: "Estimate the CAD price of a task",
   description: `${pricingFormula()}; exact to the cent. ${transportRule()}.`,

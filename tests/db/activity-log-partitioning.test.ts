@@ -110,5 +110,68 @@ describe.each(availableBackends().filter((b) => b !== "neon") as ("pglite" | "pg
         await db.close();
       }
     });
+
+    it("indexes only the rows with a key or an organization, and every reader's lookup still uses them", async () => {
+      const db = await open(backend, MIGRATIONS_FOLDER);
+      try {
+        for (const name of ["activity_log_api_key_id_at_idx", "activity_log_org_id_at_idx"]) {
+          const [def] = await db.query<{ def: string }>(`select pg_get_indexdef('${name}'::regclass) as def`);
+          expect(def!.def).toMatch(/WHERE \((api_key|org)_id IS NOT NULL\)$/);
+        }
+        // 3,000 rows this month: every tenth names a key, every seventh an organization.
+        await db.query(`
+          insert into activity_log (at, api_key_id, org_id, method, endpoint, status, latency_ms)
+          select now() - (g || ' seconds')::interval,
+                 case when g % 10 = 0 then 'key_' || (g % 30) end,
+                 case when g % 7 = 0 then 'org_' || (g % 5) end, 'GET', '/api/estimate', 200, 1
+          from generate_series(1, 3000) g`);
+        await db.query("vacuum analyze activity_log");
+        const part = activityPartitionFor(new Date()).name;
+        const entries = async (index: string) =>
+          Number(
+            (
+              await db.query<{ n: number }>(
+                `select reltuples as n from pg_class where relname = '${part}_${index}'`,
+              )
+            )[0]!.n,
+          );
+        expect(await entries("api_key_id_at_idx")).toBe(300);
+        expect(await entries("org_id_at_idx")).toBe(428);
+        expect(await entries("at_idx")).toBe(3000);
+
+        // The readers' shapes: the volume alert and the organization's export (one value and a
+        // time range), the privacy export and erasure (the keys of an account, a join).
+        const readers = [
+          [
+            "api_key_id_at_idx",
+            "select count(*) from activity_log where api_key_id = 'key_10' and at >= now() - interval '1 day'",
+          ],
+          [
+            "org_id_at_idx",
+            "select count(*) from activity_log where org_id = 'org_3' and at >= now() - interval '1 day'",
+          ],
+          [
+            "api_key_id_at_idx",
+            "select count(*) from activity_log where api_key_id in (select id from api_keys where account_id = 'acct')",
+          ],
+          ["api_key_id_at_idx", "select count(*) from activity_log where api_key_id in ('key_10', 'key_20')"],
+        ] as const;
+        for (const [index, query] of readers) {
+          const counted = await db.query<{ count: string }>(query);
+          await db.query("set enable_seqscan = off");
+          try {
+            const plan = (await db.query<{ "QUERY PLAN": string }>(`explain ${query}`)).map(
+              (r) => r["QUERY PLAN"],
+            );
+            expect(plan.join("\n"), query).toContain(`${part}_${index}`);
+            expect(await db.query(query), query).toEqual(counted);
+          } finally {
+            await db.query("reset enable_seqscan");
+          }
+        }
+      } finally {
+        await db.close();
+      }
+    });
   },
 );

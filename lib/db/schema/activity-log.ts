@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigserial, boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.js";
 
@@ -9,6 +10,12 @@ import { timestamptz } from "./columns.js";
  * Partitioned by month of `at` (migrations 0026-0027, lib/privacy/activity-partitions.ts): the primary
  * key includes the partition key, as PostgreSQL requires; `id` alone stays unique in practice (one
  * sequence), and nothing references it.
+ *
+ * The per-key and per-organization indexes are partial (migration 0035): they hold only the rows
+ * that have a key or an organization, since every reader looks rows up by one (`api_key_id = …`,
+ * `org_id = …`, which imply NOT NULL, so the planner uses them). The anonymous public reads, most of
+ * the traffic, then write two index entries fewer a row (about 2 µs a row on embedded PGlite,
+ * docs/performance.md).
  */
 export const activityLog = pgTable(
   "activity_log",
@@ -35,8 +42,8 @@ export const activityLog = pgTable(
   (t) => [
     primaryKey({ columns: [t.id, t.at] }),
     index("activity_log_at_idx").on(t.at),
-    index("activity_log_api_key_id_at_idx").on(t.apiKeyId, t.at),
-    index("activity_log_org_id_at_idx").on(t.orgId, t.at),
+    index("activity_log_api_key_id_at_idx").on(t.apiKeyId, t.at).where(sql`${t.apiKeyId} IS NOT NULL`),
+    index("activity_log_org_id_at_idx").on(t.orgId, t.at).where(sql`${t.orgId} IS NOT NULL`),
   ],
 );
 

@@ -10,6 +10,7 @@ import { capabilitiesSchema, cronResultSchema, platformStatusSchema } from "./sc
 export const getCapabilitiesOperation = defineOperation({
   id: "getCapabilities",
   method: "GET",
+  readOnly: true,
   path: "/api/capabilities",
   summary: "Machine-readable manifest of the platform (cached 5 minutes)",
   tags: ["Discovery"],
@@ -21,6 +22,7 @@ export const getCapabilitiesOperation = defineOperation({
 export const getStatusOperation = defineOperation({
   id: "getStatus",
   method: "GET",
+  readOnly: true,
   path: "/api/status",
   summary: "Platform health: storage, payment checker, queue",
   description: "Always 200; read `status` (`operational`, `degraded`, `partial_outage`) and `issues`.",
@@ -32,6 +34,7 @@ export const getStatusOperation = defineOperation({
 export const getOpenApiOperation = defineOperation({
   id: "getOpenApi",
   method: "GET",
+  readOnly: true,
   path: "/openapi.json",
   summary: "This OpenAPI 3.1 description",
   tags: ["Discovery"],
@@ -43,6 +46,7 @@ export const getOpenApiOperation = defineOperation({
 export const getLlmsTxtOperation = defineOperation({
   id: "getLlmsTxt",
   method: "GET",
+  readOnly: true,
   path: "/llms.txt",
   summary: "Overview for language models (Markdown)",
   tags: ["Discovery"],
@@ -66,6 +70,7 @@ const jwkSchema = z
 export const getReceiptKeysOperation = defineOperation({
   id: "getReceiptKeys",
   method: "GET",
+  readOnly: true,
   path: "/.well-known/jwks.json",
   summary: "Public keys that verify completion receipts (JWK Set; current key first, retired keys kept)",
   description:
