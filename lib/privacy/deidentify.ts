@@ -6,7 +6,7 @@
  * the account's e-mail replaced. Large sections are changed in chunks of {@link ERASURE_CHUNK_ROWS}
  * rows inside the caller's transaction.
  */
-import { and, asc, eq, gt, inArray, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import type { PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { jsonList } from "../db/bulk.js";
 import type { Db, Tx } from "../db/client.js";
@@ -22,7 +22,15 @@ import {
 } from "../db/schema/index.js";
 import { sha256Hex } from "../ids.js";
 import { TERMINAL_STATUSES } from "../tasks/state/transitions.js";
-import { primaryColumn, SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
+import {
+  keyCompare,
+  keyOfRow,
+  keyText,
+  SUBJECT_TABLES,
+  type SubjectRows,
+  subjectScope,
+  tableKey,
+} from "./subject.js";
 
 /** Text put in place of de-identified required free text. */
 export const DEIDENTIFIED = "[de-identified]";
@@ -80,7 +88,8 @@ export const ERASURE_CHUNK_ROWS = 5_000;
 
 /**
  * Applies `change` to the rows of `table` matching `where`, in chunks of {@link ERASURE_CHUNK_ROWS}
- * taken in key order (one select of the chunk's keys, one statement of `change` on them), so an
+ * taken in key order (`tableKey`: one select of the chunk's keys, one statement of `change` on the
+ * rows of `where` between its first and last key), so an
  * account with 100,000 tasks is rewritten in 20 short statements of one transaction rather than one
  * that passes the statement timeout. `where` must still select a row after `change` (rewrites keep
  * the owning columns) or the row must be gone (deletes): the next chunk starts after the last key.
@@ -92,19 +101,21 @@ async function inChunks(
   where: SQL | undefined,
   change: (rows: SQL) => Promise<unknown>,
 ): Promise<number> {
-  const { column } = primaryColumn(table);
-  const read = async (after: unknown) =>
+  const key = tableKey(table);
+  const read = async (after: string[] | null) =>
     (
       await tx
-        .select({ key: column })
+        .select(keyText(key))
         .from(table)
-        .where(and(where, after === null ? undefined : gt(column, after)))
-        .orderBy(asc(column))
+        .where(and(where, after === null ? undefined : keyCompare(key, ">", after)))
+        .orderBy(...key.map((column) => asc(column)))
         .limit(ERASURE_CHUNK_ROWS)
-    ).map((r) => r.key);
+    ).map((row) => keyOfRow(key, row));
   let count = 0;
-  for await (const keys of keysetPages(read, (key) => key, ERASURE_CHUNK_ROWS)) {
-    await change(inArray(column, keys));
+  for await (const keys of keysetPages(read, (k) => k, ERASURE_CHUNK_ROWS)) {
+    // The chunk's rows are those of `where` from its first key to its last, bounds bound as two
+    // parameters each (never one per row).
+    await change(and(where, keyCompare(key, ">=", keys[0]!), keyCompare(key, "<=", keys.at(-1)!))!);
     count += keys.length;
   }
   return count;

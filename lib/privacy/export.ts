@@ -10,7 +10,7 @@
  * secrets). Proof file contents are not inlined (they can be megabytes): each row says where to
  * download them. bigint values are decimal strings, times ISO 8601.
  */
-import { and, asc, desc, eq, getTableColumns, gt, lt, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, type SQL } from "drizzle-orm";
 import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { type Db, getDb } from "../db/client.js";
@@ -20,7 +20,15 @@ import { DomainError } from "../errors.js";
 import { describeError } from "../log-error.js";
 import { primedTextStream } from "../text-stream.js";
 import { DATA_CLASSIFICATION } from "./classification.js";
-import { primaryColumn, SUBJECT_TABLES, type SubjectRows, subjectScope } from "./subject.js";
+import {
+  keyCompare,
+  keyOfRow,
+  keyText,
+  SUBJECT_TABLES,
+  type SubjectRows,
+  subjectScope,
+  tableKey,
+} from "./subject.js";
 
 /** Version of the export document's shape. */
 export const EXPORT_FORMAT = "law25-export/1";
@@ -52,15 +60,12 @@ export const EXPORT_PAGE_ROWS = 2_000;
 
 /**
  * The key a section is read by, page after page: `task_events` in commit order (`seq`),
- * `activity` newest first (`id`, a sequence), the others by primary key. Every key is one unique
- * column, so `key > last` (or `<`) starts the next page exactly after the last row.
+ * `activity` newest first (`(at, id)`), the others by primary key. Every key is unique, so
+ * `key > last` (or `<`) starts the next page exactly after the last row.
  */
-function sectionKey(
-  name: keyof SubjectRows,
-  table: PgTable,
-): { prop: string; column: PgColumn; desc: boolean } {
-  if (name === "task_events") return { prop: "seq", column: taskEvents.seq, desc: false };
-  return { ...primaryColumn(table), desc: name === "activity" };
+function sectionKey(name: keyof SubjectRows, table: PgTable): { key: PgColumn[]; desc: boolean } {
+  if (name === "task_events") return { key: [taskEvents.seq], desc: false };
+  return { key: tableKey(table), desc: name === "activity" };
 }
 
 /** The exported rows of one section, read in keyset pages of {@link EXPORT_PAGE_ROWS}. */
@@ -70,17 +75,16 @@ async function* sectionRows(
   table: PgTable,
   where: SQL | undefined,
 ): AsyncGenerator<Record<string, unknown>> {
-  const key = sectionKey(name, table);
-  const read = (after: unknown) =>
+  const { key, desc: newestFirst } = sectionKey(name, table);
+  const order = key.map((column) => (newestFirst ? desc(column) : asc(column)));
+  const read = (after: string[] | null) =>
     db
-      .select()
+      .select({ ...getTableColumns(table), ...keyText(key) })
       .from(table)
-      .where(
-        and(where, after === null ? undefined : key.desc ? lt(key.column, after) : gt(key.column, after)),
-      )
-      .orderBy(key.desc ? desc(key.column) : asc(key.column))
+      .where(and(where, after === null ? undefined : keyCompare(key, newestFirst ? "<" : ">", after)))
+      .orderBy(...order)
       .limit(EXPORT_PAGE_ROWS) as Promise<Record<string, unknown>[]>;
-  for await (const page of keysetPages(read, (row) => row[key.prop], EXPORT_PAGE_ROWS)) {
+  for await (const page of keysetPages(read, (row) => keyOfRow(key, row), EXPORT_PAGE_ROWS)) {
     for (const row of page) yield exportRow(table, row);
   }
 }

@@ -70,8 +70,9 @@ async function deleteProofFiles(cutoff: Date, batch: number): Promise<number> {
 
 /**
  * Deletes, oldest first, at most `batch` activity rows with `at` before `cutoff`. Rows are named by
- * their whole key `(id, at)` and the outer `at < cutoff` keeps the delete to the partitions that can
- * hold such rows (the cutoff's month and the DEFAULT one, once older months are dropped).
+ * their whole key (the primary key `(at, id)`, read in order) and the outer `at < cutoff` keeps the
+ * delete to the partitions that can hold such rows (the cutoff's month and the DEFAULT one, once
+ * older months are dropped).
  * @returns how many were deleted
  */
 async function deleteActivityRows(cutoff: Date, batch: number): Promise<number> {

@@ -19,7 +19,7 @@
  * tasks would bind that many parameters, past the protocol's 65,535 (issue 32 item 5).
  */
 import { and, eq, getTableColumns, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
-import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import type { Db, Tx } from "../db/client.js";
 import type { ClientAccount } from "../db/schema/index.js";
 import * as t from "../db/schema/index.js";
@@ -73,16 +73,42 @@ export const SUBJECT_TABLES = {
 } satisfies Record<keyof SubjectRows, PgTable>;
 
 /**
- * The unique key column of `table` and its property name, which the export pages by and erasure
- * chunks by: its single-column primary key, else its `id` column (the partitioned `activity_log`,
- * keyed `(id, at)`, whose `id` comes from one sequence and is unique by itself).
- * @throws Error when the table has neither (a schema change this module must follow)
+ * The key the export pages `table` by and erasure chunks it by: its single-column primary key, else
+ * the columns of its composite primary key in order (the partitioned `activity_log`: `(at, id)`,
+ * docs/decisions.md 27). Unique, and read in order through the primary key's index.
+ * @throws Error when the table has no primary key (a schema change this module must follow)
  */
-export function primaryColumn(table: PgTable): { prop: string; column: PgColumn } {
-  const columns = Object.entries(getTableColumns(table)) as [string, PgColumn][];
-  const found = columns.find(([, c]) => c.primary) ?? columns.find(([, c]) => c.name === "id");
-  if (!found) throw new Error("subject table without a single-column key");
-  return { prop: found[0], column: found[1] };
+export function tableKey(table: PgTable): PgColumn[] {
+  const single = Object.values(getTableColumns(table)).find((c) => c.primary);
+  if (single) return [single];
+  const composite = getTableConfig(table).primaryKeys[0];
+  if (!composite) throw new Error(`subject table ${getTableConfig(table).name} without a primary key`);
+  return composite.columns;
+}
+
+/**
+ * The columns of `key` read as text, to select beside a row (`__key0`, `__key1`, …): a timestamp
+ * keeps its microseconds, which a JavaScript `Date` would drop, so the next page starts exactly
+ * after the last row.
+ */
+export function keyText(key: PgColumn[]): Record<string, SQL<string>> {
+  return Object.fromEntries(key.map((column, i) => [`__key${i}`, sql<string>`${column}::text`]));
+}
+
+/** The key of a row selected with {@link keyText}'s fields. */
+export function keyOfRow(key: PgColumn[], row: Record<string, unknown>): string[] {
+  return key.map((_, i) => row[`__key${i}`] as string);
+}
+
+/**
+ * `(key…) op (values…)`, the row comparison that bounds a page by a key read with {@link keyText};
+ * PostgreSQL reads each text value as its column's type.
+ */
+export function keyCompare(key: PgColumn[], op: "<" | ">" | "<=" | ">=", values: string[]): SQL {
+  return sql`(${sql.join(key, sql`, `)}) ${sql.raw(op)} (${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
 }
 
 /** Everything that belongs to one account, and the row conditions built from it. */

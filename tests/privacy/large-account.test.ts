@@ -5,13 +5,15 @@
  * "bind message has … parameter formats but 0 parameters" and was answered 503 with Retry-After,
  * forever. The subject's sets are now subqueries (lib/privacy/subject.ts). The export is streamed
  * (issue 32 item 4): it arrives in many chunks, read page by page, and its audit row counts them.
+ * The key's activity rows, microseconds apart, are paged by `(at, id)` (docs/decisions.md 27): every
+ * one is exported once and de-identified, across the export's pages and erasure's chunks.
  */
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as accountGet } from "../../api/client-account.js";
 import { POST as adminPost } from "../../api/privacy-admin.js";
 import { getDb } from "../../lib/db/client.js";
-import { apiKeys, privacyAudit, tasks } from "../../lib/db/schema/index.js";
+import { activityLog, apiKeys, privacyAudit, tasks } from "../../lib/db/schema/index.js";
 import { openLinkedAccount, readAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
@@ -22,6 +24,8 @@ useTestDatabase();
 /** More than 65,535: submitted by the account's key, and charged to the account without a key. */
 const BY_KEY = 66_000;
 const BY_ACCOUNT = 500;
+/** Activity rows of the account's key, 1 µs apart (six milliseconds in all): past a page and a chunk. */
+const ACTIVITY = 6_000;
 
 let admin: string;
 let jwt: string;
@@ -56,6 +60,11 @@ beforeAll(async () => {
   const [row] = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.accountId, accountId));
   await seedTasks("K", BY_KEY, row!.id, null);
   await seedTasks("A", BY_ACCOUNT, null, accountId);
+  await db.execute(sql`
+    insert into activity_log (at, request_id, api_key_id, ip, method, endpoint, status, latency_ms, agent_name)
+    select timestamptz '2026-11-20 12:00:00.000000+00' + g * interval '1 microsecond', 'req_big_' || g,
+           ${row!.id}, '203.0.113.9', 'GET', '/api/estimate', 200, 1, 'big-agent'
+    from generate_series(1, ${ACTIVITY}::int) as g`);
   // Another client's anonymous task naming the account's e-mail: not the subject's, never exported.
   await seedTasks("NAMED", 1, null, null);
 }, 120_000);
@@ -68,6 +77,14 @@ describe("Law 25 with more than 65,535 tasks (issue 32 item 5)", () => {
     expect(exported.length).toBe(BY_KEY + BY_ACCOUNT);
     expect(exported.some((t) => t.id === "TASK-BIG-NAMED-1")).toBe(false);
     expect(new Set(exported.map((t) => t.id)).size).toBe(BY_KEY + BY_ACCOUNT);
+    const activity = (body.export.activity as { request_id: string | null; at: string }[]).filter((a) =>
+      a.request_id?.startsWith("req_big_"),
+    );
+    expect(new Set(activity.map((a) => a.request_id)).size).toBe(ACTIVITY);
+    expect(activity).toHaveLength(ACTIVITY);
+    // Newest first.
+    expect(activity[0]!.request_id).toBe(`req_big_${ACTIVITY}`);
+    expect(activity.at(-1)!.request_id).toBe("req_big_1");
   }, 120_000);
 
   it("streams it: many chunks as the pages are read, one document, the audit row counting the sections", async () => {
@@ -107,6 +124,14 @@ describe("Law 25 with more than 65,535 tasks (issue 32 item 5)", () => {
       .from(privacyAudit)
       .where(sql`${privacyAudit.accountId} = ${accountId} and ${privacyAudit.action} = 'deidentified'`);
     expect(audit?.details).toMatchObject({ tasks: BY_KEY + BY_ACCOUNT, named_tasks_redacted: 1 });
+    expect((audit!.details as { activity: number }).activity).toBeGreaterThanOrEqual(ACTIVITY);
+    const [kept] = await db
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(activityLog)
+      .where(
+        sql`${activityLog.requestId} like 'req_big_%' and (${activityLog.ip} is not null or ${activityLog.agentName} is not null)`,
+      );
+    expect(kept?.n).toBe(0);
     const [left] = await db
       .select({ n: sql<number>`count(*)`.mapWith(Number) })
       .from(tasks)

@@ -11,11 +11,13 @@ import { timestamptz } from "./columns.js";
  * key includes the partition key, as PostgreSQL requires; `id` alone stays unique in practice (one
  * sequence), and nothing references it.
  *
- * The per-key and per-organization indexes are partial (migration 0035): they hold only the rows
- * that have a key or an organization, since every reader looks rows up by one (`api_key_id = …`,
- * `org_id = …`, which imply NOT NULL, so the planner uses them). The anonymous public reads, most of
- * the traffic, then write two index entries fewer a row (about 2 µs a row on embedded PGlite,
- * docs/performance.md).
+ * Two btree indexes are written for every row, the least a row can cost (migration 0035,
+ * docs/decisions.md 27): the primary key `(at, id)`, which also serves every read by time
+ * (retention oldest first, the privacy export and erasure paging by `(at, id)`), and the partial
+ * per-key and per-organization indexes, which hold only the rows that name a key or an organization:
+ * every reader looks rows up by one (`api_key_id = …`, `IN (…)`, `org_id = …`, which imply NOT
+ * NULL, so the planner uses them). An anonymous public read's row, most of the traffic, writes the
+ * primary key's entry alone.
  */
 export const activityLog = pgTable(
   "activity_log",
@@ -40,8 +42,7 @@ export const activityLog = pgTable(
     identityValid: boolean("identity_valid"),
   },
   (t) => [
-    primaryKey({ columns: [t.id, t.at] }),
-    index("activity_log_at_idx").on(t.at),
+    primaryKey({ columns: [t.at, t.id] }),
     index("activity_log_api_key_id_at_idx").on(t.apiKeyId, t.at).where(sql`${t.apiKeyId} IS NOT NULL`),
     index("activity_log_org_id_at_idx").on(t.orgId, t.at).where(sql`${t.orgId} IS NOT NULL`),
   ],
