@@ -6,9 +6,9 @@
  */
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
-import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gte, lt } from "drizzle-orm";
 import { getDb } from "../db/client.js";
-import { keysetPages } from "../db/keyset-pages.js";
+import { keyCompare, keysetPages } from "../db/keyset-pages.js";
 import { activityLog, tasks } from "../db/schema/index.js";
 import { timestampText } from "../db/timestamp-text.js";
 import { describeError } from "../log-error.js";
@@ -176,7 +176,7 @@ async function* exportRecords(
               gte(activityLog.at, from),
               lt(activityLog.at, to),
               after
-                ? sql`(${activityLog.at}, ${activityLog.id}) > (${after.at}::timestamptz, ${after.id})`
+                ? keyCompare([activityLog.at, activityLog.id], ">", [after.at, String(after.id)])
                 : undefined,
             ),
           )
@@ -201,9 +201,7 @@ async function* exportRecords(
             eq(tasks.sandbox, false),
             gte(tasks.createdAt, from),
             lt(tasks.createdAt, to),
-            after
-              ? sql`(${tasks.createdAt}, ${tasks.id}) > (${after.at}::timestamptz, ${after.id})`
-              : undefined,
+            after ? keyCompare([tasks.createdAt, tasks.id], ">", [after.at, after.id]) : undefined,
           ),
         )
         .orderBy(asc(tasks.createdAt), asc(tasks.id))

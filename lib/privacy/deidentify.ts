@@ -10,7 +10,7 @@ import { and, asc, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import type { PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { jsonList } from "../db/bulk.js";
 import type { Db, Tx } from "../db/client.js";
-import { keysetPages } from "../db/keyset-pages.js";
+import { keyCompare, keyOfRow, keysetPages, keyText } from "../db/keyset-pages.js";
 import {
   apiKeys,
   authTokens,
@@ -22,15 +22,7 @@ import {
 } from "../db/schema/index.js";
 import { sha256Hex } from "../ids.js";
 import { TERMINAL_STATUSES } from "../tasks/state/transitions.js";
-import {
-  keyCompare,
-  keyOfRow,
-  keyText,
-  SUBJECT_TABLES,
-  type SubjectRows,
-  subjectScope,
-  tableKey,
-} from "./subject.js";
+import { SUBJECT_TABLES, type SubjectRows, subjectScope, tableKey } from "./subject.js";
 
 /** Text put in place of de-identified required free text. */
 export const DEIDENTIFIED = "[de-identified]";

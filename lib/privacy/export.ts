@@ -14,21 +14,13 @@ import { and, asc, desc, eq, getTableColumns, type SQL } from "drizzle-orm";
 import { getTableConfig, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { type Db, getDb } from "../db/client.js";
-import { keysetPages } from "../db/keyset-pages.js";
+import { keyCompare, keyOfRow, keysetPages, keyText } from "../db/keyset-pages.js";
 import { type ClientAccount, clientAccounts, privacyAudit, taskEvents } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { describeError } from "../log-error.js";
 import { primedTextStream } from "../text-stream.js";
 import { DATA_CLASSIFICATION } from "./classification.js";
-import {
-  keyCompare,
-  keyOfRow,
-  keyText,
-  SUBJECT_TABLES,
-  type SubjectRows,
-  subjectScope,
-  tableKey,
-} from "./subject.js";
+import { SUBJECT_TABLES, type SubjectRows, subjectScope, tableKey } from "./subject.js";
 
 /** Version of the export document's shape. */
 export const EXPORT_FORMAT = "law25-export/1";

@@ -79,36 +79,13 @@ export const SUBJECT_TABLES = {
  * @throws Error when the table has no primary key (a schema change this module must follow)
  */
 export function tableKey(table: PgTable): PgColumn[] {
-  const single = Object.values(getTableColumns(table)).find((c) => c.primary);
+  const columns = Object.values(getTableColumns(table));
+  const single = columns.find((c) => c.primary);
   if (single) return [single];
   const composite = getTableConfig(table).primaryKeys[0];
   if (!composite) throw new Error(`subject table ${getTableConfig(table).name} without a primary key`);
-  return composite.columns;
-}
-
-/**
- * The columns of `key` read as text, to select beside a row (`__key0`, `__key1`, …): a timestamp
- * keeps its microseconds, which a JavaScript `Date` would drop, so the next page starts exactly
- * after the last row.
- */
-export function keyText(key: PgColumn[]): Record<string, SQL<string>> {
-  return Object.fromEntries(key.map((column, i) => [`__key${i}`, sql<string>`${column}::text`]));
-}
-
-/** The key of a row selected with {@link keyText}'s fields. */
-export function keyOfRow(key: PgColumn[], row: Record<string, unknown>): string[] {
-  return key.map((_, i) => row[`__key${i}`] as string);
-}
-
-/**
- * `(key…) op (values…)`, the row comparison that bounds a page by a key read with {@link keyText};
- * PostgreSQL reads each text value as its column's type.
- */
-export function keyCompare(key: PgColumn[], op: "<" | ">" | "<=" | ">=", values: string[]): SQL {
-  return sql`(${sql.join(key, sql`, `)}) ${sql.raw(op)} (${sql.join(
-    values.map((v) => sql`${v}`),
-    sql`, `,
-  )})`;
+  // The table's own columns, by name: the key's copies are bare (their SQL type is not theirs to tell).
+  return composite.columns.map((key) => columns.find((c) => c.name === key.name)!);
 }
 
 /** Everything that belongs to one account, and the row conditions built from it. */

@@ -11,6 +11,7 @@
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
+import { keyCompare } from "../db/keyset-pages.js";
 import { TASK_SEARCH_TEXT, type Task, type TaskPolicyRecord, tasks } from "../db/schema/index.js";
 import { timestampText } from "../db/timestamp-text.js";
 import { DomainError } from "../errors.js";
@@ -148,12 +149,7 @@ export async function listTasks(query: TaskListQuery): Promise<{
   const direction = descending ? desc : asc;
   const after = query.cursor ? decodeCursor(query.cursor, query.sort, query.offset) : undefined;
   const page = after
-    ? and(
-        condition,
-        descending
-          ? sql`(${column}, ${tasks.id}) < (${after.value}::timestamptz, ${after.id})`
-          : sql`(${column}, ${tasks.id}) > (${after.value}::timestamptz, ${after.id})`,
-      )
+    ? and(condition, keyCompare([column, tasks.id], descending ? "<" : ">", [after.value, after.id]))
     : condition;
   const [rows, [totalRow]] = await Promise.all([
     db
