@@ -954,10 +954,7 @@ export interface components {
             source: "hub" | "known_location" | "gazetteer" | "distance_matrix";
             in_service_zone: boolean;
             /** @description [longitude, latitude] */
-            coordinates: [
-                number,
-                number
-            ] | null;
+            coordinates: number[] | null;
         };
         TaskCreated: {
             task_id: string;

@@ -37,9 +37,14 @@ export function toSchema(schema: z.ZodType, io: "input" | "output", components: 
 }
 
 /**
- * Rewrites a closed tuple's `items: false` (zod's output for z.tuple) as `items: { not: {} }`:
- * the same rule (no element past `prefixItems`) written as a schema object, which OpenAPI
- * linters (Spectral's `array-items`) and client generators expect `items` to be.
+ * Rewrites a closed tuple (zod's `prefixItems` + `items: false` for z.tuple) in a form every
+ * validator and client generator reads alike:
+ * - every element of one schema (a `[longitude, latitude]` pair): `items: <that schema>` with
+ *   `minItems` = `maxItems` = the length, no `prefixItems` (Stoplight Prism misread the tuple
+ *   form and reported the estimate's `location.coordinates` as violations);
+ * - elements of different schemas: `prefixItems` kept, `items: { not: {} }` (the same rule as
+ *   `items: false`, written as a schema object, which Spectral's `array-items` expects).
+ * Mutates `node` in place; recursion stops at depth 64.
  */
 function closedTuples(node: unknown, depth: number): void {
   if (depth > 64 || node === null || typeof node !== "object") return;
@@ -48,7 +53,18 @@ function closedTuples(node: unknown, depth: number): void {
     return;
   }
   const object = node as Json;
-  if (Array.isArray(object.prefixItems) && object.items === false) object.items = { not: {} };
+  if (Array.isArray(object.prefixItems) && object.items === false) {
+    const elements = object.prefixItems as unknown[];
+    const first = JSON.stringify(elements[0]);
+    if (elements.length > 0 && elements.every((e) => JSON.stringify(e) === first)) {
+      delete object.prefixItems;
+      object.items = elements[0];
+      object.minItems = elements.length;
+      object.maxItems = elements.length;
+    } else {
+      object.items = { not: {} };
+    }
+  }
   for (const value of Object.values(object)) closedTuples(value, depth + 1);
 }
 

@@ -22,6 +22,12 @@
  * for that status). Besides, a value the declared schema forbids must be refused (4xx), a
  * wrong method must get 405 with `Allow`, and a missing, invalid or insufficient key the
  * 401/403 of the authentication rules.
+ *
+ * The same requests then go through Stoplight Prism in proxy mode, a second and independent
+ * reader of the document (tests/helpers/prism.ts): every answer must come back without a
+ * response violation in its `sl-violations` header. A validator that reads a schema form
+ * differently from ours (Prism ignored `prefixItems`, so a `[longitude, latitude]` tuple failed
+ * there) shows up here.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -29,6 +35,7 @@ import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
+import { type PrismProxy, responseViolations, startPrismProxy } from "../helpers/prism.js";
 import { validTask } from "../helpers/tasks.js";
 
 type Json = Record<string, any>;
@@ -518,8 +525,9 @@ interface Answer {
   text: string;
 }
 
-async function send(c: Case): Promise<Answer> {
-  const url = new URL(c.path, host.url);
+/** Sends `c` to the service, or through the proxy at `base` (Prism). */
+async function send(c: Case, base = host.url): Promise<Answer> {
+  const url = new URL(c.path, base);
   for (const [k, v] of Object.entries(c.query)) url.searchParams.set(k, v);
   // URLSearchParams writes a space as "+", so "+" itself must be sent raw to mean a space.
   const href = url.href.replace(/=%2B(&|$)/g, "=+$1");
@@ -658,4 +666,84 @@ describe("/openapi.json conformance", () => {
     expect(cases.length).toBeGreaterThan(500);
     expect(failures, failures.join("\n")).toEqual([]);
   }, 120_000);
+});
+
+/**
+ * Whether Prism 5.16 forwards `c`: it never answers a request whose body is not JSON (or is
+ * JSON `null` on a DELETE): it neither forwards nor refuses it, so the client times out. Those
+ * few cases are judged by the sweep above only.
+ */
+function prismForwards(c: Case): boolean {
+  if (c.body === undefined || c.method === "GET") return true;
+  try {
+    return !(JSON.parse(c.body) === null && c.method === "DELETE");
+  } catch {
+    return false;
+  }
+}
+
+describe("/openapi.json as Stoplight Prism (proxy mode) reads it", () => {
+  let prism: PrismProxy;
+  let brokenPrism: PrismProxy;
+
+  beforeAll(async () => {
+    // The self-check's document: the estimate's total declared a string, which it never is.
+    const broken = structuredClone(doc);
+    broken.components.schemas.Estimate.properties.total_cad = { type: "string" };
+    [prism, brokenPrism] = await Promise.all([
+      startPrismProxy(doc, host.url),
+      startPrismProxy(broken, host.url),
+    ]);
+    // Two Prism processes load and dereference the 400 kB document at once: on a loaded 2-core
+    // machine that alone took tens of seconds, so the hook allows minutes.
+  }, 300_000);
+  afterAll(async () => {
+    await Promise.all([prism?.close(), brokenPrism?.close()]);
+  });
+
+  it("reports an answer that breaks the document it was given (so the sweep below can fail)", async () => {
+    const c: Case = {
+      label: "self-check",
+      op: "GET /api/estimate",
+      method: "GET",
+      path: "/api/estimate",
+      query: { location: "Laval", hours: "1" },
+      headers: {},
+    };
+    const viaBroken = await send(c, brokenPrism.url);
+    expect(viaBroken.status).toBe(200);
+    expect(responseViolations(viaBroken.headers)).toEqual([
+      expect.objectContaining({ location: ["response", "body", "total_cad"], code: "type" }),
+    ]);
+    const viaPrism = await send(c, prism.url);
+    expect(viaPrism.status).toBe(200);
+    expect(JSON.parse(viaPrism.text).location.coordinates).toHaveLength(2);
+    expect(responseViolations(viaPrism.headers)).toEqual([]);
+  });
+
+  it("finds no response violation in any answer to the conformance requests", async () => {
+    const ops = operations();
+    const all = ops.flatMap((op) => casesOf(op, ops));
+    const cases = all.filter(prismForwards);
+    // The cases Prism cannot forward are the few malformed bodies, never a whole operation.
+    expect(all.length - cases.length).toBeLessThan(all.length / 10);
+    const failures: string[] = [];
+    await pool(cases, 4, async (c) => {
+      let answer: Answer;
+      try {
+        answer = await send(c, prism.url);
+      } catch (error) {
+        failures.push(`${c.op} [${c.label}]: request through Prism failed: ${String(error)}`);
+        return;
+      }
+      const violations = responseViolations(answer.headers);
+      if (answer.status >= 500 || violations.length > 0) {
+        failures.push(
+          `${c.op} [${c.label}] → ${answer.status}: ${violations.map((v) => `${v.location.join(".")}: ${v.message}`).join("; ") || "5xx"}\n    ${answer.text.slice(0, 300)}`,
+        );
+      }
+    });
+    expect(cases.length).toBeGreaterThan(500);
+    expect(failures, failures.join("\n")).toEqual([]);
+  }, 600_000);
 });
