@@ -17,8 +17,9 @@ import type { Operation } from "./operation.js";
 /**
  * Response headers for `result` (docs/api-conventions.md "Rate-limit headers"): the RateLimit-*
  * fields, and Retry-After (at least 1 s) when the limit is exceeded.
+ * @param now ms since the epoch (default: the limiters' clock, `limitFacts`)
  */
-export function rateLimitHeaders(result: RateLimitResult, now = Date.now()): Record<string, string> {
+export function rateLimitHeaders(result: RateLimitResult, now?: number): Record<string, string> {
   const { rateLimit, retryAfterSeconds } = limitFacts(result, now);
   const headers = rateLimitFields(rateLimit);
   if (!result.success) headers["retry-after"] = String(retryAfterSeconds);

@@ -32,9 +32,10 @@ export async function enforceLimits(
  * headers (seconds until the window refills; Retry-After at least 1). One shape for the wrapper's
  * limits (lib/http/limits.ts) and the limits counted inside operations.
  * @param what the limit in words, e.g. "5 login attempts per IP per hour"
- * @param now the current time in milliseconds since the epoch
+ * @param now the current time in milliseconds since the epoch (default: the limiters' clock,
+ *   `limitFacts`)
  */
-export function rateLimitExceeded(failed: RateLimitResult, what: string, now = Date.now()): DomainError {
+export function rateLimitExceeded(failed: RateLimitResult, what: string, now?: number): DomainError {
   const { rateLimit, retryAfterSeconds } = limitFacts(failed, now);
   return new DomainError("RATE_LIMITED", `Rate limit exceeded: ${what}; retry after ${retryAfterSeconds} s`, {
     extra: { limit: failed.limit, policy: failed.policy },

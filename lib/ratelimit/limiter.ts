@@ -185,6 +185,12 @@ export class UpstashLimiter implements Limiter {
 let cache: { config: Config; limiters: Map<RateLimitPolicy, Limiter>; redis?: Promise<Redis> } | undefined;
 
 /**
+ * The clock (ms since the epoch) of the in-process limiters `getLimiter` makes and of `limitFacts`:
+ * the real time (`Date.now`) unless a test gave `resetLimiters` another one.
+ */
+let clock: () => number = () => Date.now();
+
+/**
  * An @upstash/redis client for the configured REST endpoint (imported and made on first call),
  * or undefined when Upstash is not configured.
  */
@@ -211,7 +217,7 @@ export function getLimiter(policy: RateLimitPolicy, config: Config = getConfig()
     const redis = getUpstashRedis(config);
     limiter = redis
       ? new UpstashLimiter(policy, () => redis, tokens, windowSeconds, config.RATE_LIMIT_TIMEOUT_MS)
-      : new MemoryLimiter(policy, tokens, windowSeconds * 1000);
+      : new MemoryLimiter(policy, tokens, windowSeconds * 1000, clock);
     cache.limiters.set(policy, limiter);
   }
   return limiter;
@@ -249,19 +255,28 @@ function subjectOf(ip: string): string {
   return `${prefix.toString()}/64`;
 }
 
-/** Forgets all limiter state (tests). */
-export function resetLimiters(): void {
+/**
+ * Forgets all limiter state (tests).
+ * @param now the clock (ms since the epoch) of the in-process limiters made from now on and of
+ *   `limitFacts` (Retry-After, RateLimit-Reset), until the next call; the real time (`Date.now`)
+ *   when omitted. A test that spends a small budget gives a clock inside one window (e.g. a fixed
+ *   time), so its counts and reset values do not depend on the time of day it runs at. Only for
+ *   the in-process backend: @upstash/ratelimit reads `Date.now` itself.
+ */
+export function resetLimiters(now?: () => number): void {
   cache = undefined;
+  clock = now ?? (() => Date.now());
 }
 
 /**
  * The facts of `result` at `now` (ms since the epoch): its limit, what is left and the seconds
  * until the window refills (`rateLimit` of a RATE_LIMITED error, the RateLimit-* headers), and
  * the Retry-After to state once it is exceeded (those seconds, at least 1).
+ * @param now default: the limiters' clock (the real time, unless a test set one: `resetLimiters`)
  */
 export function limitFacts(
   result: RateLimitResult,
-  now = Date.now(),
+  now = clock(),
 ): { rateLimit: RateLimitFacts; retryAfterSeconds: number } {
   const resetSeconds = Math.max(0, Math.ceil((result.reset - now) / 1000));
   return {

@@ -30,6 +30,11 @@ let manual: string;
 const analytics = (query: string, who = admin) =>
   call(analyticsGet, `/api/analytics?${query}`, { headers: keyHeaders(who) });
 
+/** The ISO week of now in America/Toronto, e.g. 2026-W07. */
+const isoWeekNow = () => DateTime.now().setZone("America/Toronto").toFormat("kkkk-'W'WW");
+/** The week when the file began, before the payments below (a run across Sunday midnight moves on). */
+const weekAtStart = isoWeekNow();
+
 beforeAll(async () => {
   admin = await makeKey(["admin"], "ops@example.com");
   key = await makeKey(["audit_only", "task_create"], "client@example.com");
@@ -174,7 +179,8 @@ describe("GET /api/analytics", () => {
 
   it("action=dashboard: revenue by service and ISO week, top clients, completion rate", async () => {
     const { body } = await analytics("action=dashboard");
-    const week = DateTime.now().setZone("America/Toronto").toFormat("kkkk-'W'WW");
+    // The payments' week: this one, or the one the file began in if it ran across Sunday midnight.
+    const week = expect.toBeOneOf([weekAtStart, isoWeekNow()]);
     expect(body.revenue_by_service_week).toEqual([
       { iso_week: week, service_type: "SVC-01", tasks: 1, revenue_cad: 180 },
       { iso_week: week, service_type: "SVC-05", tasks: 1, revenue_cad: 80 },

@@ -172,10 +172,14 @@ describe("task roll-ups", () => {
           await db.execute(sql`select version as v from rollup_versions where name = 'tasks_paid_clients'`),
         )[0]!.v,
       );
-    const today = DateTime.now().setZone("America/Toronto");
-    const period = `date_from=${today.minus({ days: 40 }).toISODate()}&date_to=${today.toISODate()}`;
+    // The 40 days up to today (America/Toronto), taken at each call: taken once, a run across midnight
+    // would leave the payment made "now" below after the period's last day.
+    const period = () => {
+      const today = DateTime.now().setZone("America/Toronto");
+      return `date_from=${today.minus({ days: 40 }).toISODate()}&date_to=${today.toISODate()}`;
+    };
     const revenueOf = async (client: string) =>
-      (await analytics(`action=dashboard&${period}`)).top_clients.find(
+      (await analytics(`action=dashboard&${period()}`)).top_clients.find(
         (c: { client: string }) => c.client === client,
       )?.revenue_cad as number;
     // A task paid without a charge (its revenue is its price), moved to a week that ended.

@@ -12,6 +12,7 @@ import { GET as accountGet } from "../../api/client-account.js";
 import { endpoint, type RequestContext, route } from "../../lib/http/handler.js";
 import { defineOperation } from "../../lib/http/operation.js";
 import type { Caller } from "../../lib/keys/authenticate.js";
+import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { clientAuthCall, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
@@ -74,15 +75,26 @@ describe("auth mode client", () => {
   });
 
   it("refuses a missing JWT with 401 before reading the body, counted against the IP budget", async () => {
-    const headers = { "x-forwarded-for": "203.0.113.77" };
-    const first = await call(who.POST, "/api/who", { method: "POST", headers, json: { n: "not a number" } });
-    expectEnvelope(first.body, first.res, 401, "UNAUTHORIZED");
-    expect(first.body.error.message).toMatch(/Sign in first/);
-    const remaining = Number(first.res.headers.get("ratelimit-remaining"));
-    expect(Number.isInteger(remaining)).toBe(true);
-    const second = await call(who.POST, "/api/who", { method: "POST", headers, json: { unknown: true } });
-    expectEnvelope(second.body, second.res, 401, "UNAUTHORIZED");
-    expect(Number(second.res.headers.get("ratelimit-remaining"))).toBeLessThan(remaining);
+    // The limiters count on a fixed clock: on the real one, the two requests could fall either side
+    // of a minute's edge, where the previous window's weight makes the second's remaining no lower.
+    resetLimiters(() => Date.UTC(2026, 0, 5, 0, 0, 10));
+    try {
+      const headers = { "x-forwarded-for": "203.0.113.77" };
+      const first = await call(who.POST, "/api/who", {
+        method: "POST",
+        headers,
+        json: { n: "not a number" },
+      });
+      expectEnvelope(first.body, first.res, 401, "UNAUTHORIZED");
+      expect(first.body.error.message).toMatch(/Sign in first/);
+      const remaining = Number(first.res.headers.get("ratelimit-remaining"));
+      expect(Number.isInteger(remaining)).toBe(true);
+      const second = await call(who.POST, "/api/who", { method: "POST", headers, json: { unknown: true } });
+      expectEnvelope(second.body, second.res, 401, "UNAUTHORIZED");
+      expect(Number(second.res.headers.get("ratelimit-remaining"))).toBe(remaining - 1);
+    } finally {
+      resetLimiters();
+    }
   });
 
   it("refuses an ended session (logout) on /api/account-keys, GET and POST", async () => {

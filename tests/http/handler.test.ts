@@ -3,6 +3,7 @@ import { z } from "zod";
 import { endpoint, route } from "../../lib/http/handler.js";
 import { defineOperation } from "../../lib/http/operation.js";
 import { json } from "../../lib/http/response.js";
+import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 
 const echoOp = defineOperation({
@@ -84,14 +85,22 @@ describe("handler wrapper", () => {
       expect(res.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{20}$/);
       return [...res.headers].filter(([k]) => k !== "x-request-id" && k !== "ratelimit-remaining");
     };
-    const fromValue = await headersOf(byValue.GET);
-    expect(fromValue).toEqual(await headersOf(byResponse.GET));
-    expect(Object.fromEntries(fromValue)).toMatchObject({
-      "cache-control": "public, max-age=60",
-      "content-type": "application/json; charset=utf-8",
-      "access-control-allow-origin": "*",
-      "ratelimit-limit": expect.any(String),
-    });
+    // The limiters count on a fixed clock (10 s into a minute): on the real one, the two requests
+    // could fall either side of a second's edge and state different RateLimit-Reset values.
+    resetLimiters(() => Date.UTC(2026, 0, 5, 0, 0, 10));
+    try {
+      const fromValue = await headersOf(byValue.GET);
+      expect(fromValue).toEqual(await headersOf(byResponse.GET));
+      expect(Object.fromEntries(fromValue)).toMatchObject({
+        "cache-control": "public, max-age=60",
+        "content-type": "application/json; charset=utf-8",
+        "access-control-allow-origin": "*",
+        "ratelimit-limit": expect.any(String),
+        "ratelimit-reset": "50",
+      });
+    } finally {
+      resetLimiters();
+    }
   });
 
   it.each([

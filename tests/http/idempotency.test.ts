@@ -30,6 +30,7 @@ let shim: UpstashShim | undefined;
 afterAll(async () => {
   delete process.env.UPSTASH_REDIS_REST_URL;
   delete process.env.UPSTASH_REDIS_REST_TOKEN;
+  delete process.env.RATE_LIMIT_TIMEOUT_MS;
   resetConfig();
   resetLimiters();
   await shim?.close();
@@ -70,6 +71,9 @@ describe.each(["database", "upstash"] as const)("idempotency on the %s store", (
       shim = await startUpstashShim();
       process.env.UPSTASH_REDIS_REST_URL = shim.url;
       process.env.UPSTASH_REDIS_REST_TOKEN = shim.token;
+      // The shim + Redis round trips of a request's limiters have taken over 300 ms on a busy 2-core
+      // machine: the default bound (1 s) would answer 503 there. The largest setting, 10 s.
+      process.env.RATE_LIMIT_TIMEOUT_MS = "10000";
     }
     resetConfig();
     resetLimiters();
@@ -236,7 +240,13 @@ describe("runIdempotent: the effect and its record in one transaction", () => {
       // getDb() inside the handler: the request's (ambient) transaction.
       const touch = async (id: string, name: string) =>
         (await getDb()).update(apiKeys).set({ name }).where(eq(apiKeys.id, id));
-      const pause = () => new Promise((r) => setTimeout(r, 300));
+      // Each transaction makes its second write only once both have made their first: the writes
+      // cross whatever the machine's speed (a fixed pause could end before the other one began).
+      let firstWrites = 0;
+      let bothWritten!: () => void;
+      const crossed = new Promise<void>((resolve) => {
+        bothWritten = resolve;
+      });
       const crossing = (first: string, second: string, name: string) =>
         runIdempotent(
           `ip:${ip()}`,
@@ -245,7 +255,8 @@ describe("runIdempotent: the effect and its record in one transaction", () => {
           "POST /test",
           async () => {
             await touch(first, name);
-            await pause();
+            if (++firstWrites === 2) bothWritten();
+            await crossed;
             await touch(second, name);
             return json({ ok: true }, 201);
           },

@@ -3,16 +3,20 @@
  * key's budget (not on the IP's budget of requests without a key), and a tool's rate-limit
  * failure carries `retry_after_seconds`. Small limits (anonymous 4/min, per key 5/min).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
-import { startInsideWindow } from "../helpers/windows.js";
 
 useTestDatabase();
+
+// Each test spends a few-per-minute budget. The limiters count on a fixed clock, 10 s into a
+// minute, so a budget is spent inside one window whatever the time the test runs at (at a minute's
+// edge the previous window's count would weigh in), and Retry-After is exact: 50 s.
+const LIMITER_NOW = Date.UTC(2026, 0, 5, 0, 0, 10);
 
 const saved: Record<string, string | undefined> = {};
 function setEnv(values: Record<string, string | undefined>): void {
@@ -22,7 +26,7 @@ function setEnv(values: Record<string, string | undefined>): void {
     else process.env[k] = v;
   }
   resetConfig();
-  resetLimiters();
+  resetLimiters(() => LIMITER_NOW);
 }
 
 let host: LocalHost;
@@ -32,9 +36,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await host.close();
   setEnv(saved);
+  resetLimiters();
 });
-// Each test spends a few-per-minute budget: start it well inside a minute window, not at its edge.
-beforeEach(() => startInsideWindow(60, 15_000), 20_000);
 
 let id = 0;
 const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -70,7 +73,7 @@ describe("MCP rate limits", () => {
       policy: "key",
       limit: 5,
     });
-    expect(body.result.structuredContent.error.retry_after_seconds).toBeGreaterThan(0);
+    expect(body.result.structuredContent.error.retry_after_seconds).toBe(50);
     // The same key in the header is refused by the wrapper: one budget per key.
     const header = await post({ method: "tools/list" }, { "x-api-key": key });
     expect(header.status).toBe(429);
@@ -79,7 +82,7 @@ describe("MCP rate limits", () => {
     for (let i = 0; i < 4; i++) expect((await post({ method: "tools/list" })).status).toBe(200);
     const anon = await post({ method: "tools/list" });
     expect(anon.status).toBe(429);
-    expect(anon.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(anon.headers.get("retry-after")).toBe("50");
   });
 
   it("counts a bad api_key argument against the IP, like any failed authentication", async () => {
@@ -95,7 +98,7 @@ describe("MCP rate limits", () => {
     }
     const body: any = await (await call()).json();
     expect(body.result.structuredContent.error).toMatchObject({ code: "RATE_LIMITED" });
-    expect(body.result.structuredContent.error.retry_after_seconds).toBeGreaterThan(0);
+    expect(body.result.structuredContent.error.retry_after_seconds).toBe(50);
   });
 
   describe("JSON-RPC batches (issue 25 item 4)", () => {

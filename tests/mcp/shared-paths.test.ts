@@ -69,7 +69,8 @@ describe("MCP register_api_key limit", () => {
   beforeEach(() => {
     process.env.KEY_CREATIONS_PER_IP_PER_HOUR = "3";
     resetConfig();
-    resetLimiters();
+    // A fixed clock 10 s into an hour: the four registrations fall in one window whatever the time.
+    resetLimiters(() => Date.UTC(2026, 0, 5, 0, 0, 10));
   });
   afterEach(() => {
     if (saved === undefined) delete process.env.KEY_CREATIONS_PER_IP_PER_HOUR;
@@ -92,7 +93,7 @@ describe("MCP register_api_key limit", () => {
     // The same error as the HTTP wrapper gives: its Retry-After becomes the tool's retry_after_seconds.
     await expect(register("2001:db8:1:2::4")).rejects.toMatchObject({
       code: "RATE_LIMITED",
-      retryAfterSeconds: expect.any(Number),
+      retryAfterSeconds: 3590, // to the end of that hour
     });
     expect((await register("2001:db8:1:3::1")).isError).toBeFalsy();
   });

@@ -67,13 +67,16 @@ describe.skipIf(!CHROMIUM)("consent in a browser", () => {
     expect(await auth(provider, { serverUrl })).toBe("REDIRECT");
 
     const context = await browser!.newContext({ locale: "fr-CA" });
+    // Each wait below only guards against a hang: 60 s, far above a page step of a browser process on
+    // a busy 2-core machine (a few seconds at worst).
+    context.setDefaultTimeout(60_000);
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(String(error)));
     await page.goto(provider.authorizationUrl!.href);
     await page.waitForURL(/\/oauth\/consent\?uid=/);
     await expect
-      .poll(() => page.textContent("#login-intro"))
+      .poll(() => page.textContent("#login-intro"), { timeout: 60_000 })
       .toContain("Assistant Test veut agir sur votre compte");
     await page.fill("#email", OWNER);
     await page.fill("#password", PASSWORD);
@@ -104,5 +107,7 @@ describe.skipIf(!CHROMIUM)("consent in a browser", () => {
     const mine = await client.callTool({ name: "list_my_tasks", arguments: {} });
     expect(mine.isError).toBeFalsy();
     await client.close();
-  });
+    // A browser process (launch, pages, screenshot) beside the local host: ~5 s alone, several
+    // times that on a busy 2-core machine; the limit only guards against a hang.
+  }, 180_000);
 });

@@ -35,7 +35,9 @@ let redirectUri: string;
 
 beforeAll(async () => {
   process.env.ALLOW_PRIVATE_CALLBACKS = "true";
-  process.env.OAUTH_CLIENT_METADATA_TIMEOUT_MS = "400";
+  // The default (2.5 s): far above what the loopback documents below take, even on a busy machine
+  // (400 ms could time out /client.json there), and far below /slow.json, which never answers in time.
+  process.env.OAUTH_CLIENT_METADATA_TIMEOUT_MS = "2500";
   resetConfig();
   host = await startTestHost();
   process.env.PUBLIC_BASE_URL = host.url;
@@ -53,7 +55,7 @@ beforeAll(async () => {
       setTimeout(() => {
         res.setHeader("content-type", "application/json");
         res.end(JSON.stringify(metadataDocument(base, "/slow.json")));
-      }, 1_500).unref();
+      }, 60_000).unref();
     },
   });
   clientId = `https://${loopback.base}/client.json`;

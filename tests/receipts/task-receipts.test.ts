@@ -230,7 +230,9 @@ describe("a completed task", () => {
         { cwd: ROOT },
       ),
     ).rejects.toThrow(/signature verification failed/);
-  });
+    // Two tsx child processes (each compiles and loads the script): a few seconds alone, several
+    // times that on a busy 2-core machine; the limit only guards against a hang.
+  }, 120_000);
 });
 
 describe("capture metadata", () => {

@@ -33,7 +33,6 @@ import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { submitTask, validTask } from "../helpers/tasks.js";
 import { verifyAddresses } from "../helpers/verified.js";
-import { startInsideWindowsOf } from "../helpers/windows.js";
 
 useTestDatabase();
 
@@ -103,18 +102,28 @@ interface Attack {
   logged?: string[];
 }
 
-/** Sets `values` in process.env; returns a function that restores the previous values. */
+/**
+ * The limiters' clock while a row's settings apply: fixed, 10 s into a day (UTC), an hour and a
+ * minute, so a row spends its small budget inside one window whatever the time it runs at, and
+ * Retry-After is exact.
+ */
+const LIMITER_NOW = Date.UTC(2026, 0, 5, 0, 0, 10);
+
+/**
+ * Sets `values` in process.env, with fresh limiters on the fixed clock `LIMITER_NOW`; returns a
+ * function that restores the previous values (and fresh limiters on the real clock).
+ */
 function withEnv(values: Record<string, string | undefined>): () => void {
   const saved = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
-  const apply = (v: Record<string, string | undefined>) => {
+  const apply = (v: Record<string, string | undefined>, clock?: () => number) => {
     for (const [k, x] of Object.entries(v)) {
       if (x === undefined) delete process.env[k];
       else process.env[k] = x;
     }
     resetConfig();
-    resetLimiters();
+    resetLimiters(clock);
   };
-  apply(values);
+  apply(values, () => LIMITER_NOW);
   return () => apply(saved);
 }
 
@@ -223,7 +232,7 @@ const limitAttacks: Attack[] = [
       });
       const error = expectEnvelope(refused.body, refused.res, 429, "RATE_LIMITED");
       expect(error.message).toMatch(/2 real task submissions without an API key per IP per day/);
-      expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(refused.res.headers.get("retry-after")).toBe("86390"); // to the end of that day
     },
   },
   {
@@ -464,7 +473,6 @@ describe("attacks are refused and change nothing", () => {
   it.each([...profileAttacks, ...nulAttacks, ...limitAttacks].map((a) => [a.name, a] as const))(
     "%s",
     async (_name, attack) => {
-      if (attack.env) await startInsideWindowsOf(attack.env, 10_000);
       const restore = attack.env ? withEnv(attack.env) : () => {};
       try {
         await attack.setup?.();

@@ -15,7 +15,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Address } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as listTransfers } from "../../api/chain-transfers.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
@@ -30,6 +30,9 @@ import { call } from "../helpers/request.js";
 import { cancelTask, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 
 useTestDatabase();
+// Each test drives a local Hardhat chain (EDR, CPU-bound) and the service: a few seconds alone,
+// several times that on a busy 2-core machine. The limit only guards against a hang.
+vi.setConfig({ testTimeout: 120_000 });
 
 const WALLET = "0x5e1f000000000000000000000000000000beef01" as Address;
 /** The `fixed` exchange-rate provider's rate in tests (CAD_USD_FALLBACK_RATE default). */

@@ -65,12 +65,13 @@ describe("GET /api/status", () => {
 
   it("counts the queue from real tasks, excluding sandbox", async () => {
     const db = await getDb();
-    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    const inserted = Date.now();
+    const hourAgo = new Date(inserted - 60 * 60_000);
     await db
       .insert(tasks)
       .values([
         task("TASK-Q-1", "received", false, hourAgo),
-        task("TASK-Q-2", "received", false, new Date(Date.now() - 30 * 60_000)),
+        task("TASK-Q-2", "received", false, new Date(inserted - 30 * 60_000)),
         task("TASK-Q-3", "accepted_pending_payment"),
         task("TASK-Q-4", "counter_offered"),
         task("TASK-Q-5", "paid"),
@@ -79,13 +80,17 @@ describe("GET /api/status", () => {
         task("SANDBOX-Q-8", "received", true),
       ]);
     const { body } = await call(GET, "/api/status");
+    // Waits of 60 and 30 minutes when inserted, each grown by the time the status took since.
+    const grown = Math.ceil((Date.now() - inserted) / 60_000);
     expect(body.queue).toEqual({
       pending_review: 2,
       pending_payment: 2,
       in_progress: 2,
       total_active: 6,
-      avg_wait_minutes: 45,
+      avg_wait_minutes: expect.any(Number),
     });
+    expect(body.queue.avg_wait_minutes).toBeGreaterThanOrEqual(45);
+    expect(body.queue.avg_wait_minutes).toBeLessThanOrEqual(45 + grown);
   });
 
   it("reads the checker's last run after the cron ran", async () => {
@@ -103,11 +108,13 @@ describe("GET /api/status", () => {
 
   it("reports stale and degraded checkers with an issue", async () => {
     const db = await getDb();
+    // The status at a given time: 30 minutes after the run exactly, however long the update takes.
+    const now = new Date();
     await db
       .update(jobRuns)
-      .set({ lastRunAt: new Date(Date.now() - 30 * 60_000) })
+      .set({ lastRunAt: new Date(now.getTime() - 30 * 60_000) })
       .where(eq(jobRuns.job, "check-payments"));
-    let status = await getPlatformStatus();
+    let status = await getPlatformStatus(now);
     expect(status.services.payment_checker.status).toBe("stale");
     expect(status.services.payment_checker.minutes_ago).toBe(30);
     expect(status.status).toBe("degraded");

@@ -11,7 +11,7 @@ import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { createWalletClient, defineChain, http, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { useTestDatabase } from "../helpers/db.js";
 import {
@@ -28,6 +28,9 @@ import {
 
 useTestDatabase();
 useX402World();
+// Each test drives local Hardhat chains (EDR, CPU-bound) and the service: a few seconds alone,
+// several times that on a busy 2-core machine. The limit only guards against a hang.
+vi.setConfig({ testTimeout: 120_000 });
 
 const FACILITATOR_KEY = "0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e";
 let server: Server;

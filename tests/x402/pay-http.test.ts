@@ -8,7 +8,7 @@
 import { ExactEvmScheme } from "@x402/evm";
 import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from "@x402/fetch";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { chainTransfers } from "../../lib/db/schema/index.js";
@@ -34,6 +34,9 @@ import {
 
 useTestDatabase();
 useX402World();
+// Each test drives local Hardhat chains (EDR, CPU-bound) and the service: a few seconds alone,
+// several times that on a busy 2-core machine. The limit only guards against a hang.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** The official x402 fetch client of the paying agent, USDC on our two chains allowed up to 1,000 USDC. */
 function agentFetch(preferBase = false) {

@@ -12,13 +12,16 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { checkPayments } from "../../lib/jobs/check-payments.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { approvedTask, payer, recordedFor, signPayment, useX402World, world } from "./chains.js";
 
 useTestDatabase();
 useX402World();
+// Each test drives local Hardhat chains (EDR, CPU-bound) and the service: a few seconds alone,
+// several times that on a busy 2-core machine. The limit only guards against a hang.
+vi.setConfig({ testTimeout: 120_000 });
 
 async function connect(key: string) {
   const client = new Client({ name: "x402-agent", version: "1.0.0" });
