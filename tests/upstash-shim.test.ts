@@ -8,6 +8,7 @@ import { Redis } from "@upstash/redis";
 import { Redis as IORedis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUpstashShim, type UpstashShim } from "./helpers/upstash-shim.js";
+import { startInsideWindow } from "./helpers/windows.js";
 
 const PREFIX = `ptes-test:upstash-shim:${randomUUID()}:`;
 const key = (name: string) => `${PREFIX}${name}`;
@@ -210,8 +211,18 @@ describe("upstash shim: @upstash/redis commands", () => {
   });
 });
 
+/**
+ * The limiters count in 10 s windows aligned to the epoch: four calls across a window's edge
+ * would see a fresh window (one more success than counted). Each test starts with at least
+ * 5 s of its window left (waiting for the next one otherwise, up to 5.2 s), far more than its
+ * handful of local round trips take on a loaded machine.
+ */
+const WINDOW_S = 10;
+const NEED_MS = 5000;
+
 describe("upstash shim: @upstash/ratelimit", () => {
   it("slidingWindow(3, 10 s): 3 successes, then a failure", async () => {
+    await startInsideWindow(WINDOW_S, NEED_MS);
     const limiter = new Ratelimit({
       redis,
       limiter: Ratelimit.slidingWindow(3, "10 s"),
@@ -235,6 +246,7 @@ describe("upstash shim: @upstash/ratelimit", () => {
   });
 
   it("fixedWindow(3, 10 s): 3 successes, then a failure", async () => {
+    await startInsideWindow(WINDOW_S, NEED_MS);
     // Without auto-pipelining, to exercise the single-command EVALSHA → NOSCRIPT (HTTP 400) → EVAL path.
     const plain = new Redis({
       url: shim.url,
@@ -277,10 +289,14 @@ describe("upstash shim: faults", () => {
       const started = Date.now();
       const r = await limiter.limit("agent-1");
       const elapsed = Date.now() - started;
+      // reason "timeout" says the limiter's own 300 ms bound ended the call (the shim never
+      // answers); it waited for it rather than failing at once. No upper bound on the time: that
+      // would measure the machine, not the limiter.
       expect(r).toMatchObject({ success: true, reason: "timeout", limit: 0, remaining: 0, reset: 0 });
       expect(elapsed).toBeGreaterThanOrEqual(250);
-      expect(elapsed).toBeLessThan(2000);
-      expect(faulty.requests).toBeGreaterThan(before);
+      // The request was sent (the limiter's bound does not cancel it): it reaches the shim, maybe
+      // only after the 300 ms on a loaded machine.
+      await expect.poll(() => faulty.requests, { timeout: 10_000 }).toBeGreaterThan(before);
     } finally {
       faulty.setMode("normal");
     }
@@ -330,7 +346,9 @@ describe("upstash shim: faults", () => {
         redis: client,
         limiter: Ratelimit.fixedWindow(3, "10 s"),
         prefix: key("rl-error"),
-        timeout: 300,
+        // The shim's error comes at once: a short bound could win the race on a loaded machine
+        // and turn the rejection into a "timeout" success. This one only guards against a hang.
+        timeout: 10_000,
       });
       await expect(limiter.limit("agent-1")).rejects.toThrow(/injected failure/);
     } finally {

@@ -14,6 +14,13 @@ import { describeError } from "../log-error.js";
 export interface PoolBounds {
   /** Client-side bound of one query (and of a checkout or a new connection), ms; 0 = none. */
   queryTimeoutMs: number;
+  /**
+   * Server-side bound of one statement (`statement_timeout`), ms; default (and always in the
+   * service: `poolBounds` never sets it) 80 % of `queryTimeoutMs`. Tests set it far below the
+   * client's bound, so that the server's cancel is certain to answer before the client's timer
+   * fires, however loaded the machine. Ignored when `queryTimeoutMs` is 0.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** The bounds the configuration asks for. */
@@ -27,9 +34,9 @@ export function poolBounds(config: Config = getConfig()): PoolBounds {
  *
  * - `query_timeout` = t: the client gives up on a query after t (a partition where packets
  *   vanish never answers; TCP alone would wait up to ~15 minutes of retransmissions);
- * - `statement_timeout` = 80 % of t, sent at connect: on a healthy network the server
- *   cancels a slow statement (or a lock wait) first, answers SQLSTATE 57014 and the
- *   connection stays usable;
+ * - `statement_timeout` = 80 % of t (or `bounds.statementTimeoutMs`), sent at connect: on a
+ *   healthy network the server cancels a slow statement (or a lock wait) first, answers
+ *   SQLSTATE 57014 and the connection stays usable;
  * - `idle_in_transaction_session_timeout` = 2 t: the server ends a session whose client
  *   vanished mid-transaction, so its row locks are released;
  * - `connectionTimeoutMillis` = t: a new connection, or a wait for a free pooled one;
@@ -42,7 +49,7 @@ export function boundedPoolOptions(bounds: PoolBounds): Record<string, number | 
   if (t <= 0) return { connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 };
   return {
     query_timeout: t,
-    statement_timeout: Math.max(1, Math.floor(t * 0.8)),
+    statement_timeout: bounds.statementTimeoutMs ?? Math.max(1, Math.floor(t * 0.8)),
     idle_in_transaction_session_timeout: 2 * t,
     connectionTimeoutMillis: t,
     keepAlive: true,

@@ -8,8 +8,10 @@ import { type JobResult, runJob } from "./run-job.js";
 
 /**
  * Runs the deadline watch once.
+ * @param now the instant the tasks are judged at (and their `minutes_left` counted from);
+ *   default the current time (the cron). Tests pass their own clock.
  * @returns the job result; its details are `{ flagged }`
  */
-export function deadlineWatch(): Promise<JobResult> {
-  return runJob("deadline-watch", () => flagTasksAtRisk().then((r) => ({ ...r })));
+export function deadlineWatch(now: Date = new Date()): Promise<JobResult> {
+  return runJob("deadline-watch", () => flagTasksAtRisk(now).then((r) => ({ ...r })));
 }

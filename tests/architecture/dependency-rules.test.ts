@@ -17,6 +17,14 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
 
 /**
+ * Each check spawns tsx and dependency-cruiser, which parses the fixture with TypeScript: about
+ * 3 s on a quiet machine, but over 30 s for one test (three runs) on a 2-core machine busy with
+ * other work. A subprocess gets 4 minutes before it is killed; a test, 10 (issue 40).
+ */
+const SUBPROCESS_MS = 240_000;
+const TEST_MS = 600_000;
+
+/**
  * A tree with modules in every layer, each importing only downwards; the state layer is the
  * folder lib/tasks/state/.
  */
@@ -96,7 +104,11 @@ function write(files: Record<string, string>): void {
 
 /** Runs `npm run deps`'s script in the fixture tree: its exit status and all it printed. */
 function checkDeps(): { status: number | null; output: string } {
-  const run = spawnSync(TSX, [join(ROOT, "scripts", "check-deps.ts")], { cwd: dir, encoding: "utf8" });
+  const run = spawnSync(TSX, [join(ROOT, "scripts", "check-deps.ts")], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: SUBPROCESS_MS,
+  });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -110,11 +122,11 @@ function writeBaseline(): void {
       "lib",
       "public",
     ]),
-    { cwd: dir, encoding: "utf8" },
+    { cwd: dir, encoding: "utf8", timeout: SUBPROCESS_MS },
   );
 }
 
-describe("dependency rules (npm run deps)", () => {
+describe("dependency rules (npm run deps)", { timeout: TEST_MS }, () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "dep-rules-"));
     copyFileSync(join(ROOT, ".dependency-cruiser.cjs"), join(dir, ".dependency-cruiser.cjs"));

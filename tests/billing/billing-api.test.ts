@@ -25,8 +25,13 @@ let admin: string;
 let key: string;
 let accountId: string;
 const taskIds: string[] = [];
+/** The day (America/Toronto, YYYY-MM-DD) of `at`, as the billing filters read dates. */
+const torontoDay = (at: Date) => at.toLocaleDateString("en-CA", { timeZone: "America/Toronto" });
+/** The Toronto day before the ledger entries were written (they are of this day or the next). */
+let firstDay: string;
 
 beforeAll(async () => {
+  firstDay = torontoDay(new Date());
   admin = await makeKey(["admin"], "ops@example.com");
   key = await makeKey([...SCOPES], "payer@example.com");
   accountId = (await openLinkedAccount(key)).body.account.account_id;
@@ -95,10 +100,12 @@ describe("GET /api/billing", () => {
     );
     expect(svc.body).toMatchObject({ total: 2, limit: 1, offset: 1 });
     expect(svc.body.transactions.map((t: { task_id: string }) => t.task_id)).toEqual([taskIds[0]]);
-    const today = new Date().toLocaleDateString("en-CA", { timeZone: "America/Toronto" });
+    // From the day the entries were written to today: one day, unless midnight in Toronto
+    // passed since (a single "today" would then miss the entries of the day before).
+    const today = torontoDay(new Date());
     const dated = await billing(
       key,
-      `action=transactions&agent_id=payer@example.com&date_from=${today}&date_to=${today}`,
+      `action=transactions&agent_id=payer@example.com&date_from=${firstDay}&date_to=${today}`,
     );
     expect(dated.body.total).toBe(4);
     const past = await billing(key, "action=transactions&agent_id=payer@example.com&date_to=2020-01-01");
@@ -167,6 +174,7 @@ describe("POST /api/billing pre_authorize", () => {
   it("holds the amount for 5 minutes and lowers the available balance", async () => {
     const before = Date.now();
     const { res, body } = await preAuthorize(key, { agent_id: "payer@example.com", max_cost_cad: 1200 });
+    const after = Date.now();
     expect(res.status).toBe(200);
     expect(body).toMatchObject({
       authorized: true,
@@ -175,9 +183,11 @@ describe("POST /api/billing pre_authorize", () => {
       spending_level: "warning",
     });
     expect(body.preauthorization_id).toMatch(/^pa_/);
-    const validFor = Date.parse(body.valid_until) - before;
-    expect(validFor).toBeGreaterThan(299_000);
-    expect(validFor).toBeLessThanOrEqual(301_000);
+    // 5 minutes from the moment it was granted, somewhere inside the call (± 1 s of rounding),
+    // however long the call took.
+    const validUntil = Date.parse(body.valid_until);
+    expect(validUntil).toBeGreaterThan(before + 299_000);
+    expect(validUntil).toBeLessThanOrEqual(after + 301_000);
     const balance = await billing(key, "action=balance&agent_id=payer@example.com");
     expect(balance.body).toMatchObject({ balance_cad: 1400, held_cad: 1200, available_balance_cad: 200 });
     const db = await getDb();

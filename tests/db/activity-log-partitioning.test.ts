@@ -65,6 +65,9 @@ describe.each(availableBackends().filter((b) => b !== "neon") as ("pglite" | "pg
           "select id::text, at::text, request_id from activity_log order by id",
         );
 
+        // The migration makes the months up to 2 ahead of its own now(), at or after this instant
+        // (taken first, so that a month's end passing during the test does not move the check).
+        const migratedFrom = new Date();
         await db.migrate(MIGRATIONS_FOLDER);
 
         const after = await db.query<{ id: string; at: string; request_id: string; part: string }>(
@@ -83,7 +86,7 @@ describe.each(availableBackends().filter((b) => b !== "neon") as ("pglite" | "pg
         );
         // The oldest row's month (420 days back) to 2 months ahead, and the DEFAULT one.
         expect(parts.length).toBeGreaterThanOrEqual(16);
-        expect(parts.map((p) => p.name)).toContain(activityPartitionFor(new Date(), 2).name);
+        expect(parts.map((p) => p.name)).toContain(activityPartitionFor(migratedFrom, 2).name);
 
         const [seq] = await db.query<{ owner: string | null }>(
           "select pg_get_serial_sequence('activity_log', 'id') as owner",
@@ -117,15 +120,20 @@ describe.each(availableBackends().filter((b) => b !== "neon") as ("pglite" | "pg
           const [def] = await db.query<{ def: string }>(`select pg_get_indexdef('${name}'::regclass) as def`);
           expect(def!.def).toMatch(/WHERE \((api_key|org)_id IS NOT NULL\)$/);
         }
-        // 3,000 rows this month: every tenth names a key, every seventh an organization.
+        // 3,000 rows in the 50 minutes before `at`, the middle of this month (the migration made
+        // its partition), every tenth naming a key, every seventh an organization. The rows and
+        // the readers' time bounds are pinned to `at`, not to now(): in a month's first hour,
+        // "the last 50 minutes" or "an hour ago" would reach into another month's partition.
+        const month = activityPartitionFor(new Date());
+        const at = `'${new Date(month.from.getTime() + 14 * 86_400_000).toISOString()}'::timestamptz`;
         await db.query(`
           insert into activity_log (at, api_key_id, org_id, method, endpoint, status, latency_ms)
-          select now() - (g || ' seconds')::interval,
+          select ${at} - (g || ' seconds')::interval,
                  case when g % 10 = 0 then 'key_' || (g % 30) end,
                  case when g % 7 = 0 then 'org_' || (g % 5) end, 'GET', '/api/estimate', 200, 1
           from generate_series(1, 3000) g`);
         await db.query("vacuum analyze activity_log");
-        const part = activityPartitionFor(new Date()).name;
+        const part = month.name;
         const entries = async (index: string) =>
           Number(
             (
@@ -145,11 +153,11 @@ describe.each(availableBackends().filter((b) => b !== "neon") as ("pglite" | "pg
         const readers = [
           [
             "api_key_id_at_idx",
-            "select count(*) from activity_log where api_key_id = 'key_10' and at >= now() - interval '1 day'",
+            `select count(*) from activity_log where api_key_id = 'key_10' and at >= ${at} - interval '1 day'`,
           ],
           [
             "org_id_at_idx",
-            "select count(*) from activity_log where org_id = 'org_3' and at >= now() - interval '1 day'",
+            `select count(*) from activity_log where org_id = 'org_3' and at >= ${at} - interval '1 day'`,
           ],
           [
             "api_key_id_at_idx",
@@ -158,11 +166,11 @@ describe.each(availableBackends().filter((b) => b !== "neon") as ("pglite" | "pg
           ["api_key_id_at_idx", "select count(*) from activity_log where api_key_id in ('key_10', 'key_20')"],
           [
             "pkey",
-            "select id from activity_log where (at, id) > (now() - interval '1 hour', 5) order by at, id limit 10",
+            `select id from activity_log where (at, id) > (${at} - interval '1 hour', 5) order by at, id limit 10`,
           ],
           [
             "pkey",
-            "select id, at from activity_log where at < now() - interval '1 hour' order by at limit 10",
+            `select id, at from activity_log where at < ${at} - interval '1 hour' order by at limit 10`,
           ],
           ["pkey", "select min(at) from activity_log"],
         ] as const;

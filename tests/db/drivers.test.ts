@@ -144,11 +144,17 @@ describe.each(availableBackends())("storage contract on %s", (backend) => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
+    let entered: () => void = () => {};
+    const holding = new Promise<void>((r) => {
+      entered = r;
+    });
     const first = runJob("contract-job", async () => {
+      entered();
       await gate;
       return { n: 1 };
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // The first run holds the lease once its work has started (by order, not after a sleep).
+    await holding;
     const second = await runJob("contract-job", async () => ({ n: 2 }));
     expect(second.skipped).toBe(true);
     release();

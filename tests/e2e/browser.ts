@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, vi } from "vitest";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { ROOT, startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
@@ -129,8 +129,14 @@ export interface BrowserHost {
  * starts the local host, makes an admin key, a temp dir (`tmpPrefix…`) and the screenshot dir,
  * launches Chromium; afterwards closes them and removes the temp dir.
  * `idempotencyKeys: false` sends API bodies without an `idempotency-key`.
+ * It also gives the file's `expect.poll` a 20 s timeout (below).
  */
 export function useBrowserHost(tmpPrefix: string, { idempotencyKeys = true } = {}): BrowserHost {
+  // `expect.poll` in the browser tests waits for a page to show the outcome of a click: an API
+  // round trip, a re-render, a paint. vitest's default (1 s) is what that takes on a busy machine,
+  // not a bound of it: 20 s for this file (a guard against a hang; the poll returns as soon as the
+  // page is ready).
+  vi.setConfig({ expect: { poll: { timeout: 20_000, interval: 50 } } });
   const env = {
     async api(method: string, pathname: string, key: string | undefined, body?: unknown) {
       const res = await fetch(`${env.host.url}${pathname}`, {

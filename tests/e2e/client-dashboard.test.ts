@@ -34,6 +34,9 @@ import {
 
 warnIfNoChromium("tests/e2e/client-dashboard.test.ts");
 
+// Timeouts: each test drives Chromium (another process) through pages and API round trips, up to
+// ~10 s on an idle machine; 180 s a test (30 s a page wait, 20 s an expect.poll: browser.ts)
+// leaves room for a loaded 2-core machine. They guard against a hang, they claim no speed.
 describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
   useTestDatabase();
 
@@ -349,7 +352,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     expect(afterLogout.status).toBe(401);
     await context.close();
     expect(watch.problems).toEqual([]);
-  });
+  }, 180_000);
 
   it("resets a password, speaks French and fits a phone", async () => {
     const email = `luc.${randomUUID().slice(0, 8)}@example.com`;
@@ -433,5 +436,5 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     await page.getByRole("heading", { level: 1, name: "Your account", exact: true }).waitFor();
     await context.close();
     expect(watch.problems).toEqual([]);
-  });
+  }, 180_000);
 });

@@ -17,6 +17,9 @@ import { CHROMIUM, newWatchedContext, useBrowserHost, type Watch, warnIfNoChromi
 
 warnIfNoChromium("tests/e2e/client-downloads.test.ts");
 
+// Timeouts: each test drives Chromium (another process) through pages and API round trips, up to
+// ~10 s on an idle machine; 180 s a test (30 s a page wait, 20 s an expect.poll: browser.ts)
+// leaves room for a loaded 2-core machine. They guard against a hang, they claim no speed.
 describe.skipIf(!CHROMIUM)("client dashboard downloads in Chromium", () => {
   useTestDatabase();
   const env = useBrowserHost("ptes-e2e-downloads-");
@@ -103,7 +106,7 @@ describe.skipIf(!CHROMIUM)("client dashboard downloads in Chromium", () => {
     expect(again.suggestedFilename()).toBe(`${charge.number}.pdf`);
     expect(watch.problems).toEqual([]);
     await context.close();
-  });
+  }, 180_000);
 
   it("labels the downloads in French in a French browser", async () => {
     const { context, page } = await openDashboard("fr-CA");
@@ -113,5 +116,5 @@ describe.skipIf(!CHROMIUM)("client dashboard downloads in Chromium", () => {
       await page.getByRole("button", { name: `Télécharger la pièce ${deposit.number} en PDF` }).count(),
     ).toBe(1);
     await context.close();
-  });
+  }, 180_000);
 });

@@ -28,6 +28,9 @@ import {
 
 warnIfNoChromium("tests/e2e/disputes.test.ts");
 
+// Timeouts: one flow through three browser contexts (client, reviewer, finance), ~6 s on an
+// idle machine; 180 s (30 s a page wait, 20 s an expect.poll: browser.ts) leaves room for a
+// loaded 2-core machine. They guard against a hang, they claim no speed.
 describe.skipIf(!CHROMIUM)("disputes in the dashboard and the console", () => {
   useTestDatabase();
   const env = useBrowserHost("ptes-e2e-disputes-");

@@ -36,6 +36,9 @@ warnIfNoChromium("tests/e2e/field-app.test.ts");
 /** A JPEG with EXIF (time and GPS) from the capture fixtures. */
 const PHOTO = path.join(ROOT, "tests/fixtures/capture/with-gps.jpg");
 
+// Timeouts: each test drives Chromium (another process) through pages and API round trips, up to
+// ~10 s on an idle machine; 180 s a test (30 s a page wait, 20 s an expect.poll: browser.ts)
+// leaves room for a loaded 2-core machine. They guard against a hang, they claim no speed.
 describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
   useTestDatabase();
   const env = useBrowserHost("ptes-field-");
@@ -74,7 +77,7 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
       permissions: ["geolocation"],
       geolocation: { latitude: place[1] + metres / 111_195, longitude: place[0], accuracy: 15 },
     });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000); // a page wait, on a loaded machine (Playwright's default)
     return context;
   }
 
@@ -180,7 +183,7 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
       expect(post.headers.authorization).toBeUndefined();
     }
     await context.close();
-  });
+  }, 180_000);
 
   it("refuses a check-in 2 km away with the distance, accepts it with a reason (flagged), in French", async () => {
     const alex = await createStaff("field", "Alex");
@@ -218,7 +221,7 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
     await page.getByRole("button", { name: "Se déconnecter" }).click();
     await page.getByRole("heading", { level: 1, name: "Connexion terrain", exact: true }).waitFor();
     await context.close();
-  });
+  }, 180_000);
 
   it("loaded every page without console errors or CSP violations", () => {
     expect(watch.problems).toEqual([]);

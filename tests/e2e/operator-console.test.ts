@@ -66,6 +66,9 @@ warnIfNoChromium("tests/e2e/operator-console.test.ts");
 /** The language preference's localStorage key (public/shared/i18n.js): the only entry allowed. */
 const LANG_KEY = "ui.lang";
 
+// Timeouts: each test drives Chromium (another process) through pages and API round trips, up to
+// ~10 s on an idle machine; 180 s a test (30 s a page wait, 20 s an expect.poll: browser.ts)
+// leaves room for a loaded 2-core machine. They guard against a hang, they claim no speed.
 describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
   useTestDatabase();
 
@@ -256,7 +259,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     expect(urls.filter((u) => u.includes(owner.password) || u.includes("sts_"))).toEqual([]);
     expect(await storage(page)).toEqual({ session: 0, local: 0, cookie: "" });
     await context.close();
-  });
+  }, 180_000);
 
   it("shows API errors from the envelope, the other sections, French, and signs out", async () => {
     const id = await submit({ task_description: "Inspect the parking lot lighting after dark." });
@@ -368,7 +371,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await page.getByRole("heading", { level: 1, name: "Connexion opérateur", exact: true }).waitFor();
     expect(await page.locator("#nav").isHidden()).toBe(true);
     await context.close();
-  });
+  }, 180_000);
 
   it("scales a large camera photo down before uploading it", async () => {
     const id = await submit({ task_description: "Photograph the loading dock." });
@@ -399,7 +402,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     // 2048 px on the long edge: the SOF0 frame header holds height and width.
     const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
     expect([jpeg.readUInt16BE(sof + 5), jpeg.readUInt16BE(sof + 7)]).toEqual([512, 2048]);
-  });
+  }, 180_000);
 
   it("fits a phone screen, in the browser's language", async () => {
     await submit({ urgency: "urgent", task_description: "Courier: deliver the signed lease to the notary." });
@@ -444,7 +447,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     expect(await keylessCard.locator(".badge").allTextContents()).toContain("Sans clé d'API");
     await shot(page, env.shots, "operator-queue-phone.png");
     await context.close();
-  });
+  }, 180_000);
 
   it("loaded every page without console errors or CSP violations", () => {
     expect(watch.problems).toEqual([]);

@@ -33,6 +33,9 @@ const VIEWPORTS = [
   { name: "desktop", width: 1280, height: 800, mobile: false },
 ] as const;
 
+// Timeouts: each test drives Chromium (another process) through pages and API round trips, up to
+// ~10 s on an idle machine; 180 s a test (30 s a page wait, 20 s an expect.poll: browser.ts)
+// leaves room for a loaded 2-core machine. They guard against a hang, they claim no speed.
 describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
   useTestDatabase();
   const env = useBrowserHost("ptes-e2e-pages-");
@@ -135,7 +138,7 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
       await page.context().close();
       expect(watch.problems).toEqual([]);
       expect(missing).toEqual([]);
-    });
+    }, 180_000);
 
     it(`${size}: the client dashboard hides sandbox tasks by default and shows tables as cards on phones`, async () => {
       const page = await openPage(viewport, { jwt });
@@ -184,7 +187,7 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
       await page.context().close();
       expect(watch.problems).toEqual([]);
       expect(missing).toEqual([]);
-    });
+    }, 180_000);
 
     it(`${size}: the console filters from capabilities, hides sandbox tasks, and its toast can be dismissed`, async () => {
       const page = await openPage(viewport);
@@ -247,7 +250,7 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
       await page.context().close();
       expect(watch.problems).toEqual([]);
       expect(missing).toEqual([]);
-    });
+    }, 180_000);
 
     it(`${size}: terms and privacy in French first, then English, with the operator's settings`, async () => {
       const page = await openPage(viewport);
@@ -279,6 +282,6 @@ describe.skipIf(!CHROMIUM)("pages at phone and desktop sizes", () => {
       await page.context().close();
       expect(watch.problems).toEqual([]);
       expect(missing).toEqual([]);
-    });
+    }, 180_000);
   }
 });

@@ -33,6 +33,9 @@ Object.assign(process.env, {
 });
 resetConfig();
 
+// Timeouts: each test drives Chromium (another process) through pages and API round trips, up to
+// ~10 s on an idle machine; 180 s a test (30 s a page wait, 20 s an expect.poll: browser.ts)
+// leaves room for a loaded 2-core machine. They guard against a hang, they claim no speed.
 describe.skipIf(!CHROMIUM)("the pay page", () => {
   useTestDatabase();
   const env = useBrowserHost("ptes-e2e-pay-");
@@ -74,7 +77,7 @@ describe.skipIf(!CHROMIUM)("the pay page", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, env.shots, "pay-page-en-390.png", true);
     await context.close();
-  });
+  }, 180_000);
 
   it("speaks French on a desktop, then says the task is paid", async () => {
     const context = await newWatchedContext(env.browser, watch, {
@@ -103,7 +106,7 @@ describe.skipIf(!CHROMIUM)("the pay page", () => {
     await expect(page.locator("#done-facts dd").first().textContent()).resolves.toBe("payée");
     expect(await page.locator("#sec-pay").isHidden()).toBe(true);
     await context.close();
-  });
+  }, 180_000);
 
   it("asks for a new link when the token is not valid", async () => {
     const context = await newWatchedContext(env.browser, watch, {
@@ -118,5 +121,5 @@ describe.skipIf(!CHROMIUM)("the pay page", () => {
     expect(await page.locator("#sec-pay").isHidden()).toBe(true);
     await context.close();
     expect(watch.problems).toEqual([]);
-  });
+  }, 180_000);
 });

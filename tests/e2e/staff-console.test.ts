@@ -25,6 +25,9 @@ import {
 
 warnIfNoChromium("tests/e2e/staff-console.test.ts");
 
+// Timeouts: each test drives Chromium (another process) through pages and API round trips, up to
+// ~10 s on an idle machine; 180 s a test (30 s a page wait, 20 s an expect.poll: browser.ts)
+// leaves room for a loaded 2-core machine. They guard against a hang, they claim no speed.
 describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
   useTestDatabase();
 
@@ -95,7 +98,7 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
       .toContain("Your role (reviewer) lacks the permission analytics.read.");
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await page.context().close();
-  });
+  }, 180_000);
 
   it("a finance person settles a refund; the task page shows who did each step", async () => {
     const id = await submit("Attend the auction and bid on lot 7.");
@@ -128,7 +131,7 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     expect(lines[2]).toMatch(/^task\.cancel · requester /);
     expect(lines[3]).toMatch(/^refund\.settle · finance Fanny Finance /);
     await page.context().close();
-  });
+  }, 180_000);
 
   it("a dispatcher assigns a paid task to a field person; the task page shows the assignment", async () => {
     const id = await submit("Inspect the loading dock.");
@@ -173,7 +176,7 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await field.scrollIntoViewIfNeeded();
     await shot(page, env.shots, "operator-task-field-en-1280.png");
     await page.context().close();
-  });
+  }, 180_000);
 
   it("an owner invites a person, who enrols in the page and lands signed in; the owner suspends them", async () => {
     const owner = await createStaff("owner", "Olga Owner");
@@ -224,7 +227,7 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await page.getByRole("heading", { level: 1, name: "Operator sign-in", exact: true }).waitFor();
     await ownerPage.context().close();
     await page.context().close();
-  });
+  }, 180_000);
 
   it("loaded every page without console errors or CSP violations", () => {
     expect(watch.problems).toEqual([]);

@@ -16,6 +16,9 @@ import { makeKey } from "../helpers/keys.js";
 
 const run = promisify(execFile);
 const examples = path.join(ROOT, "examples");
+// Test timeouts (120 s): each example is a child process (a shell script running curl a score of
+// times, node with the MCP SDK) talking to the host in this process, a few seconds on an idle
+// machine; the bound is sized for a loaded 2-core one and only guards against a hang.
 
 useTestDatabase();
 
@@ -34,7 +37,7 @@ describe("examples/curl-walkthrough.sh", () => {
     });
     expect(stdout).toMatch(/task_id: SANDBOX-/);
     expect(stdout).toContain("status: completed");
-  }, 60_000);
+  }, 120_000);
 
   it("with an admin key, completes a real task with the sample photo as proof", async () => {
     const admin = await makeKey(["admin", "audit_only", "task_create"]);
@@ -42,7 +45,7 @@ describe("examples/curl-walkthrough.sh", () => {
       env: { ...process.env, BASE: host.url, ADMIN_KEY: admin },
     });
     expect(stdout).toContain("final status: completed, proof: sample-photo.png");
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("examples/mcp-agent.mjs", () => {
@@ -55,7 +58,7 @@ describe("examples/mcp-agent.mjs", () => {
     expect(stdout).toMatch(/estimate: \d+(\.\d+)? CAD/);
     expect(stdout).toMatch(/submitted SANDBOX-/);
     expect(stdout).toContain("status: completed");
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("examples/webhook-receiver.mjs", () => {
@@ -72,7 +75,8 @@ describe("examples/webhook-receiver.mjs", () => {
     receiver.stdout!.on("data", (d) => {
       output += d;
     });
-    for (let i = 0; i < 100 && !/listening on (\S+)/.test(output); i++)
+    // Until it says where it listens (node's start: well under a second idle; 30 s guard a hang).
+    for (const deadline = Date.now() + 30_000; !/listening on (\S+)/.test(output) && Date.now() < deadline; )
       await new Promise((r) => setTimeout(r, 50));
     url = /listening on (\S+)/.exec(output)![1]!;
   });

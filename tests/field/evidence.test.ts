@@ -211,9 +211,11 @@ describe("deadline watch", () => {
       .set({ paidAt: new Date(now - 12 * 3_600_000), executionDeadline: new Date(now + 60 * 3_600_000) })
       .where(eq(tasks.id, far.taskId));
 
-    const first = await deadlineWatch();
+    // Judged at `now`, the clock the deadlines above were set from: 600 minutes left exactly,
+    // however long the updates took.
+    const first = await deadlineWatch(new Date(now));
     expect(first).toMatchObject({ ok: true, details: { flagged: 1 } });
-    const second = await deadlineWatch();
+    const second = await deadlineWatch(new Date(now));
     expect(second).toMatchObject({ ok: true, details: { flagged: 0 } });
 
     const events = await db.select().from(taskEvents).where(eq(taskEvents.type, "task.at_risk"));

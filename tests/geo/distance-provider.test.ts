@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import {
   createOsrmProvider,
@@ -22,6 +22,17 @@ function setEnv(values: Partial<Record<(typeof ENV_KEYS)[number], string>>): voi
 }
 
 const BOISBRIAND: [number, number] = [-73.83249, 45.61678];
+
+/**
+ * Bound of a request the stand-in answers, ms: it answers at once, so the bound only guards
+ * against a hang, far above what a loaded machine takes.
+ */
+const ANSWERED_MS = 10_000;
+/**
+ * Bound of a request the stand-in never answers, ms: every such test waits it out; long enough
+ * for the request to reach the stand-in (which counts it) before it is given up.
+ */
+const HANG_MS = 2000;
 
 let stub: OsrmStub;
 
@@ -60,7 +71,7 @@ describe("getDistanceProvider", () => {
 describe("OSRM provider against the loopback stand-in", () => {
   it("calls /table/v1/driving with both coordinates and reads distance and duration", async () => {
     stub.setMode({ kind: "ok", meters: 23_456.7, seconds: 1800 });
-    const provider = createOsrmProvider(stub.url, 1000);
+    const provider = createOsrmProvider(stub.url, ANSWERED_MS);
     const result = await provider.roadDistanceKm(HUB_COORDINATES, BOISBRIAND);
     expect(result.km).toBeCloseTo(23.4567, 6);
     expect(result.durationHours).toBeCloseTo(0.5, 6);
@@ -70,28 +81,30 @@ describe("OSRM provider against the loopback stand-in", () => {
   });
 
   it("keeps a path prefix of OSRM_URL and ignores its trailing slash", async () => {
-    const provider = createOsrmProvider(`${stub.url}/osrm/`, 1000);
+    const provider = createOsrmProvider(`${stub.url}/osrm/`, ANSWERED_MS);
     await provider.roadDistanceKm(HUB_COORDINATES, BOISBRIAND);
     expect(stub.requests[0]).toMatch(
       /^\/osrm\/table\/v1\/driving\/-73\.64732,45\.70004;-73\.83249,45\.61678\?/,
     );
   });
 
+  // Each case fails for its own reason (the message says which): an answer the stand-in gives is
+  // never outrun by the bound, which only the hanging case reaches.
   it.each([
-    ["HTTP 500", { kind: "status", status: 500 } as const],
-    ["a non-JSON body", { kind: "garbage" } as const],
-    ["no route (null distance)", { kind: "no-route" } as const],
-    ["no answer before the timeout", { kind: "hang" } as const],
-  ])("rejects with DistanceProviderError on %s", async (_label, mode) => {
+    ["HTTP 500", { kind: "status", status: 500 } as const, /HTTP 500/],
+    ["a non-JSON body", { kind: "garbage" } as const, /OSRM request failed \(SyntaxError/],
+    ["no route (null distance)", { kind: "no-route" } as const, /no route distance/],
+    ["no answer before the timeout", { kind: "hang" } as const, /OSRM request failed \(TimeoutError/],
+  ])("rejects with DistanceProviderError on %s", async (_label, mode, message) => {
     stub.setMode(mode);
-    const provider = createOsrmProvider(stub.url, 150);
-    await expect(provider.roadDistanceKm(HUB_COORDINATES, BOISBRIAND)).rejects.toBeInstanceOf(
-      DistanceProviderError,
-    );
+    const provider = createOsrmProvider(stub.url, mode.kind === "hang" ? HANG_MS : ANSWERED_MS);
+    const error = await provider.roadDistanceKm(HUB_COORDINATES, BOISBRIAND).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DistanceProviderError);
+    expect((error as Error).message).toMatch(message);
   });
 
   it("rejects invalid coordinates without a request", async () => {
-    const provider = createOsrmProvider(stub.url, 1000);
+    const provider = createOsrmProvider(stub.url, ANSWERED_MS);
     await expect(provider.roadDistanceKm(HUB_COORDINATES, [Number.NaN, 45])).rejects.toBeInstanceOf(
       DistanceProviderError,
     );
@@ -126,13 +139,20 @@ describe("resolveLocation with DISTANCE_PROVIDER=osrm", () => {
     ["garbage", { kind: "garbage" } as const],
     ["hanging", { kind: "hang" } as const],
   ])("falls back to the gazetteer when the stand-in is %s", async (_label, mode) => {
-    setEnv({ DISTANCE_PROVIDER: "osrm", OSRM_URL: stub.url, DISTANCE_TIMEOUT_MS: "150" });
+    const bound = mode.kind === "hang" ? HANG_MS : ANSWERED_MS;
+    setEnv({ DISTANCE_PROVIDER: "osrm", OSRM_URL: stub.url, DISTANCE_TIMEOUT_MS: String(bound) });
     stub.setMode(mode);
-    const started = Date.now();
-    const r = await resolveLocation("Boisbriand");
-    expect(r).toMatchObject({ matched: "Boisbriand", source: "gazetteer", in_service_zone: true });
-    expect(r?.distance_km_one_way).toBeCloseTo(22.25, 2);
-    expect(stub.requests).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // DISTANCE_TIMEOUT_MS is the bound the request gets (not the 2 s default): checked on the
+    // abort signal itself rather than with a stopwatch, which a loaded machine would fool.
+    const timeout = vi.spyOn(AbortSignal, "timeout");
+    try {
+      const r = await resolveLocation("Boisbriand");
+      expect(r).toMatchObject({ matched: "Boisbriand", source: "gazetteer", in_service_zone: true });
+      expect(r?.distance_km_one_way).toBeCloseTo(22.25, 2);
+      expect(stub.requests).toHaveLength(1);
+      expect(timeout).toHaveBeenCalledWith(bound);
+    } finally {
+      timeout.mockRestore();
+    }
   });
 });

@@ -31,6 +31,11 @@ export interface TcpProxy {
   flap(cycles: number, downMs: number, upMs: number): Promise<void>;
   /** Number of client connections accepted since start. */
   accepted(): number;
+  /**
+   * Number of chunks dropped so far (either direction) by `blackhole` mode: lets a test wait
+   * until what a client sent has really been swallowed, instead of sleeping.
+   */
+  dropped(): number;
   /** `url` (a postgres:// URL) with its host and port replaced by the proxy's. */
   rewriteUrl(url: string): string;
   /** Stops listening and destroys every connection. */
@@ -48,6 +53,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
   const host = target.host ?? "127.0.0.1";
   let mode: ProxyMode = "pass";
   let count = 0;
+  let drops = 0;
   const pairs = new Set<Pair>();
 
   const kill = (pair: Pair) => {
@@ -69,7 +75,9 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     client.on("close", () => kill(pair));
     if (pair.dead) {
       // Accepted, never answered: whatever the client sends is dropped.
-      client.on("data", () => {});
+      client.on("data", () => {
+        drops += 1;
+      });
       return;
     }
     const upstream = net.connect({ host, port: target.port });
@@ -79,6 +87,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     client.on("data", (chunk) => {
       if (mode === "blackhole" || pair.dead) {
         pair.dead = true;
+        drops += 1;
         return;
       }
       upstream.write(chunk);
@@ -86,6 +95,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     upstream.on("data", (chunk) => {
       if (mode === "blackhole" || pair.dead) {
         pair.dead = true;
+        drops += 1;
         return;
       }
       client.write(chunk);
@@ -116,6 +126,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
       }
     },
     accepted: () => count,
+    dropped: () => drops,
     rewriteUrl(url) {
       const parsed = new URL(url);
       parsed.hostname = "127.0.0.1";

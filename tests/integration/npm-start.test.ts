@@ -16,7 +16,15 @@ function start(env: Record<string, string>): Started {
   return spawnNpm(["start", "--silent"], { DATA_DIR: dataDir, ...env });
 }
 
-function waitFor(started: Started, re: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
+/**
+ * Timeouts here are sized for a loaded 2-core machine: every test spawns npm and a tsx-compiled
+ * server (seconds of CPU each), and a fresh embedded database is migrated at start. They only
+ * guard against a hang; on an idle machine each step takes a few seconds. START_MS bounds a start
+ * (a test or hook that starts a server gets 150 s); a test that spawns npm gets 120 s.
+ */
+const START_MS = 120_000;
+
+function waitFor(started: Started, re: RegExp, ms = START_MS): Promise<RegExpMatchArray> {
   return waitForOutput(started, re, ms);
 }
 
@@ -29,7 +37,7 @@ beforeAll(async () => {
   const listening = await waitFor(server, /listening on (http:\/\/[\d.:]+) .*pid (\d+)\)/);
   base = listening[1]!;
   pid = Number(listening[2]);
-});
+}, 150_000);
 
 afterAll(() => {
   try {
@@ -79,24 +87,28 @@ describe("npm start", () => {
       { DATABASE_URL: "postgres://app:pw@db.example.com:5432/app" },
       /DATABASE_URL host db\.example\.com is not loopback/,
     ],
-  ])("exits non-zero naming every missing variable in the production profile (%j)", async (env, why) => {
-    const refused = start({ DATA_DIR: "memory://", ...env });
-    expect(await refused.exited).toBe(1);
-    const out = refused.output();
-    expect(out).toMatch(why);
-    expect(out).toMatch(
-      /missing JWT_SECRET, WEBHOOK_SECRET_KEY, CRON_SECRET, TURNSTILE_SECRET_KEY, RECEIPT_SIGNING_KEY, RESEND_API_KEY \(or MAIL_DISABLED=true/,
-    );
-    expect(out).not.toContain("listening on");
-    expect(out).not.toContain("pw@"); // the URL's password is never echoed
-  });
+  ])(
+    "exits non-zero naming every missing variable in the production profile (%j)",
+    async (env, why) => {
+      const refused = start({ DATA_DIR: "memory://", ...env });
+      expect(await refused.exited).toBe(1);
+      const out = refused.output();
+      expect(out).toMatch(why);
+      expect(out).toMatch(
+        /missing JWT_SECRET, WEBHOOK_SECRET_KEY, CRON_SECRET, TURNSTILE_SECRET_KEY, RECEIPT_SIGNING_KEY, RESEND_API_KEY \(or MAIL_DISABLED=true/,
+      );
+      expect(out).not.toContain("listening on");
+      expect(out).not.toContain("pw@"); // the URL's password is never echoed
+    },
+    120_000,
+  );
 
   it("refuses a second process on the same data directory with a clear error", async () => {
     const second = start({});
     const code = await second.exited;
     expect(code).toBe(1);
     expect(second.output()).toMatch(/DATA_DIR: the embedded database .* is open in another process/);
-  });
+  }, 120_000);
 
   it("reads .env (ENV_FILE), the environment winning over it", async () => {
     const envFile = path.join(dataDir, "test.env");
@@ -109,7 +121,7 @@ describe("npm start", () => {
     } finally {
       process.kill(-withEnv.child.pid!, "SIGKILL");
     }
-  }, 90_000);
+  }, 150_000);
 
   it("warns at start that no payment network is configured", () => {
     expect(server.output()).toContain("WARNING: no payment network configured");
@@ -124,11 +136,11 @@ describe("npm start", () => {
     process.kill(pid, "SIGTERM");
     await waitFor(server, /SIGTERM received, shutting down/);
     expect(await server.exited).toBe(0);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000; // a guard only: the loop ends once the lock is gone
     while (existsSync(path.join(dataDir, "pglite.lock")) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(existsSync(path.join(dataDir, "pglite.lock"))).toBe(false);
     await expect(fetch(`${base}/api/status`)).rejects.toThrow();
-  });
+  }, 120_000); // the server's shutdown (closing the embedded database) on a loaded machine
 });

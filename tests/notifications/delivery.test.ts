@@ -257,24 +257,29 @@ describe("signed webhook deliveries", () => {
   });
 
   it("a slow receiver does not hold up a fast one; it times out and is retried later", async () => {
-    process.env.WEBHOOK_TIMEOUT_MS = "2000";
+    process.env.WEBHOOK_TIMEOUT_MS = "5000";
     resetConfig();
     onTestFinished(() => {
       process.env.WEBHOOK_TIMEOUT_MS = "10000";
       resetConfig();
     });
-    const slow = await receiver(() => ({ delayMs: 6000 }));
+    const slow = await receiver(() => ({ hang: true }));
     const fast = await receiver();
     const key = await makeKey(["audit_only", "task_create"]);
     const slowHook = await webhookFor(key, `${slow.url}/slow`, ["task.created"]);
     await webhookFor(key, `${fast.url}/fast`, ["task.created"]);
-    const started = Date.now();
     await submitTask(validTask, keyHeaders(key));
     await fast.waitFor(1);
-    expect(Date.now() - started).toBeLessThan(1500); // well before the slow one times out (2 s)
+    // Order, not a stopwatch: when the fast request arrives (waitFor resumes in that very turn of
+    // the event loop), the slow one has not been given up (its connection is still open, if it was
+    // sent yet). A worker that waited for the slow attempt would send the fast one after its 5 s.
+    expect(slow.requests.every((r) => r.closedAt === undefined)).toBe(true);
     const [d] = await recordedDeliveriesOf(slowHook.webhook_id);
     expect(d).toMatchObject({ status: "pending", attempts: 1, lastHttpStatus: null });
-    expect(d!.lastError).toMatch(/timed out after 2000 ms/);
+    expect(d!.lastError).toMatch(/timed out after 5000 ms/);
+    expect(slow.requests).toHaveLength(1);
+    // Given up by the worker, never answered (the receiver sees the close a moment later).
+    await expect.poll(() => slow.requests[0]!.closedAt, { timeout: 10_000 }).toBeDefined();
   });
 
   it("records a receiver that is down (no status) and a redirect (not followed) as failures", async () => {

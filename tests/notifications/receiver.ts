@@ -12,6 +12,11 @@ export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
   rawBody: string;
   at: number;
+  /**
+   * When the connection closed before an answer was sent (the sender gave up: its timeout),
+   * Date.now(); undefined while the request is open or once it was answered.
+   */
+  closedAt?: number;
 }
 
 export interface Reply {
@@ -29,7 +34,10 @@ export interface Receiver {
   respond: (req: ReceivedRequest) => Reply;
   /**
    * Resolves once `n` requests (those whose path starts with `pathPrefix`, when given) have
-   * arrived (rejects after `timeoutMs`).
+   * arrived (rejects after `timeoutMs`, default 20 s: only a guard against a hang, generous for a
+   * loaded machine). It resolves in the same turn of the event loop as the n-th arrival: no
+   * other I/O (another request, a connection closing) is handled before the caller resumes, so
+   * the caller sees the other receivers exactly as they were when that request arrived.
    */
   waitFor(n: number, timeoutMs?: number, pathPrefix?: string): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
@@ -44,7 +52,7 @@ export async function startReceiver(
     url: "",
     requests,
     respond,
-    waitFor(n, timeoutMs = 5000, pathPrefix) {
+    waitFor(n, timeoutMs = 20_000, pathPrefix) {
       const matching = () => (pathPrefix ? requests.filter((r) => r.path.startsWith(pathPrefix)) : requests);
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -86,6 +94,9 @@ export async function startReceiver(
         at: Date.now(),
       };
       requests.push(entry);
+      res.on("close", () => {
+        if (!res.writableFinished) entry.closedAt = Date.now();
+      });
       waiters = waiters.filter((w) => !w());
       const reply = receiver.respond(entry);
       if (reply.hang) return;

@@ -33,6 +33,8 @@ let faultUrl: string;
 let mode = "junk";
 const saved = { ...process.env };
 const hanging: ServerResponse[] = [];
+/** CHECKER_RPC_TIMEOUT_MS here, ms: far above a local node's answer (tens of ms). */
+const RPC_TIMEOUT_MS = 5000;
 
 type RpcCall = { id: number; method: string; params: unknown[] };
 
@@ -115,7 +117,9 @@ function useNetworks(baseUrl: string) {
     BASE_WALLET: WALLET,
     BASE_CONFIRMATIONS: "1",
     BASE_START_BLOCK: "0",
-    CHECKER_RPC_TIMEOUT_MS: "300",
+    // Both networks' bound: the healthy node (in this process) must never reach it, even on a
+    // loaded 2-core machine, and the hanging one is given up after it (one request, no retry).
+    CHECKER_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
   });
   resetConfig();
 }
@@ -227,7 +231,8 @@ describe("checker with a failing RPC", () => {
       const events = await db.select().from(taskEvents).where(eq(taskEvents.taskId, onBase.id));
       expect(events.filter((e) => e.type === "task.paid")).toHaveLength(1);
       expect((await checkPayments()).details).toMatchObject({ matched: 0 });
-    });
+      // Two chains, three checker runs, one of them waiting out the hanging RPC's 5 s bound.
+    }, 60_000);
   }
 
   it("refuses a node that serves another chain than configured", async () => {

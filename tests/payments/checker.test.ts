@@ -48,7 +48,9 @@ function useNetworks(overrides: Record<string, string> = {}) {
     BASE_START_BLOCK: "0",
     CHECKER_BLOCK_RANGE: "4",
     CHECKER_RESCAN_BLOCKS: "6",
-    CHECKER_RPC_TIMEOUT_MS: "500",
+    // Nothing here hangs: the bound (the default) only guards against a hang, and must never be
+    // reached by the local nodes' answers on a loaded machine.
+    CHECKER_RPC_TIMEOUT_MS: "10000",
     ...overrides,
   });
   resetConfig();

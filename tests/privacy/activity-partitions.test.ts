@@ -77,9 +77,13 @@ describe("activity log partitioned by month", () => {
     expect(pk!.def).toBe("PRIMARY KEY (at, id)");
     const { months, hasDefault } = await listActivityPartitions();
     expect(hasDefault).toBe(true);
+    // The migration made its month's and the next 2 when this file's database was made: with
+    // PGlite a template made at the start of the run, so a month may have ended since. Its month
+    // is this one, or (only then) the one before, whose "next 2" stop short of this one's.
     const now = new Date();
-    for (const offset of [0, 1, 2])
-      expect(months.map((m) => m.name)).toContain(activityPartitionFor(now, offset).name);
+    const names = months.map((m) => m.name);
+    const made = names.includes(activityPartitionFor(now, 2).name) ? now : activityPartitionFor(now, -1).from;
+    for (const offset of [0, 1, 2]) expect(names).toContain(activityPartitionFor(made, offset).name);
     // Every partition has the parent's indexes (created through the partitioned indexes).
     const [indexes] = await rows<{ n: number }>(sql`
       select count(*)::int as n from pg_inherits i join pg_class c on c.oid = i.inhrelid
