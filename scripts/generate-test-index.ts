@@ -4,8 +4,10 @@
  * the endpoint's module (`api/<name>.js`) or names its path (`/api/<name>`) in a string; it covers
  * an MCP tool when it names the tool in quotes. `--check` compares instead of writing and exits 1
  * when the committed file is out of date (tests/system/test-index.test.ts runs the same comparison).
+ * Everything from the line {@link HAND_WRITTEN_MARKER} on is written by hand and kept as it is
+ * (the tests' rules about time: which assertions depended on the clock or the machine's speed).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOOLS } from "../lib/mcp/tools.js";
@@ -15,6 +17,17 @@ import { writeOrCheck } from "./generated-file.js";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** The committed index. */
 export const TEST_INDEX_FILE = path.join(root, "docs", "tests.md");
+
+/** The line after which docs/tests.md is written by hand; the generator keeps what follows. */
+export const HAND_WRITTEN_MARKER = "<!-- Written by hand below this line: npm run tests:index keeps it. -->";
+
+/** The hand-written part of the committed index (from the marker on), or "" when it has none. */
+function handWrittenPart(): string {
+  if (!existsSync(TEST_INDEX_FILE)) return "";
+  const text = readFileSync(TEST_INDEX_FILE, "utf8");
+  const at = text.indexOf(HAND_WRITTEN_MARKER);
+  return at === -1 ? "" : text.slice(at);
+}
 
 /** Every test file and test helper under tests/ (fixtures aside), relative to the root, sorted. */
 function testFiles(): string[] {
@@ -81,7 +94,7 @@ export function testIndexText(): string {
     "| --- | --- |",
     ...tools,
     "",
-  ].join("\n");
+  ].join("\n") + (handWrittenPart() ? `\n${handWrittenPart()}` : "");
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
