@@ -669,7 +669,7 @@ describe("/openapi.json conformance", () => {
 });
 
 /**
- * Whether Prism 5.16 forwards `c`: it never answers a request whose body is not JSON (or is
+ * Whether Prism 5.14 forwards `c`: it never answers a request whose body is not JSON (or is
  * JSON `null` on a DELETE): it neither forwards nor refuses it, so the client times out. Those
  * few cases are judged by the sweep above only.
  */
