@@ -31,22 +31,30 @@ afterAll(async () => {
 });
 
 describe("clients/typescript", () => {
-  it("is generated from the current /openapi.json and type-checks with its example", async () => {
-    // Exits 1 with a message when schema.d.ts is stale, or when tsc finds an error.
-    await expect(run("npm", ["run", "--silent", "client:check"], { cwd: ROOT })).resolves.toBeDefined();
-  }, SUBPROCESS_TEST_MS);
+  it(
+    "is generated from the current /openapi.json and type-checks with its example",
+    async () => {
+      // Exits 1 with a message when schema.d.ts is stale, or when tsc finds an error.
+      await expect(run("npm", ["run", "--silent", "client:check"], { cwd: ROOT })).resolves.toBeDefined();
+    },
+    SUBPROCESS_TEST_MS,
+  );
 
-  it("runs examples/typed-client.ts against a started server", async () => {
-    const { stdout } = await run(
-      path.join(ROOT, "node_modules", ".bin", "tsx"),
-      ["examples/typed-client.ts"],
-      {
-        cwd: ROOT,
-        env: { ...process.env, BASE: host.url },
-      },
-    );
-    expect(stdout).toMatch(/estimate: \d+(\.\d+)? CAD/);
-    expect(stdout).toMatch(/submitted SANDBOX-/);
-    expect(stdout).toContain("status: completed");
-  }, SUBPROCESS_TEST_MS);
+  it(
+    "runs examples/typed-client.ts against a started server",
+    async () => {
+      const { stdout } = await run(
+        path.join(ROOT, "node_modules", ".bin", "tsx"),
+        ["examples/typed-client.ts"],
+        {
+          cwd: ROOT,
+          env: { ...process.env, BASE: host.url },
+        },
+      );
+      expect(stdout).toMatch(/estimate: \d+(\.\d+)? CAD/);
+      expect(stdout).toMatch(/submitted SANDBOX-/);
+      expect(stdout).toContain("status: completed");
+    },
+    SUBPROCESS_TEST_MS,
+  );
 });
