@@ -2,9 +2,10 @@
  * The MCP tool `pay_task`: x402 at the payment step over MCP (x402 "Transport: MCP", tool-result
  * binding; docs/x402.md), the same flow as POST /api/task-pay (lib/payments/x402/pay-task.ts):
  *
- * - called without a payment → an `isError` tool result whose `structuredContent` is the x402
- *   `PaymentRequired` (v2) and whose `content[0].text` is its JSON; a refused payment answers the
- *   same with `error` = x402's reason;
+ * - called without a payment → an `isError` tool result whose `content[0].text` is
+ *   `{"x402/error": {"code": 402, "message", "data": PaymentRequired}}` (v2), with no
+ *   `structuredContent` (docs/decisions.md 29); a refused payment answers the same with
+ *   `error` = x402's reason;
  * - called again with the signed `PaymentPayload` in `params._meta["x402/payment"]` → verified,
  *   settled, the task paid: the task's status (as check_task_status gives it) with the settlement
  *   in `_meta["x402/payment-response"]`;
@@ -24,6 +25,7 @@ import {
   accessTokenArgument,
   actingAs,
   apiKeyArgument,
+  errorResult,
   resolveCaller,
   type ToolDefinition,
   writeTool,
@@ -34,13 +36,25 @@ export const X402_PAYMENT_META = "x402/payment";
 /** The `_meta` key of the server's settlement response (x402 MCP transport). */
 export const X402_PAYMENT_RESPONSE_META = "x402/payment-response";
 
-/** The x402 `PaymentRequired` as an `isError` tool result (structuredContent and content[0].text). */
-function paymentRequiredResult(required: unknown): CallToolResult {
-  return {
-    isError: true,
-    content: [{ type: "text", text: JSON.stringify(required) }],
-    structuredContent: required as Record<string, unknown>,
-  };
+/**
+ * The x402 `PaymentRequired` (v2) as an `isError` tool result, as the x402 MCP transport asks:
+ * `content[0].text` is `{"x402/error": {"code": 402, "message", "data": PaymentRequired}}`. It has
+ * no `structuredContent`, which that transport makes optional: a client validates it against
+ * pay_task's `outputSchema` and would throw instead of returning the result (docs/decisions.md 29).
+ * Then come the words and, as every failed tool result, the error envelope (code
+ * PAYMENT_REQUIRED, the PaymentRequired in `error.x402`) in the last text block and in `_meta`.
+ */
+function paymentRequiredResult(required: { error?: string }, requestId: string): CallToolResult {
+  const reason = required.error ?? "Payment required";
+  const message =
+    `${reason}: sign one of the requirements in accepts (an EIP-3009 USDC authorization of the exact amount) ` +
+    'and call pay_task again with the PaymentPayload in params._meta["x402/payment"]';
+  const wrapper = { "x402/error": { code: 402, message: reason, data: required } };
+  return errorResult(
+    `PAYMENT_REQUIRED: ${message}`,
+    { error: { code: "PAYMENT_REQUIRED", message, details: [], x402: required }, request_id: requestId },
+    [JSON.stringify(wrapper)],
+  );
 }
 
 export const PAY_TASK_TOOL: ToolDefinition = {
@@ -49,7 +63,8 @@ export const PAY_TASK_TOOL: ToolDefinition = {
   description:
     "Pay a task awaiting payment (accepted_pending_payment or counter_offered) with x402: a signed EIP-3009 USDC " +
     "authorization of the exact amount, settled on chain by the service, which pays the gas. Call it without payment: " +
-    "the isError result's structuredContent is the x402 PaymentRequired (one `exact` requirement per network). Sign one " +
+    'the isError result\'s content[0].text is {"x402/error": {"code": 402, "data": PaymentRequired}} (one `exact` ' +
+    "requirement per network; also in _meta.error.x402). Sign one " +
     'and call again with the PaymentPayload in params._meta["x402/payment"] (any x402 MCP client does this): the task ' +
     'is paid and the result carries _meta["x402/payment-response"]. Needs the key that submitted the task (scope ' +
     "task_create) or its access_token. Paying by a plain USDC transfer of payment_usdc stays possible.",
@@ -98,9 +113,9 @@ export const PAY_TASK_TOOL: ToolDefinition = {
       if (!isDomainError(error, "PAYMENT_REQUIRED")) throw error;
       const required = await requiredAfterRefusal(taskId, error.extra.invalid_reason as string | undefined);
       if (!required) throw error;
-      return paymentRequiredResult(required.v2);
+      return paymentRequiredResult(required.v2, ctx.requestId);
     }
-    if (outcome.kind === "required") return paymentRequiredResult(outcome.required.v2);
+    if (outcome.kind === "required") return paymentRequiredResult(outcome.required.v2, ctx.requestId);
     if (outcome.kind === "in_flight") {
       const value = {
         status: "settlement_in_flight" as const,

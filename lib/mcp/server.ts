@@ -9,8 +9,9 @@
  *   the implementation (`initialize`) has `description`, `websiteUrl` and `icons` too.
  * - `tools/call` of an unknown tool is a JSON-RPC error -32602 (the revision's "unknown tool"),
  *   not a tool result. Bad arguments and failures of the tool are `isError` results carrying
- *   the HTTP API's error envelope; a successful result's `structuredContent` is checked against
- *   the tool's output schema.
+ *   the HTTP API's error envelope in `_meta` and in their text, never in `structuredContent`
+ *   (which clients validate against the output schema, errors included); a successful result's
+ *   `structuredContent` is checked against the tool's output schema.
  * - A task-augmented `tools/call` (params.task) of `submit_task` creates the service task and
  *   answers `{ task }`, the MCP task whose id is the task id; an anonymous caller's access
  *   token comes in the result's `_meta.access_token`. Failures are JSON-RPC errors there (there
@@ -41,7 +42,13 @@ import { parseOrThrow, rejectNulBytes } from "../http/validation.js";
 import { registerTaskMethods } from "./task-methods.js";
 import { protocolTask } from "./task-results.js";
 import type { ToolDefinition } from "./tool-kit.js";
-import { chargeDeferredLimit, protocolError, type ToolContext, toolError } from "./tool-kit.js";
+import {
+  chargeDeferredLimit,
+  errorEnvelopeOf,
+  protocolError,
+  type ToolContext,
+  toolError,
+} from "./tool-kit.js";
 import { TOOLS } from "./tools.js";
 
 /** The first protocol revision with Tasks. */
@@ -132,12 +139,10 @@ async function runTool(
 /** A task-augmented call of `tool`: its result as the MCP task of the service task it created. */
 async function createTask(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<CreateTaskResult> {
   const result = await runTool(tool, args, ctx);
-  const data = result.structuredContent as
-    | { task_id?: string; access_token?: string; error?: unknown }
-    | undefined;
+  const data = result.structuredContent as { task_id?: string; access_token?: string } | undefined;
   if (result.isError || !data?.task_id) {
     const text = result.content[0]?.type === "text" ? result.content[0].text : "The tool failed";
-    throw new McpError(ErrorCode.InvalidParams, text, data);
+    throw new McpError(ErrorCode.InvalidParams, text, errorEnvelopeOf(result));
   }
   const { getTaskOrThrow } = await import("../tasks/state/apply-transition.js");
   const task = await getTaskOrThrow(data.task_id);

@@ -2,7 +2,8 @@
  * What MCP tools share: the caller's credential (header key, or an `api_key`
  * argument), scope checks, and the translation of results and `ApiError`s into MCP
  * tool results (text content plus `structuredContent`; failures as `isError` results
- * carrying the HTTP API's error codes).
+ * carrying the HTTP API's error envelope in `_meta` and in their text, never in
+ * `structuredContent`).
  */
 import {
   type CallToolResult,
@@ -166,15 +167,55 @@ export function protocolError(error: unknown, requestId: string): McpError {
   return new McpError(code, `${apiError.code}: ${apiError.message}`, errorBody(apiError, requestId));
 }
 
-/** A failed tool result with the HTTP API's error code (`isError: true`). */
+/**
+ * The words of a failed tool result for the model and the person: `CODE: message`, then one line
+ * per detail (`- field: message`) when the error lists several problems.
+ */
+function errorText(apiError: ApiError): string {
+  const lines = apiError.details
+    .filter((d) => d.message && d.message !== apiError.message)
+    .map((d) => `- ${d.field ? `${d.field}: ` : ""}${d.message}`);
+  return [`${apiError.code}: ${apiError.message}`, ...lines].join("\n");
+}
+
+/**
+ * A failed tool result (`isError: true`) that every MCP client can read (docs/decisions.md 29).
+ * It carries no `structuredContent`: a client validates `structuredContent` against the tool's
+ * `outputSchema` (the success shape) even on an error (the v1 TypeScript SDK, once it has listed
+ * the tools, throws -32602 instead of returning the result). The HTTP API's error envelope
+ * (`{ error: { code, message, details, … }, request_id }`) is in `_meta` (`_meta.error.code`) and,
+ * as JSON, in the second text block; the first text block says it in words.
+ * @param error any thrown value (ApiError, DomainError, a storage failure, anything else → INTERNAL)
+ */
 export function toolError(error: unknown, requestId: string): CallToolResult {
   const apiError = asApiError(error, requestId);
-  const body = errorBody(apiError, requestId);
+  return errorResult(errorText(apiError), errorBody(apiError, requestId));
+}
+
+/**
+ * A failed tool result from its words and its error envelope (`{ error, request_id }`), with no
+ * `structuredContent` (see {@link toolError}); `first` text blocks go before the words (the x402
+ * transport's `x402/error` JSON must be `content[0]`).
+ */
+export function errorResult(
+  text: string,
+  envelope: { error: { code: string } & Record<string, unknown>; request_id: string },
+  first: string[] = [],
+): CallToolResult {
   return {
     isError: true,
-    content: [{ type: "text", text: `${apiError.code}: ${apiError.message}` }],
-    structuredContent: body,
+    content: [...first, text, JSON.stringify(envelope)].map((t) => ({ type: "text" as const, text: t })),
+    _meta: envelope,
   };
+}
+
+/** The error envelope of a failed tool result (`_meta`, {@link toolError}), or undefined for a success. */
+export function errorEnvelopeOf(
+  result: CallToolResult,
+): { error: { code: string; message: string } & Record<string, unknown>; request_id: string } | undefined {
+  if (!result.isError) return undefined;
+  const meta = result._meta as { error?: { code?: unknown } } | undefined;
+  return typeof meta?.error?.code === "string" ? (meta as ReturnType<typeof errorEnvelopeOf>) : undefined;
 }
 
 /** One tool: its MCP description and its adapter. */

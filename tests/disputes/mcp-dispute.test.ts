@@ -48,7 +48,7 @@ describe("MCP dispute_task", () => {
       arguments: { ...args, api_key: stranger },
     })) as any;
     expect(foreign.isError).toBe(true);
-    expect(foreign.structuredContent?.error?.code ?? foreign.content[0].text).toContain("NOT_FOUND");
+    expect((foreign._meta as any)?.error?.code).toContain("NOT_FOUND");
 
     const opened = (await client.callTool({
       name: "dispute_task",

@@ -29,10 +29,17 @@ describe("domain errors at the edge", () => {
   it("gives the MCP tool error of the same code", () => {
     const result = toolError(new DomainError("CONFLICT", "already scored", { field: "task_id" }), "req_mcp");
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toEqual({
+    const envelope = {
       error: { code: "CONFLICT", message: "already scored", field: "task_id", details: [] },
       request_id: "req_mcp",
-    });
+    };
+    // No structuredContent: clients validate it against the tool's output schema, errors included.
+    expect(result.structuredContent).toBeUndefined();
+    expect(result._meta).toEqual(envelope);
+    expect(result.content).toEqual([
+      { type: "text", text: "CONFLICT: already scored" },
+      { type: "text", text: JSON.stringify(envelope) },
+    ]);
   });
 
   it("omits field when the domain error names none", async () => {

@@ -48,7 +48,8 @@ async function connect(headers: Record<string, string> = {}): Promise<Client> {
   );
   return client;
 }
-const sc = (r: any) => r.structuredContent;
+/** A result's structured value: `structuredContent`, or a failed result's error envelope (`_meta`). */
+const sc = (r: any) => (r.isError ? r._meta : r.structuredContent);
 
 describe("MCP tools over billing, scores and webhooks", () => {
   it("lists the eleven tools of the spec, then cancel_task, dispute_task, pay_task and list_my_tasks", async () => {

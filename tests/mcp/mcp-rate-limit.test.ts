@@ -68,12 +68,12 @@ describe("MCP rate limits", () => {
     expect(limited.status).toBe(200);
     const body: any = await limited.json();
     expect(body.result.isError).toBe(true);
-    expect(body.result.structuredContent.error).toMatchObject({
+    expect(body.result._meta.error).toMatchObject({
       code: "RATE_LIMITED",
       policy: "key",
       limit: 5,
     });
-    expect(body.result.structuredContent.error.retry_after_seconds).toBe(50);
+    expect(body.result._meta.error.retry_after_seconds).toBe(50);
     // The same key in the header is refused by the wrapper: one budget per key.
     const header = await post({ method: "tools/list" }, { "x-api-key": key });
     expect(header.status).toBe(429);
@@ -94,11 +94,11 @@ describe("MCP rate limits", () => {
       });
     for (let i = 0; i < 2; i++) {
       const body: any = await (await call()).json();
-      expect(body.result.structuredContent.error.code).toBe("UNAUTHORIZED");
+      expect(body.result._meta.error.code).toBe("UNAUTHORIZED");
     }
     const body: any = await (await call()).json();
-    expect(body.result.structuredContent.error).toMatchObject({ code: "RATE_LIMITED" });
-    expect(body.result.structuredContent.error.retry_after_seconds).toBe(50);
+    expect(body.result._meta.error).toMatchObject({ code: "RATE_LIMITED" });
+    expect(body.result._meta.error.retry_after_seconds).toBe(50);
   });
 
   describe("JSON-RPC batches (issue 25 item 4)", () => {

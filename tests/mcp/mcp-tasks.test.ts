@@ -253,12 +253,12 @@ describe("MCP Tasks", () => {
     expect((await rejection(client.experimental.tasks.listTasks())).code).toBe(-32602);
 
     const noToken = await client.callTool({ name: "cancel_task", arguments: { task_id: taskId } });
-    expect((noToken.structuredContent as any).error.code).toBe("UNAUTHORIZED");
+    expect((noToken._meta as any).error.code).toBe("UNAUTHORIZED");
     const wrong = await client.callTool({
       name: "cancel_task",
       arguments: { task_id: taskId, access_token: "x" },
     });
-    expect((wrong.structuredContent as any).error.code).toBe("FORBIDDEN");
+    expect((wrong._meta as any).error.code).toBe("FORBIDDEN");
     const cancelled = await client.callTool({
       name: "cancel_task",
       arguments: { task_id: taskId, access_token: token, reason: "changed my mind" },
@@ -353,7 +353,7 @@ describe("MCP Tasks", () => {
     ).structuredContent as any;
     expect(second).toMatchObject({ tasks: [{ task_id: ids[0], mcp_status: "working" }], next_cursor: null });
     const bad = await client.callTool({ name: "list_my_tasks", arguments: { cursor: "nope" } });
-    expect((bad.structuredContent as any).error.code).toBe("VALIDATION_ERROR");
+    expect((bad._meta as any).error.code).toBe("VALIDATION_ERROR");
     await client.close();
   });
 });

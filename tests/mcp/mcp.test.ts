@@ -33,8 +33,9 @@ async function connect(headers: Record<string, string> = {}, protocolVersion?: s
   return client;
 }
 
+/** A result's structured value: `structuredContent`, or a failed result's error envelope (`_meta`). */
 function structured(result: any): any {
-  return result.structuredContent;
+  return result.isError ? result._meta : result.structuredContent;
 }
 
 describe("MCP over Streamable HTTP", () => {

@@ -105,14 +105,15 @@ describe("MCP authorization (OAuth 2.1) with the SDK client", () => {
       description: expect.stringContaining("Quebec"),
     });
     await keyless.close();
-    // Invalid arguments are a tool error (isError with the API's envelope), not a protocol error.
-    // (A client that listed the tools would check that envelope against the output schema: the SDK
-    // validates structuredContent of error results too, so this one does not list them.)
+    // Invalid arguments are a tool error (isError with the API's envelope in _meta), not a protocol
+    // error, and readable by a client that listed the tools first (which validates any
+    // structuredContent against the output schema, errors included; an error result has none).
     const fresh = new Client({ name: "keyless", version: "1.0.0" });
     await fresh.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/api/mcp`)));
+    await fresh.listTools();
     const bad = await fresh.callTool({ name: "get_estimate", arguments: { hours: "many" } });
     expect(bad.isError).toBe(true);
-    expect((bad.structuredContent as any).error.code).toMatch(/VALIDATION_ERROR|INVALID_FORMAT/);
+    expect((bad._meta as any).error.code).toMatch(/VALIDATION_ERROR|INVALID_FORMAT/);
     await fresh.close();
   });
 

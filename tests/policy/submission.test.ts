@@ -75,7 +75,7 @@ describe("refusal", () => {
     const result: any = await client.callTool({ name: "submit_task", arguments: abusive });
     await client.close();
     expect(result.isError).toBe(true);
-    expect(result.structuredContent.error).toMatchObject({
+    expect(result._meta.error).toMatchObject({
       code: "POLICY_VIOLATION",
       reason_codes: ["PERSON_SURVEILLANCE"],
       policy_version: POLICY_VERSION,

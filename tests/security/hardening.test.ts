@@ -198,7 +198,7 @@ const nulAttacks: Attack[] = [
       const { res, body } = await mcpCall("submit_task", { ...validTask, task_description: `hi${NUL}` });
       expect(res.status).toBe(200);
       expect(body.result.isError).toBe(true);
-      expect(body.result.structuredContent.error).toMatchObject({
+      expect(body.result._meta.error).toMatchObject({
         code: "INVALID_FORMAT",
         field: "task_description",
       });
@@ -275,7 +275,7 @@ const limitAttacks: Attack[] = [
         })),
       });
       expect(res.status).toBe(200);
-      const codes = (body as any[]).map((r) => r.result.structuredContent.error.code);
+      const codes = (body as any[]).map((r) => r.result._meta.error.code);
       expect(codes).toEqual(["UNAUTHORIZED", "UNAUTHORIZED"]);
       // 2 messages + 2 failed keys = 4 of 4: the next request is refused.
       const refused = await call(estimateGet, "/api/estimate?hours=1", { headers: fromIp(ip) });

@@ -272,7 +272,7 @@ describe("MCP check_task_status by caller", () => {
       CallToolResultSchema,
     );
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.structuredContent ?? result.content)).toContain("FORBIDDEN");
+    expect((result._meta as any)?.error?.code).toBe("FORBIDDEN");
     await client.close();
   });
 });

@@ -23,6 +23,11 @@ useX402World();
 // several times that on a busy 2-core machine. The limit only guards against a hang.
 vi.setConfig({ testTimeout: 120_000 });
 
+/**
+ * A connected client that has listed the tools, as agents do: from then on the SDK checks every
+ * `structuredContent` against the tool's `outputSchema`, error results included (issue 41: the
+ * PaymentRequired in structuredContent made `callTool` throw instead of returning it).
+ */
 async function connect(key: string) {
   const client = new Client({ name: "x402-agent", version: "1.0.0" });
   await client.connect(
@@ -30,21 +35,28 @@ async function connect(key: string) {
       requestInit: { headers: { "x-api-key": key } },
     }),
   );
+  await client.listTools();
   return client;
 }
 
-function payTask(client: Client, taskId: string, payment?: unknown) {
-  return client.request(
-    {
-      method: "tools/call",
-      params: {
-        name: "pay_task",
-        arguments: { task_id: taskId },
-        ...(payment ? { _meta: { "x402/payment": payment } } : {}),
-      },
-    },
-    CallToolResultSchema,
+async function payTask(client: Client, taskId: string, payment?: unknown) {
+  return CallToolResultSchema.parse(
+    await client.callTool({
+      name: "pay_task",
+      arguments: { task_id: taskId },
+      ...(payment ? { _meta: { "x402/payment": payment } } : {}),
+    }),
   );
+}
+
+/**
+ * The PaymentRequired of a failed pay_task result, read as the x402 MCP transport says a client
+ * reads it without structuredContent: `content[0].text` = `{"x402/error": {code: 402, data}}`.
+ */
+function x402Required(result: { content: unknown[] }): PaymentRequired {
+  const wrapped = JSON.parse((result.content[0] as { text: string }).text);
+  expect(wrapped["x402/error"]).toMatchObject({ code: 402, message: expect.any(String) });
+  return wrapped["x402/error"].data as PaymentRequired;
 }
 
 describe("pay_task over MCP", () => {
@@ -53,8 +65,11 @@ describe("pay_task over MCP", () => {
     const client = await connect(world.agent);
     const first = await payTask(client, id);
     expect(first.isError).toBe(true);
-    const required = first.structuredContent as unknown as PaymentRequired;
-    expect(JSON.parse((first.content[0] as { text: string }).text)).toEqual(required);
+    // The x402 MCP transport's form: content[0].text is {"x402/error": {code: 402, data}}, and no
+    // structuredContent (a client would validate it against pay_task's output schema).
+    expect(first.structuredContent).toBeUndefined();
+    const required = x402Required(first);
+    expect((first._meta as any).error).toMatchObject({ code: "PAYMENT_REQUIRED", x402: required });
     expect(required).toMatchObject({ x402Version: 2, resource: { url: expect.stringContaining(id) } });
     expect(required.accepts.map((a) => [a.network, a.amount])).toEqual([
       ["eip155:31337", micro.toString()],
@@ -102,13 +117,13 @@ describe("pay_task over MCP", () => {
   it("answers a refused payment with the PaymentRequired and x402's reason, recording nothing", async () => {
     const { id } = await approvedTask();
     const client = await connect(world.agent);
-    const required = (await payTask(client, id)).structuredContent as unknown as PaymentRequired;
+    const required = x402Required(await payTask(client, id));
     const wrong = await signPayment(payer, required.accepts[0] as never, {
       value: BigInt(required.accepts[0]!.amount) - 1n,
     });
     const refused = await payTask(client, id, wrong);
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({
+    expect(x402Required(refused)).toMatchObject({
       x402Version: 2,
       error: "invalid_exact_evm_payload_authorization_value_mismatch",
     });

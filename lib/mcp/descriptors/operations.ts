@@ -26,7 +26,7 @@ export const mcpPostOperation = defineOperation({
     "register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, dispute_task, list_my_tasks. " +
     "Keys: x-api-key header, Bearer, or the api_key tool argument (counted on that key's rate limit); anonymous " +
     "tasks: the access_token argument. Failures: JSON-RPC error objects (protocol; an unknown tool is -32602) or " +
-    "isError tool results carrying the HTTP API's error codes. " +
+    "isError tool results carrying the HTTP API's error envelope in _meta and their text (no structuredContent). " +
     "Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).",
   tags: ["MCP"],
   auth: "delegated",
