@@ -28,6 +28,7 @@ import { paymentNetworks } from "../payments/networks.js";
 import { x402Enabled, x402Url } from "../payments/x402/protocol.js";
 import { taskLinks } from "../tasks/state/task-links.js";
 import { formatBytes, formatCad, formatDateTime } from "./format.js";
+import { disputeReasonLabel, disputeResolutionLabel } from "./labels.js";
 import { renderTemplate, type TemplateName, type TemplateValues } from "./templates.js";
 
 /** Which template each task event uses. */
@@ -173,7 +174,11 @@ export function composeTaskEmail(
   return taskEmailRow(task, template, values, `${template}:${event.id}`, attachments);
 }
 
-/** The values of the `recourse` template for a dispute or SLA-credit event (its payload). */
+/**
+ * The values of the `recourse` template for a dispute or SLA-credit event (its payload). The
+ * dispute's reason and resolution are codes in the payload; the reader gets their words in the
+ * task's language (lib/mail/labels.ts), never the code.
+ */
 function recourseValues(event: TaskEvent, task: Task): TemplateValues {
   const p = event.payload;
   const cadOf = (v: unknown) => (typeof v === "number" ? formatCad(v, task.lang) : null);
@@ -182,8 +187,9 @@ function recourseValues(event: TaskEvent, task: Task): TemplateValues {
     disputed: event.type === "task.disputed",
     resolved: event.type === "task.dispute_resolved",
     credited: event.type === "task.sla_credited",
-    reason: text(p.reason),
-    resolution: text(p.resolution),
+    // task.disputed: `reason` is the dispute's reason code; task.dispute_resolved: staff's note.
+    reason: event.type === "task.disputed" ? disputeReasonLabel(p.reason, task.lang) : null,
+    resolution: disputeResolutionLabel(p.resolution, task.lang),
     note: event.type === "task.dispute_resolved" ? text(p.reason) : null,
     refund_amount_cad: cadOf(p.refund_amount_cad),
     follow_up_task_id: text(p.follow_up_task_id),

@@ -2,16 +2,23 @@
  * E-mail templates: readable text files `lib/mail/templates/<template>.<lang>.txt`, one per
  * message and language (`fr`, `en`; docs/api-conventions.md "What the service does" 7).
  *
- * File format: the first line is `Subject: …`, then a blank line, then the body. Inside:
- * `{{name}}` inserts a value (missing → empty); `{{#name}}…{{/name}}` keeps its content when
- * the value is truthy (non-empty string, true, non-zero); `{{^name}}…{{/name}}` when it is
- * falsy. A section tag alone on its line takes its line break with it. Values are inserted
+ * File format: the first line is `Subject: …`, then a blank line, then the body, both in
+ * Mustache syntax, rendered by the `mustache` package (docs/decisions.md entry 30): `{{name}}`
+ * inserts a value (missing or null → empty); `{{#name}}…{{/name}}` keeps its content when the
+ * value is truthy (non-empty string, true, non-zero), `{{^name}}…{{/name}}` when it is falsy, at
+ * any depth of nesting. A tag alone on its line takes its line break with it. Values are inserted
  * once, never re-read as template text.
+ *
+ * Escaping is decided by the kind of body (`BodyKind`), never by the template: a plain-text body
+ * (`.txt`, every template today) and the subject insert values as they are (no HTML entities in a
+ * text message); an HTML body (`html`) inserts every `{{name}}` HTML-escaped by Mustache's own
+ * escaping (`&`, `<`, `>`, quotes…), `{{{name}}}` only for markup the service wrote itself.
  *
  * Each file is referenced by a literal `new URL(…, import.meta.url)` so that Vercel's file
  * tracer bundles it with the functions that send mail.
  */
 import { readFileSync } from "node:fs";
+import Mustache from "mustache";
 import type { Lang } from "../db/schema/enums.js";
 
 /** Template names. */
@@ -96,25 +103,29 @@ function load(name: TemplateName, lang: Lang): { subject: string; body: string }
   return parsed;
 }
 
-const truthy = (v: TemplateValues[string]) =>
-  v !== undefined && v !== null && v !== false && v !== "" && v !== 0;
+/** How a body is written: plain text (values as they are) or HTML (values HTML-escaped). */
+export type BodyKind = "text" | "html";
 
-/** Expands sections and values of `template` with `values`. */
-export function expand(template: string, values: TemplateValues): string {
-  const section = (_: string, kind: string, name: string, inner: string) =>
-    truthy(values[name]) === (kind === "#") ? inner : "";
-  const withSections = template
-    .replace(/^\{\{([#^])(\w+)\}\}\n([\s\S]*?)^\{\{\/\2\}\}(?:\n|$)/gm, section)
-    .replace(/\{\{([#^])(\w+)\}\}([\s\S]*?)\{\{\/\2\}\}/g, section);
-  return withSections.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
-    const v = values[name];
-    return v === undefined || v === null || v === false ? "" : String(v);
-  });
+/** Plain text inserts a value as its string: no entity ever appears in a text message. */
+const asText = (value: unknown): string => String(value);
+
+/**
+ * Renders Mustache `source` with `values`, escaping by `kind`.
+ * @param source template text (Mustache syntax, default `{{ }}` tags)
+ * @param values the view; looked up as own properties only (no `constructor` or other inherited name)
+ * @param kind `text`: values inserted unchanged; `html`: `{{name}}` HTML-escaped by Mustache
+ * @returns the rendered text, whitespace untouched
+ * @throws Error when `source` is not valid Mustache (an unclosed or mismatched section)
+ */
+export function renderMustache(source: string, values: TemplateValues, kind: BodyKind): string {
+  const view = Object.assign(Object.create(null) as TemplateValues, values);
+  return Mustache.render(source, view, undefined, kind === "text" ? { escape: asText } : {});
 }
 
 /**
- * Renders template `name` in `lang`.
- * @returns the subject (one line) and the plain-text body.
+ * Renders template `name` in `lang` with `values` (Mustache, plain text: no escaping).
+ * @returns the subject (one line, runs of white space made one space) and the plain-text body
+ *   (at most one blank line in a row, one final line break).
  * @throws Error when the file is missing or malformed (a deployment defect).
  */
 export function renderTemplate(
@@ -124,8 +135,8 @@ export function renderTemplate(
 ): { subject: string; text: string } {
   const t = load(name, lang);
   return {
-    subject: expand(t.subject, values).replace(/\s+/g, " ").trim(),
-    text: `${expand(t.body, values)
+    subject: renderMustache(t.subject, values, "text").replace(/\s+/g, " ").trim(),
+    text: `${renderMustache(t.body, values, "text")
       .replace(/\n{3,}/g, "\n\n")
       .trimEnd()}\n`,
   };

@@ -60,6 +60,10 @@ describe("MCP dispute_task", () => {
       status: "completed",
       dispute: { status: "open", reason: "damaged" },
     });
+    // The text is for a person: no reason code there (structuredContent keeps the code).
+    const texts = (opened.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
+    expect(texts).toContain(id);
+    expect(texts).not.toMatch(/\bdamaged\b/);
 
     const again = (await client.callTool({
       name: "dispute_task",

@@ -78,8 +78,14 @@ describe("dispute events", () => {
       `Litige résolu pour la tâche ${id}`,
     ]);
     const resolvedMail = mails.find((m) => m.subject.startsWith("Litige résolu"))!;
-    expect(resolvedMail.textBody).toContain("partial_refund");
-    expect(resolvedMail.textBody).toMatch(/20,00\s\$/);
-    expect(resolvedMail.textBody).toContain("portefeuille payeur");
+    // Words in the requester's language, never the code or template text (lib/mail/labels.ts).
+    const openedMail = mails.find((m) => m.subject.startsWith("Litige reçu"))!;
+    expect(openedMail.textBody).toContain(") : en retard.");
+    expect(resolvedMail.textBody).toContain("est résolue : remboursement partiel.");
+    expect(resolvedMail.textBody).not.toContain("partial_refund");
+    expect(resolvedMail.textBody).toMatch(
+      /Remboursement : 20,00\s\$ CAD, envoyé sous peu au portefeuille payeur\.\n/,
+    );
+    for (const mail of mails) expect(mail.subject + mail.textBody).not.toMatch(/\{\{|\}\}/);
   });
 });

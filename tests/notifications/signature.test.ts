@@ -2,7 +2,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { expand, renderTemplate, TEMPLATE_NAMES } from "../../lib/mail/templates.js";
+import { renderMustache, renderTemplate, TEMPLATE_NAMES } from "../../lib/mail/templates.js";
 import { decryptSecret, encryptSecret, newWebhookSecret } from "../../lib/webhooks/secret-box.js";
 import { generateTestHeaders, signPayload, verifySignature } from "../../lib/webhooks/signature.js";
 
@@ -100,8 +100,26 @@ describe("secret encryption at rest", () => {
 describe("templates", () => {
   it("expands values once and keeps or drops sections", () => {
     const t = "A {{x}}\n{{#on}}\nshown {{x}}\n{{/on}}\n{{^on}}\nhidden\n{{/on}}\nend{{#y}} y={{y}}{{/y}}";
-    expect(expand(t, { x: "{{on}}", on: true })).toBe("A {{on}}\nshown {{on}}\nend");
-    expect(expand(t, { x: 1, on: false, y: "z" })).toBe("A 1\nhidden\nend y=z");
+    expect(renderMustache(t, { x: "{{on}}", on: true }, "text")).toBe("A {{on}}\nshown {{on}}\nend");
+    expect(renderMustache(t, { x: 1, on: false, y: "z" }, "text")).toBe("A 1\nhidden\nend y=z");
+  });
+
+  it("expands sections nested three deep, inline and on their own lines", () => {
+    const t = "{{#a}}\n{{#b}}\nB{{#c}} c{{/c}}{{^c}} not c{{/c}}.\n{{/b}}\n{{/a}}\nend";
+    expect(renderMustache(t, { a: true, b: "x", c: true }, "text")).toBe("B c.\nend");
+    expect(renderMustache(t, { a: true, b: "x", c: false }, "text")).toBe("B not c.\nend");
+    expect(renderMustache(t, { a: true, b: "", c: true }, "text")).toBe("end");
+    expect(renderMustache(t, { a: 0, b: "x", c: true }, "text")).toBe("end");
+  });
+
+  it("escapes values for HTML bodies only, and never reads an inherited name", () => {
+    const value = `Tom & "Jerry" <b>'s</b>`;
+    expect(renderMustache("<p>{{v}}</p>", { v: value }, "html")).toBe(
+      "<p>Tom &amp; &quot;Jerry&quot; &lt;b&gt;&#39;s&lt;&#x2F;b&gt;</p>",
+    );
+    expect(renderMustache("{{v}}", { v: value }, "text")).toBe(value);
+    expect(renderMustache("[{{constructor}}][{{toString}}]", {}, "text")).toBe("[][]");
+    expect(() => renderMustache("{{#open}}never closed", {}, "text")).toThrow(/Unclosed section/);
   });
 
   it("has an fr and an en file for every template, each rendering without leftover tags", () => {
