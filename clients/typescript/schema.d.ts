@@ -381,7 +381,7 @@ export interface paths {
         put?: never;
         /**
          * Settle a refund request: refunded or denied (operator)
-         * @description For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account (ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status. Permission: `refunds.settle` (roles: owner, finance); a staff session acts with its role, an admin key as owner.
+         * @description For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account (ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. The requester is e-mailed. A settlement closes every refund owed on the task; a task may be settled again when a refund is owed again (each settlement once, with its own e-mail). amount_cad above what was paid less what was already given back → 422 with max_amount_cad; a refund that is not pending (already settled, or settled concurrently) → 409 CONFLICT with current refund_status. Permission: `refunds.settle` (roles: owner, finance); a staff session acts with its role, an admin key as owner.
          */
         post: operations["settleTaskRefund"];
         delete?: never;
@@ -1713,7 +1713,7 @@ export interface components {
              * @enum {string}
              */
             outcome: "refunded" | "denied";
-            /** @description refunded: CAD refunded; default the amount requested at cancellation. At most the price paid (for a task paid in USDC, its receipt's total, taxes included; the credit note reverses the taxes in proportion). */
+            /** @description refunded: CAD refunded; default the amount owed (requested at cancellation, granted by a dispute or an SLA credit). At most the price paid less every refund already given back (for a task paid in USDC, its receipt's total, taxes included; the credit note reverses the taxes in proportion); above → 422 with max_amount_cad. */
             amount_cad?: number;
             /** @description refunded in USDC: the refund transaction. */
             tx_hash?: string;

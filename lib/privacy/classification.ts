@@ -262,6 +262,12 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     erasure: "kept",
     none: "task_id days_late percent amount_cad usdc_micro invoice_id created_at",
   }),
+  task_refunds: table({
+    purpose: "refunds of a task given, owed and settled, its running total (accounting record)",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "id task_id kind source dispute_id amount_cad usdc_micro outcome settlement_id tx_hash invoice_id created_at",
+  }),
   task_events: table({
     purpose: "task history and the notification outbox",
     export: "task_events",

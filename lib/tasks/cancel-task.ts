@@ -6,14 +6,14 @@
  * originating wallet (or prepaid account); after dispatch as the service's
  * cancellation policy says (the operator fixes the amount). Terminal tasks → 409.
  * A task paid from a prepaid account and cancelled before dispatch is refunded to the
- * account in the same transaction (`refund_status: refunded`).
+ * account in the same transaction (`refund_status: refunded`). Either way the refund is an entry
+ * of the task's running total (lib/billing/task-refunds.ts), which the refund columns derive from.
  *
  * Review SLA missed (issue 27): a task reviewed after its `review_deadline` may be cancelled by
  * its owner with a full refund even after dispatch (prepaid: credited at once; USDC: the full
  * amount pending for finance), and the cancellation also writes the event `task.sla_missed`.
  */
-import { refundTaskToAccount } from "../billing/charge-task.js";
-import { findUsdcReceipt } from "../billing/credit-notes.js";
+import { creditToAccount, recordOwedRefund, refundableCad, refundColumns } from "../billing/task-refunds.js";
 import { DomainError } from "../errors.js";
 import { type Caller, hasScope } from "../keys/credentials.js";
 import { applyTransition, getTaskOrThrow, type TransitionResult } from "./state/apply-transition.js";
@@ -59,25 +59,33 @@ export async function cancelTask(
       // A review past its deadline: the full refund is owed whatever the dispatch (issue 27).
       const missed = paid && reviewSlaMissed(locked);
       const dispatched = locked.dispatchedAt !== null && !missed;
-      // Paid from a prepaid account and not yet dispatched: refunded to the account at once.
-      const accountRefund =
-        paid && !dispatched && locked.paymentMethod === "account"
-          ? await refundTaskToAccount(
-              tx,
-              locked,
-              missed ? "cancelled, review deadline missed" : "cancelled before dispatch",
-              now,
-            )
-          : null;
-      return {
-        cancelledAt: now,
-        cancelReason: reason ?? null,
-        refundStatus: accountRefund !== null ? "refunded" : paid ? "pending" : "none",
-        // Paid in USDC: the full refund is the receipt's total (the price with the taxes paid).
-        refundAmountCad:
-          accountRefund ??
-          (paid && !dispatched ? ((await findUsdcReceipt(tx, locked))?.amountCad ?? locked.priceCad) : null),
-      };
+      if (paid) {
+        // The full refund is what is left of what was paid (the receipt's total with its taxes,
+        // the charge, or the price): lib/billing/task-refunds.ts `refundableCad`.
+        const { leftCad } = await refundableCad(tx, locked);
+        // Paid from a prepaid account and not yet dispatched: refunded to the account at once.
+        const credited =
+          !dispatched && locked.paymentMethod === "account"
+            ? await creditToAccount(
+                tx,
+                locked,
+                leftCad,
+                "cancellation",
+                missed ? "cancelled, review deadline missed" : "cancelled before dispatch",
+                now,
+              )
+            : null;
+        if (credited === null) {
+          // Owed: the full amount before dispatch; after it, the operator fixes it at settlement.
+          await recordOwedRefund(
+            tx,
+            locked,
+            { amountCad: dispatched ? null : leftCad, usdcMicro: null, source: "cancellation" },
+            now,
+          );
+        }
+      }
+      return { cancelledAt: now, cancelReason: reason ?? null, ...(await refundColumns(tx, locked.id)) };
     },
     after: async (t, tx) => {
       if (t.paidAt !== null && reviewSlaMissed(t)) {

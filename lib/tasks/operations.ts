@@ -178,7 +178,10 @@ export const settleRefundOperation = operatorTaskAction({
   description:
     "For a task cancelled after payment (refund_status pending). A prepaid-account task is credited to its account " +
     "(ledger refund and refund invoice); a USDC refund is sent by the operator and recorded here with its tx_hash. " +
-    "The requester is e-mailed. A refund that is not pending → 409 CONFLICT with current refund_status.",
+    "The requester is e-mailed. A settlement closes every refund owed on the task; a task may be settled again when " +
+    "a refund is owed again (each settlement once, with its own e-mail). amount_cad above what was paid less what " +
+    "was already given back → 422 with max_amount_cad; a refund that is not pending (already settled, or settled " +
+    "concurrently) → 409 CONFLICT with current refund_status.",
   body: settleRefundBodySchema,
   permission: "refunds.settle",
 });

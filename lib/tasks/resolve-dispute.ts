@@ -16,6 +16,7 @@
  * the `task.dispute_resolved` event, the audit row and the operator's e-mail commit together.
  */
 import { eq } from "drizzle-orm";
+import { refundableCad } from "../billing/task-refunds.js";
 import { getConfig } from "../config.js";
 import { eventsCommitted } from "../db/after-events.js";
 import { recordAudit } from "../db/audit.js";
@@ -24,7 +25,7 @@ import { emails, type Task, type TaskDispute, taskDisputes, taskEvents, tasks } 
 import { DomainError } from "../errors.js";
 import { newTaskId, prefixedId } from "../ids.js";
 import { formatUsdc, toCents } from "../money.js";
-import { grantRefund, refundableCad } from "./recourse-refund.js";
+import { grantRefund } from "./recourse-refund.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
 import { executionDeadline } from "./state/deadlines.js";
 import type { ResolveDisputeBody } from "./state/dispute-schemas.js";
@@ -35,7 +36,8 @@ import { taskLinks } from "./state/task-links.js";
  * Resolves dispute `body.dispute_id` at `now`.
  * @returns the resolved dispute and its (disputed) task, as updated
  * @throws DomainError NOT_FOUND (unknown dispute), CONFLICT (already resolved: `current_resolution`),
- *   VALIDATION_ERROR (`amount_cad` above what is left: `max_amount_cad`; nothing left to refund)
+ *   VALIDATION_ERROR (`amount_cad` above what is left, counting every refund given or owed:
+ *   `max_amount_cad`; nothing left to refund)
  */
 export async function resolveDispute(
   body: ResolveDisputeBody,
@@ -61,7 +63,8 @@ export async function resolveDispute(
     let refundUsdcMicro: bigint | null = null;
     let followUpTaskId: string | null = null;
     if (body.resolution === "partial_refund" || body.resolution === "full_refund") {
-      const left = await refundableCad(tx, task);
+      // What is left of what was paid, after every refund given or owed so far (issue 42).
+      const { leftCad: left } = await refundableCad(tx, task);
       const amount = body.resolution === "full_refund" ? left : body.amount_cad!;
       if (left <= 0) {
         throw new DomainError("VALIDATION_ERROR", `Nothing of task ${task.id}'s payment is left to refund`, {
@@ -76,7 +79,10 @@ export async function resolveDispute(
           { field: "amount_cad", extra: { max_amount_cad: left } },
         );
       }
-      const granted = await grantRefund(tx, task, amount, `dispute ${dispute.id} (${body.resolution})`, now);
+      const granted = await grantRefund(tx, task, amount, `dispute ${dispute.id} (${body.resolution})`, now, {
+        source: "dispute",
+        disputeId: dispute.id,
+      });
       task = granted.task;
       refundAmountCad = granted.amountCad;
       refundUsdcMicro = granted.usdcMicro;

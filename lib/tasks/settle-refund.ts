@@ -12,23 +12,28 @@
  * - `denied`: no refund under the service's cancellation policy (spec "Services":
  *   `cancellation_policy.after_dispatch`), with the reason for the requester.
  *
- * The task row (refund columns, version), the ledger rows and the requester's e-mail are
- * written in one transaction. A refund owed by recourse (a dispute resolved with a refund, an SLA
+ * Each settlement is an entry of the task's refunds (lib/billing/task-refunds.ts), any number per
+ * task (a second dispute, an SLA credit after a dispute's refund): it closes the refunds owed, its
+ * amount is capped by what was paid less everything already given back, and its e-mail is keyed
+ * by the settlement. The entry, the task row (refund columns derived from the entries, version),
+ * the ledger rows and the requester's e-mail are written in one transaction; the task row lock
+ * makes two finance people settling at once one settlement and one 409. A refund owed by recourse (a dispute resolved with a refund, an SLA
  * credit; lib/tasks/recourse-refund.ts) is settled the same way on a completed or failed task.
  * The task's status does not change (it stays `cancelled`, or finished), so
  * no task event is emitted: the contract's event list has no refund event.
  */
-import { eq, sql } from "drizzle-orm";
-import { accountChargeCad, refundTaskToAccount } from "../billing/charge-task.js";
+import { refundTaskToAccount } from "../billing/charge-task.js";
 import { creditUsdcReceipt, findUsdcReceipt } from "../billing/credit-notes.js";
+import { recordSettlement, refundableCad, syncRefundColumns } from "../billing/task-refunds.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
-import { emails, type Task, tasks } from "../db/schema/index.js";
+import { emails, type Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { commonValues, taskEmailRow } from "../mail/compose-task-email.js";
 import { formatCad } from "../mail/format.js";
 import { applyUnverifiedRecipientRule } from "../mail/unverified-recipients.js";
+import { toCents } from "../money.js";
 import type { SettleRefundBody } from "./state/admin-schemas.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
 
@@ -36,8 +41,9 @@ import { getTaskOrThrow } from "./state/apply-transition.js";
  * Records the outcome of task `body.task_id`'s pending refund at `now`.
  * @returns the updated task row.
  * @throws DomainError NOT_FOUND (unknown task); CONFLICT (refund not pending, `current_refund_status`
- *   in the error); VALIDATION_ERROR (amount above the price paid; `tx_hash` for an account-paid
- *   task, whose refund is credited here; nothing left to credit to the account or of the USDC receipt)
+ *   in the error); VALIDATION_ERROR (amount above what was paid less what was already given back:
+ *   `max_amount_cad`; `tx_hash` for an account-paid task, whose refund is credited here; nothing
+ *   left to credit to the account or of the USDC receipt)
  */
 export async function settleRefund(body: SettleRefundBody, now = new Date()): Promise<Task> {
   const db = await getDb();
@@ -51,16 +57,19 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
       );
     }
     const receipt = task.paymentMethod === "usdc" ? await findUsdcReceipt(tx, task) : null;
-    // What was paid: the USDC receipt's total, or the prepaid charge (both with taxes when taxed).
-    const charged = task.paymentMethod === "account" ? await accountChargeCad(tx, task.id) : null;
-    const paid = receipt?.amountCad ?? charged ?? task.priceCad ?? 0;
+    // What may go back: what was paid less everything already given back, whichever path gave it
+    // (the owed entries this settlement closes are its own): lib/billing/task-refunds.ts.
+    const { settleableCad } = await refundableCad(tx, task);
     let amount: number | null = null;
+    let invoiceId: string | null = null;
     if (body.outcome === "refunded") {
-      amount = body.amount_cad ?? task.refundAmountCad ?? paid;
-      if (amount > paid) {
-        throw new DomainError("VALIDATION_ERROR", `amount_cad is above the price paid (${paid} CAD)`, {
-          field: "amount_cad",
-        });
+      amount = body.amount_cad ?? task.refundAmountCad ?? settleableCad;
+      if (toCents(amount) > toCents(settleableCad)) {
+        throw new DomainError(
+          "VALIDATION_ERROR",
+          `amount_cad is above what is left to refund of task ${task.id} (at most ${settleableCad} CAD)`,
+          { field: "amount_cad", extra: { max_amount_cad: settleableCad } },
+        );
       }
       if (task.paymentMethod === "account") {
         if (body.tx_hash) {
@@ -78,25 +87,34 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
         }
         amount = credited;
       } else if (receipt) {
-        await creditUsdcReceipt(tx, task, receipt, amount, body.tx_hash?.toLowerCase() ?? null, now);
+        invoiceId = await creditUsdcReceipt(
+          tx,
+          task,
+          receipt,
+          amount,
+          body.tx_hash?.toLowerCase() ?? null,
+          now,
+        );
       }
     }
-    const [updated] = await tx
-      .update(tasks)
-      .set({
-        refundStatus: body.outcome,
-        refundAmountCad: amount,
-        refundSettledAt: now,
-        refundTxHash: body.tx_hash?.toLowerCase() ?? null,
-        refundNote: body.note ?? null,
-        version: sql`${tasks.version} + 1`,
-        updatedAt: now,
-      })
-      .where(eq(tasks.id, task.id))
-      .returning();
+    // One settlement entry each (any number per task); it closes the owed entries.
+    const settlementId = await recordSettlement(
+      tx,
+      task,
+      {
+        outcome: body.outcome,
+        amountCad: amount ?? 0,
+        txHash: body.tx_hash?.toLowerCase() ?? null,
+        invoiceId,
+      },
+      now,
+    );
+    const updated = await syncRefundColumns(tx, task, now, { refundNote: body.note ?? null });
     await recordAudit(tx, {
       action: "refund.settle",
       taskId: task.id,
+      targetKind: "refund_settlement",
+      targetId: settlementId,
       details: {
         outcome: body.outcome,
         amount_cad: amount,
@@ -119,7 +137,8 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
         tx,
         [
           {
-            ...taskEmailRow(task, "refund-settled", values, `refund-settled:${task.id}`),
+            // Keyed by the settlement: a task's second and third settlements each e-mail once.
+            ...taskEmailRow(task, "refund-settled", values, `refund-settled:${settlementId}`),
             nextAttemptAt: now,
           },
         ],

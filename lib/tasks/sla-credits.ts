@@ -2,22 +2,22 @@
  * SLA credits (api/cron/sla-credits; issue 27, docs/tasks.md "Recourse: disputes and SLA credits"): a paid task completed or failed
  * after its `execution_deadline` is credited SLA_CREDIT_PERCENT of what was paid per full 24 h
  * late, at most SLA_CREDIT_CAP_PERCENT (lib/tasks/state/recourse.ts), and never more than is left
- * of what was paid. The money goes back through the refund paths of lib/tasks/recourse-refund.ts:
+ * of what was paid after every other refund given or owed (lib/billing/task-refunds.ts
+ * `refundableCad`). The money goes back through the refund paths of lib/tasks/recourse-refund.ts:
  * prepaid → credit note and ledger refund in the same transaction; USDC → a refund owed in the
  * finance queue with the exact amount. Each credit writes its `sla_credits` row (the task id is its
  * key), the `task.sla_credited` event and the audit row `sla.credit` in one transaction, under the
  * task's row lock: run twice, or by two instances at once, a task is credited once.
  */
 import { and, eq, gt, notExists, sql } from "drizzle-orm";
-import { accountChargeCad } from "../billing/charge-task.js";
-import { findUsdcReceipt } from "../billing/credit-notes.js";
+import { refundableCad } from "../billing/task-refunds.js";
 import { getConfig } from "../config.js";
 import { eventsCommitted } from "../db/after-events.js";
 import { recordAudit } from "../db/audit.js";
-import { getDb, type Tx } from "../db/client.js";
-import { ledgerEntries, SLA_CREDIT_CANDIDATE, slaCredits, type Task, tasks } from "../db/schema/index.js";
+import { getDb } from "../db/client.js";
+import { ledgerEntries, SLA_CREDIT_CANDIDATE, slaCredits, tasks } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
-import { grantRefund, refundableCad } from "./recourse-refund.js";
+import { grantRefund } from "./recourse-refund.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
 import { percentOfCad, slaCreditPercent } from "./state/recourse.js";
 import { emitTaskEvent } from "./state/task-events.js";
@@ -29,12 +29,6 @@ import { emitTaskEvent } from "./state/task-events.js";
  */
 const finishedAt = sql<Date | string>`coalesce("tasks"."completed_at", (
   select max(e.created_at) from task_events e where e.task_id = "tasks"."id" and e.type = 'task.failed'))`;
-
-/** What `task` (locked in `tx`) was paid, CAD: the prepaid charge, the USDC receipt's total, or the price. */
-async function paidCad(tx: Tx, task: Task): Promise<number> {
-  if (task.paymentMethod === "account") return (await accountChargeCad(tx, task.id)) ?? 0;
-  return (await findUsdcReceipt(tx, task))?.amountCad ?? task.priceCad ?? 0;
-}
 
 /**
  * Credits task `taskId`, finished at `finished`, in its own transaction; returns the amount
@@ -57,7 +51,10 @@ async function creditTask(taskId: string, finished: Date, now: Date): Promise<nu
       config.SLA_CREDIT_CAP_PERCENT,
     );
     if (percent <= 0) return null;
-    const amount = Math.min(percentOfCad(await paidCad(tx, task), percent), await refundableCad(tx, task));
+    // A percentage of what was paid, capped by what is left after every refund given or owed
+    // (a dispute's refund, a cancellation; issue 42).
+    const { paidCad, leftCad } = await refundableCad(tx, task);
+    const amount = Math.min(percentOfCad(paidCad, percent), leftCad);
     if (amount <= 0) return null;
     // The key: a concurrent run that got here first leaves nothing to insert (and nothing is granted).
     const inserted = await tx
@@ -67,7 +64,7 @@ async function creditTask(taskId: string, finished: Date, now: Date): Promise<nu
       .returning({ taskId: slaCredits.taskId });
     if (inserted.length === 0) return null;
     const reason = `SLA credit: ${daysLate} full day(s) late, ${percent} %`;
-    const granted = await grantRefund(tx, task, amount, reason, now);
+    const granted = await grantRefund(tx, task, amount, reason, now, { source: "sla_credit" });
     task = granted.task;
     let invoiceId: string | null = null;
     if (granted.how === "credited") {

@@ -5,14 +5,16 @@
  *   sum of its ledger entries, to the cent.
  * - Every deposit, charge and refund entry with an invoice matches the invoice's amount.
  * - Per task, what went back (ledger refunds of a prepaid task; refund credit notes of a USDC
- *   receipt) is at most what was charged.
+ *   receipt) is at most what was charged, and so is the task's running total of refunds given and
+ *   owed (`task_refunds`, issue 42).
  * - The task roll-ups the dashboard reads (revenue, clients, outcomes; docs/decisions.md 23) equal a
  *   recount of the tasks and their charges.
  */
+import { eq } from "drizzle-orm";
 import { afterAll, expect } from "vitest";
 import { accountBalance } from "../../lib/billing/balance.js";
 import { getDb } from "../../lib/db/client.js";
-import { clientAccounts, invoices, ledgerEntries } from "../../lib/db/schema/index.js";
+import { clientAccounts, invoices, ledgerEntries, taskRefunds, tasks } from "../../lib/db/schema/index.js";
 import { toCents } from "../../lib/money.js";
 import { taskRollupDiff } from "./rollups.js";
 
@@ -49,6 +51,18 @@ export async function expectLedgerConsistent(): Promise<void> {
   }
   for (const [task, back] of returned) {
     expect(back, `given back on ${task} vs charged`).toBeLessThanOrEqual(charged.get(task) ?? 0);
+  }
+  // Per task, the running total of refunds (given and owed, every path; lib/billing/task-refunds.ts)
+  // is at most what was paid: the charge or receipt, else the price of a task paid out of band.
+  const promised = new Map<string, number>();
+  for (const r of await db.select().from(taskRefunds)) {
+    if (r.kind === "owed" && r.settlementId !== null) continue;
+    promised.set(r.taskId, (promised.get(r.taskId) ?? 0) + toCents(r.amountCad ?? 0));
+  }
+  for (const [taskId, back] of promised) {
+    const [task] = await db.select().from(tasks).where(eq(tasks.id, taskId));
+    const paid = charged.get(taskId) ?? (task?.paidAt ? toCents(task.priceCad ?? 0) : 0);
+    expect(back, `refunds of ${taskId} vs paid`).toBeLessThanOrEqual(paid);
   }
   expect(await taskRollupDiff()).toMatchObject({ paid: 0, clients: 0, weeks: 0, created: 0, org: 0 });
 }

@@ -242,3 +242,15 @@ export const AUDIT_ACTIONS = [
   "task.at_risk",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * Kinds of a task's refund entries (lib/db/schema/task-refunds.ts): `credit`, money given back to
+ * the prepaid account at once; `owed`, money promised and awaiting finance; `settlement`, what
+ * finance recorded for the owed entries it closed (refunded or denied).
+ */
+export const TASK_REFUND_KINDS = ["credit", "owed", "settlement"] as const;
+export type TaskRefundKind = (typeof TASK_REFUND_KINDS)[number];
+
+/** What gave money back (or promised it): the path that wrote a refund entry. */
+export const TASK_REFUND_SOURCES = ["cancellation", "dispute", "sla_credit", "settlement"] as const;
+export type TaskRefundSource = (typeof TASK_REFUND_SOURCES)[number];

@@ -33,6 +33,7 @@ export * from "./proof-files.js";
 export * from "./relations.js";
 export * from "./staff.js";
 export * from "./task-events.js";
+export * from "./task-refunds.js";
 export * from "./task-rollups.js";
 export * from "./task-scores.js";
 export * from "./tasks.js";

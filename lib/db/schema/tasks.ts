@@ -189,11 +189,16 @@ export const tasks = pgTable(
     // --- Cancellation and refund ---
     cancelledAt: timestamptz("cancelled_at"),
     cancelReason: text("cancel_reason"),
-    /** `pending` when cancelled after payment, until the operator refunds or denies. */
+    /**
+     * The refund columns below but the note are derived from the task's refund entries
+     * (lib/db/schema/task-refunds.ts; lib/billing/task-refunds.ts `refundColumns`), for the status
+     * view; no cap reads them (issue 42). `pending` while a refund owed is unsettled, then the last
+     * settlement's outcome.
+     */
     refundStatus: text("refund_status").$type<RefundStatus>().notNull().default("none"),
-    /** Refund requested (pending) or granted (refunded), CAD. */
+    /** Pending: the amount owed (null when the operator fixes it); else everything given back so far, CAD. */
     refundAmountCad: cad("refund_amount_cad"),
-    /** When the operator settled the refund request (refunded or denied; POST /api/task-refund). */
+    /** When the operator last settled a refund (refunded or denied; POST /api/task-refund). */
     refundSettledAt: timestamptz("refund_settled_at"),
     /** Transaction of a USDC refund (0x hex), when the operator gives it. */
     refundTxHash: text("refund_tx_hash"),
@@ -201,7 +206,8 @@ export const tasks = pgTable(
     refundNote: text("refund_note"),
     /**
      * A refund owed in USDC (a dispute resolved with a refund, an SLA credit; issue 27): the exact
-     * micro-USDC at the task's own rate, fixed when it was owed; null otherwise.
+     * micro-USDC at the task's own rate, fixed when it was owed (the sum of the unsettled owed
+     * entries); null otherwise.
      */
     refundUsdcMicro: usdcMicro("refund_usdc_micro"),
 

@@ -65,7 +65,7 @@ export const settleRefundBodySchema = z
     }),
     amount_cad: cad.optional().meta({
       description:
-        "refunded: CAD refunded; default the amount requested at cancellation. At most the price paid (for a task paid in USDC, its receipt's total, taxes included; the credit note reverses the taxes in proportion).",
+        "refunded: CAD refunded; default the amount owed (requested at cancellation, granted by a dispute or an SLA credit). At most the price paid less every refund already given back (for a task paid in USDC, its receipt's total, taxes included; the credit note reverses the taxes in proportion); above → 422 with max_amount_cad.",
     }),
     tx_hash: txHash.optional().meta({ description: "refunded in USDC: the refund transaction." }),
     note: z.string().trim().min(1).max(1000).optional().meta({
