@@ -2,6 +2,7 @@
  * /mcp (rewritten to /api/mcp-oauth) — the MCP endpoint for hosted assistants: the same server as
  * /api/mcp, reached with an OAuth access token (lib/oauth/bearer.ts) instead of a key.
  */
+import type { Scope } from "../lib/db/schema/enums.js";
 import { ApiError } from "../lib/http/errors.js";
 import { chargeFailedAuthentication, endpoint, enforceGeneralLimit, route } from "../lib/http/handler.js";
 import { hasScope } from "../lib/keys/credentials.js";
@@ -30,13 +31,16 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
       config,
       {
         beforeServe: (messages) => {
+          // Every scope the call needs (all the tools of a batch): one challenge names them all.
+          const needed = new Set<Scope>();
           for (const message of messages) {
             const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
             if (method !== "tools/call" || typeof params?.name !== "string") continue;
             const scope = TOOL_SCOPES.get(params.name);
-            if (scope && !hasScope(caller, scope)) return insufficientScope(config, scope).toResponse();
+            if (scope) needed.add(scope);
           }
-          return undefined;
+          if ([...needed].every((scope) => hasScope(caller, scope))) return undefined;
+          return insufficientScope(config, request, [...needed], caller.scopes).toResponse();
         },
       },
     );

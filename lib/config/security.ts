@@ -51,8 +51,10 @@ export const securitySettings = () => ({
   /** Set by Vercel in its functions. */
   VERCEL: optionalString(),
 
-  /** Requests per minute per IP to the OAuth authorization server (/oauth/*, the metadata documents): their own budget, not the general one. */
+  /** Requests per minute to the OAuth authorization server (/oauth/*, the metadata documents), per IP, and per client and IP for a request naming a `client_id` (lib/oauth/limits.ts): their own budget, not the general one. */
   OAUTH_REQUESTS_PER_IP_PER_MIN: int(30, 1),
+  /** Requests per minute per IP to /oauth/* naming a client, all clients together: the ceiling of an address many clients share (a hosted assistant's). */
+  OAUTH_CLIENT_REQUESTS_PER_IP_PER_MIN: int(600, 1),
   /** Dynamic client registrations (RFC 7591) per IP per hour. */
   OAUTH_REGISTRATIONS_PER_IP_PER_HOUR: int(10, 1),
   /** Bound of one fetch of a client ID metadata document, ms (connect, headers and body). */

@@ -55,7 +55,12 @@ export async function listAccountKeys(client: ClientPrincipal): Promise<AccountK
     .leftJoin(oauthGrantKeys, eq(oauthGrantKeys.keyId, apiKeys.id))
     .where(and(eq(apiKeys.accountId, client.account.id), isNull(apiKeys.revokedAt)))
     .orderBy(desc(apiKeys.createdAt));
-  const keys = rows.map((r) => ({ ...apiKeyItem(r.key), oauth_client_id: r.oauthClientId }));
+  // A key backing an OAuth client has a row per grant the client received (lib/oauth/consent.ts):
+  // it is listed once.
+  const seen = new Set<string>();
+  const keys = rows
+    .filter((r) => !seen.has(r.key.id) && seen.add(r.key.id))
+    .map((r) => ({ ...apiKeyItem(r.key), oauth_client_id: r.oauthClientId }));
   return { account_id: client.account.id, keys, count: keys.length };
 }
 

@@ -43,9 +43,18 @@ function quoted(value: string): string {
   return `"${value.replace(/["\\]/g, "")}"`;
 }
 
-/** The 401 challenge; `error` when a token was sent and refused. */
-export function unauthorizedChallenge(config: Config, error?: string, description?: string): BearerChallenge {
-  const parts = [`resource_metadata=${quoted(protectedResourceMetadataUrl(config))}`];
+/**
+ * The 401 challenge (RFC 6750 §3, RFC 9728 §5.1): where the resource metadata is, the scopes, and
+ * `error` when a token was sent and refused.
+ * @param request the request refused (the metadata URL is on its issuer, lib/oauth/scopes.ts)
+ */
+export function unauthorizedChallenge(
+  config: Config,
+  request: Request | undefined,
+  error?: string,
+  description?: string,
+): BearerChallenge {
+  const parts = [`resource_metadata=${quoted(protectedResourceMetadataUrl(config, request))}`];
   parts.push(`scope=${quoted(OAUTH_SCOPES.join(" "))}`);
   if (error) parts.push(`error=${quoted(error)}`);
   if (description) parts.push(`error_description=${quoted(description)}`);
@@ -57,12 +66,26 @@ export function unauthorizedChallenge(config: Config, error?: string, descriptio
   );
 }
 
-/** The 403 challenge of a token that lacks `scope`. */
-export function insufficientScope(config: Config, scope: Scope): BearerChallenge {
+/**
+ * The 403 challenge of a token that lacks scopes a call needs (RFC 6750 §3.1 `insufficient_scope`;
+ * MCP authorization 2025-11-25, "Scope challenge handling").
+ * @param needed every scope the call needs (all the tools of a batch), missing or not
+ * @param held the scopes the token already carries: named too, so a client that asks for exactly
+ *   the challenge's scopes (the MCP SDK does) keeps them in its new token
+ * @returns a challenge whose `scope` is held ∪ needed, in OAUTH_SCOPES order
+ */
+export function insufficientScope(
+  config: Config,
+  request: Request | undefined,
+  needed: readonly Scope[],
+  held: readonly Scope[] = [],
+): BearerChallenge {
+  const missing = needed.filter((s) => !held.includes(s));
+  const scope = OAUTH_SCOPES.filter((s) => needed.includes(s) || held.includes(s)).join(" ");
   return new BearerChallenge(
     403,
-    `Bearer error="insufficient_scope", scope=${quoted(scope)}, resource_metadata=${quoted(protectedResourceMetadataUrl(config))}`,
-    `This access token lacks the ${scope} scope`,
+    `Bearer error="insufficient_scope", scope=${quoted(scope)}, resource_metadata=${quoted(protectedResourceMetadataUrl(config, request))}`,
+    `This access token lacks the ${missing.join(", ")} scope${missing.length > 1 ? "s" : ""}`,
   );
 }
 
@@ -74,14 +97,15 @@ export function presentedBearer(request: Request): string | undefined {
 
 /**
  * The caller an access token stands for: the grant's API key (linked to the consenting account)
- * with the token's scopes (never more than the key's).
+ * with the token's scopes (never more than the key's). The token's audience must be this `/mcp`
+ * (RFC 8707; lib/oauth/scopes.ts `oauthResource` of the request).
  * @throws BearerChallenge 401 (no token, unknown, expired, consumed, for another resource, revoked,
  *   account on hold for erasure)
  */
 export async function authenticateBearer(request: Request, config: Config): Promise<Caller> {
   const token = presentedBearer(request);
-  if (!token) throw unauthorizedChallenge(config);
-  const invalid = (why: string) => unauthorizedChallenge(config, "invalid_token", why);
+  if (!token) throw unauthorizedChallenge(config, request);
+  const invalid = (why: string) => unauthorizedChallenge(config, request, "invalid_token", why);
   if (token.length > 512) throw invalid("The access token is not valid");
   const db = await getDb();
   const [row] = await db
@@ -93,7 +117,8 @@ export async function authenticateBearer(request: Request, config: Config): Prom
   const now = Math.floor(Date.now() / 1000);
   if (typeof payload.exp !== "number" || payload.exp <= now) throw invalid("The access token has expired");
   const audiences = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
-  if (!audiences.includes(oauthResource(config))) {
+  // RFC 8707: the token must have been issued for this resource, the /mcp the request came to.
+  if (!audiences.includes(oauthResource(config, request))) {
     throw invalid("The access token was issued for another resource");
   }
   if (!payload.grantId) throw invalid("The access token is not valid");

@@ -4,12 +4,13 @@
  * signs in with the client login (POST /api/client-auth) and sends its JWT with the decision.
  *
  * Approving creates an API key linked to the account, named after the client, with the granted
- * scopes (or reuses the client's active key there, see `grantKey`), and an oidc-provider Grant for the MCP resource backed by that key (`oauth_grant_keys`):
+ * scopes, and an oidc-provider Grant for the MCP resource backed by that key (`oauth_grant_keys`);
+ * a client that consents again reuses both and gains the new scopes (`grantFor`):
  * the client then acts like a key of the account (it bills and reads only that account), appears in
  * the dashboard's key list, and its "revoke" ends the grant. Denying finishes the flow with
  * `access_denied`; nothing is granted.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import type { ClientPrincipal } from "../auth/sessions.js";
 import type { Config } from "../config.js";
 import { getDb } from "../db/client.js";
@@ -37,7 +38,7 @@ export interface InteractionView {
 
 /** The interaction of `request` (its cookie), or 400 `INVALID_FORMAT`-like refusal when it is gone. */
 async function interactionOf(request: Request, config: Config) {
-  const provider = await getProvider(config);
+  const provider = await getProvider(config, request);
   const req = nodeRequestOf(request);
   const { res } = collectingResponse(req);
   try {
@@ -58,21 +59,27 @@ function requestedScopes(scope: unknown): Scope[] {
 }
 
 /**
- * The API key that backs a new grant of `clientId` on the owner's account: the client's active key
- * there, its scopes set to this consent's (the latest consent defines what the client may do), or a
- * new key named after the client. One client is one key in the dashboard, however often it
- * reconnects; revoking it ends all of the client's grants.
+ * The API key and the oidc-provider Grant of `clientId` on the owner's account after this consent.
+ * One client is one key in the dashboard and one grant, however often it consents: the client's
+ * active key (and its grant, when the grant still exists) is reused, and a consent ADDS its scopes to
+ * both (a step-up consent for a missing scope keeps what was granted before). A new key named after
+ * the client, and a new grant, only for a client without an active key (first consent, or after the
+ * owner revoked it: revoking is how scopes are taken back).
+ * @returns the key's id and the id of the grant to finish the interaction with (saved)
  */
-async function grantKey(
+async function grantFor(
+  provider: Awaited<ReturnType<typeof getProvider>>,
   owner: ClientPrincipal,
   clientId: string,
   name: string,
   scopes: Scope[],
+  oidcScopes: string[],
+  resource: string,
   ip: string,
-): Promise<string> {
+): Promise<{ keyId: string; grantId: string }> {
   const db = await getDb();
-  const [existing] = await db
-    .select({ id: apiKeys.id })
+  const rows = await db
+    .select({ id: apiKeys.id, scopes: apiKeys.scopes, grantId: oauthGrantKeys.grantId })
     .from(oauthGrantKeys)
     .innerJoin(apiKeys, eq(apiKeys.id, oauthGrantKeys.keyId))
     .where(
@@ -83,27 +90,51 @@ async function grantKey(
         isNull(apiKeys.revokedAt),
       ),
     )
-    .limit(1);
+    .orderBy(desc(oauthGrantKeys.createdAt));
+  let keyId: string | undefined;
+  const existing = rows[0];
   if (existing) {
+    const union = OAUTH_SCOPES.filter((s) => scopes.includes(s) || existing.scopes.includes(s));
     const [updated] = await db
       .update(apiKeys)
-      .set({ scopes })
+      .set({ scopes: union })
       .where(and(eq(apiKeys.id, existing.id), isNull(apiKeys.revokedAt)))
       .returning({ keyHash: apiKeys.keyHash });
     if (updated) {
       const { forgetCachedKey } = await import("../keys/authenticate.js");
       await forgetCachedKey(updated.keyHash);
-      return existing.id;
+      keyId = existing.id;
     }
   }
-  const key = await createApiKey({
-    name: `${name} (OAuth)`.slice(0, 100),
-    contact: owner.account.email,
-    scopes,
-    accountId: owner.account.id,
-    ip,
-  });
-  return key.key_id;
+  // The client's live grant, if any (a grant past its lifetime, or revoked, is not found).
+  let grant: InstanceType<typeof provider.Grant> | undefined;
+  if (keyId) {
+    for (const row of rows) {
+      const found = await provider.Grant.find(row.grantId);
+      if (found && found.accountId === owner.account.id && found.clientId === clientId) {
+        grant = found;
+        break;
+      }
+    }
+  }
+  keyId ??= (
+    await createApiKey({
+      name: `${name} (OAuth)`.slice(0, 100),
+      contact: owner.account.email,
+      scopes,
+      accountId: owner.account.id,
+      ip,
+    })
+  ).key_id;
+  const isNew = !grant;
+  grant ??= new provider.Grant({ accountId: owner.account.id, clientId });
+  grant.addResourceScope(resource, scopes.join(" "));
+  if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(" "));
+  const grantId = await grant.save();
+  if (isNew) {
+    await db.insert(oauthGrantKeys).values({ grantId, keyId, accountId: owner.account.id, clientId });
+  }
+  return { keyId, grantId };
 }
 
 /** The consent page's view of the pending request whose cookie `request` carries. */
@@ -128,7 +159,7 @@ export async function interactionView(
       logo_uri: typeof meta.logo_uri === "string" ? meta.logo_uri : null,
     },
     scopes: requestedScopes(interaction.params.scope),
-    resource: oauthResource(config),
+    resource: oauthResource(config, request),
   };
 }
 
@@ -161,15 +192,18 @@ export async function decide(
   if (!client) throw new DomainError("NOT_FOUND", "The client of this request is no longer known");
   const name = (client.metadata() as { client_name?: string }).client_name ?? clientId;
   const scopes = requestedScopes(interaction.params.scope);
-  const keyId = await grantKey(owner, clientId, name, scopes, ip);
-  const grant = new provider.Grant({ accountId: owner.account.id, clientId });
-  grant.addResourceScope(oauthResource(config), scopes.join(" "));
   const asked = String(interaction.params.scope ?? "").split(" ");
   const oidcScopes = ["openid", "offline_access"].filter((s) => asked.includes(s));
-  if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(" "));
-  const grantId = await grant.save();
-  const db = await getDb();
-  await db.insert(oauthGrantKeys).values({ grantId, keyId, accountId: owner.account.id, clientId });
+  const { grantId } = await grantFor(
+    provider,
+    owner,
+    clientId,
+    name,
+    scopes,
+    oidcScopes,
+    oauthResource(config, request),
+    ip,
+  );
   const redirect = await provider.interactionResult(req, res, {
     login: { accountId: owner.account.id, remember: false },
     consent: { grantId },

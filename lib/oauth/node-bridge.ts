@@ -26,6 +26,11 @@ export function nodeRequestOf(request: Request, body?: Buffer, path?: string): I
   // The provider trusts these (provider.proxy = true): the scheme and host the client used.
   headers["x-forwarded-proto"] = url.protocol.replace(":", "");
   headers["x-forwarded-host"] = headers.host;
+  if (body) {
+    // The body pushed is whole and may differ from the one sent (api/oauth.ts completes a registration).
+    headers["content-length"] = String(body.length);
+    delete headers["transfer-encoding"];
+  }
   req.headers = headers;
   req.rawHeaders = raw;
   if (body && body.length > 0) req.push(body);
@@ -72,16 +77,21 @@ export function collectingResponse(req: IncomingMessage): { res: ServerResponse;
   return { res, done };
 }
 
-/** Serves `request` with the Node `handler`; `path` replaces the request's path and query when given. */
+/**
+ * Serves `request` with the Node `handler`; `path` replaces the request's path and query when given.
+ * @param read the request's body when the caller already read it (the body stream is then spent)
+ */
 export async function callNodeHandler(
   handler: NodeHandler,
   request: Request,
   path?: string,
+  read?: Buffer,
 ): Promise<Response> {
   const body =
-    request.method === "GET" || request.method === "HEAD"
+    read ??
+    (request.method === "GET" || request.method === "HEAD"
       ? undefined
-      : Buffer.from(await request.arrayBuffer());
+      : Buffer.from(await request.arrayBuffer()));
   const req = nodeRequestOf(request, body, path);
   const { res, done } = collectingResponse(req);
   await handler(req, res);

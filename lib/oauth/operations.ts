@@ -85,15 +85,15 @@ export const authorizationServerMetadataOperation = defineOperation({
 
 /**
  * What the endpoints oidc-provider serves under /oauth/{endpoint} share: tag OAuth, auth
- * `delegated` with the count of an anonymous request left to the endpoint (`deferAnonymousLimit`),
- * the per-IP `oauth` limit, oidc-provider's own success statuses (`successStatus: null`; each
- * operation documents them in `responses`) and 404 NOT_FOUND for an unknown endpoint.
+ * `delegated` with the count of an anonymous request left to the endpoint (`deferAnonymousLimit`:
+ * api/oauth.ts counts it per client and per IP, lib/oauth/limits.ts), oidc-provider's own success
+ * statuses (`successStatus: null`; each operation documents them in `responses`) and 404 NOT_FOUND
+ * for an unknown endpoint.
  */
 const AUTHORIZATION_SERVER_ENDPOINT = {
   tags: ["OAuth"],
   auth: "delegated",
   deferAnonymousLimit: true,
-  rateLimits: ["oauth"],
   successStatus: null,
   errors: ["NOT_FOUND"],
 } satisfies Partial<Operation>;

@@ -1,14 +1,16 @@
 /**
  * The authorization server: oidc-provider (9.x, maintained, OpenID certified) configured for MCP
- * clients (docs/decisions.md 18). Its state is in Postgres (lib/oauth/adapter.ts); signing and
+ * clients (docs/decisions.md 18, 32). Its state is in Postgres (lib/oauth/adapter.ts); signing and
  * cookie keys derive from JWT_SECRET, so every function instance builds the same provider and none
  * keeps a flow in memory (the client metadata document cache is only a cache).
  *
  * - Authorization code with PKCE S256 only, for every client; `response_type=code` only.
  * - Clients: Client ID Metadata Documents (an HTTPS `client_id` whose JSON document is fetched by
  *   `fetchClientMetadata`: the SSRF-safe fetcher of webhooks, size- and time-bounded, cached per
- *   its Cache-Control between 5 minutes and an hour) and Dynamic Client Registration (RFC 7591,
- *   public clients).
+ *   its Cache-Control between 5 minutes and an hour) and Dynamic Client Registration (RFC 7591).
+ *   Public clients only (`token_endpoint_auth_method: none`; lib/oauth/registration.ts).
+ * - The issuer is the public origin, or in a development run without PUBLIC_BASE_URL the loopback
+ *   origin of the request (lib/oauth/scopes.ts `oauthIssuer`): one provider per issuer.
  * - Tokens are audience-bound (RFC 8707): the only resource is the MCP endpoint (`/mcp`), whose
  *   scopes are the key scopes but `admin`. Access tokens are opaque (their row is the check, so
  *   revocation is immediate); refresh tokens rotate on every use; RFC 7009 revocation.
@@ -20,19 +22,13 @@ import { DEV_JWT_SECRET } from "../auth/jwt.js";
 import { type Config, productionProfile } from "../config.js";
 import { safeFetch } from "../net/safe-fetch.js";
 import { DrizzleAdapter } from "./adapter.js";
-import { OAUTH_SCOPES, oauthIssuer, oauthResource } from "./scopes.js";
+import { isLoopback, OAUTH_RESOURCE_PATH, OAUTH_SCOPES, oauthIssuer } from "./scopes.js";
 
 /** Path prefix of the authorization server's endpoints. */
 export const OAUTH_PREFIX = "/oauth";
 
 /** A refresh token's (and a grant's) lifetime, seconds: 30 days. */
 const REFRESH_TTL = 30 * 24 * 3600;
-
-/** Whether `hostname` is a loopback name or address. */
-function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "");
-  return h === "localhost" || h === "::1" || /^127\./.test(h);
-}
 
 /**
  * Whether client metadata documents may live on loopback or private addresses: only in a
@@ -76,10 +72,10 @@ function derivedKeys(config: Config) {
   return { cookieKey, jwk: { ...jwk, alg: "EdDSA", use: "sig", kid: "oauth-ed25519-1" } };
 }
 
-/** The provider's configuration under `config`. */
-async function configuration(config: Config): Promise<Configuration> {
+/** The provider's configuration under `config` for `issuer` (the resource is `/mcp` on its origin). */
+async function configuration(config: Config, issuer: string): Promise<Configuration> {
   const { errors } = await import("oidc-provider");
-  const resource = oauthResource(config);
+  const resource = `${issuer}${OAUTH_RESOURCE_PATH}`;
   const { cookieKey, jwk } = derivedKeys(config);
   return {
     adapter: DrizzleAdapter as unknown as Configuration["adapter"],
@@ -106,6 +102,10 @@ async function configuration(config: Config): Promise<Configuration> {
       challenge: `${OAUTH_PREFIX}/challenge`,
     },
     responseTypes: ["code"],
+    // Public clients only (OAuth 2.1 §2.1, decision 18): no client secret is issued or accepted.
+    // A registration (RFC 7591) or a metadata document asking for another method is refused with
+    // `invalid_client_metadata`; the metadata's token_endpoint_auth_methods_supported says ["none"].
+    clientAuthMethods: ["none"],
     pkce: { required: () => true },
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],
@@ -167,21 +167,32 @@ async function configuration(config: Config): Promise<Configuration> {
   } as Configuration;
 }
 
-let cached: { issuer: string; config: Config; provider: Promise<ProviderClass> } | undefined;
+/** Providers by issuer, for one configuration (one issuer, or a few loopback origins in development). */
+let cached: { config: Config; providers: Map<string, Promise<ProviderClass>> } | undefined;
 
-/** The provider for `config` (built once per configuration and issuer). */
-export function getProvider(config: Config): Promise<ProviderClass> {
-  const issuer = oauthIssuer(config);
-  if (cached && cached.issuer === issuer && cached.config === config) return cached.provider;
+/**
+ * The provider for `config` and the issuer `request` came to (lib/oauth/scopes.ts `oauthIssuer`:
+ * PUBLIC_BASE_URL, or in a development run without it the loopback origin of the request), built
+ * once per configuration and issuer.
+ * @param request the request being served; without it, the configured issuer
+ */
+export function getProvider(config: Config, request?: Request): Promise<ProviderClass> {
+  const issuer = oauthIssuer(config, request);
+  if (cached?.config !== config) cached = { config, providers: new Map() };
+  const providers = cached.providers;
+  const known = providers.get(issuer);
+  if (known) return known;
+  // Loopback Host values with any port each get a provider in development: keep a handful.
+  if (providers.size >= 8) providers.clear();
   const provider = (async () => {
     const { default: Provider } = await import("oidc-provider");
-    const built = new Provider(issuer, await configuration(config));
+    const built = new Provider(issuer, await configuration(config, issuer));
     built.proxy = true;
     return built;
   })();
-  cached = { issuer, config, provider };
+  providers.set(issuer, provider);
   provider.catch(() => {
-    if (cached?.provider === provider) cached = undefined;
+    if (providers.get(issuer) === provider) providers.delete(issuer);
   });
   return provider;
 }

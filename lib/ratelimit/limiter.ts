@@ -37,6 +37,7 @@ export type RateLimitPolicy =
   | "verify_ip"
   | "verify_email"
   | "oauth"
+  | "oauth_clients_ip"
   | "oauth_registration";
 
 /** Outcome of one check. `reset` is the epoch ms at which the current window ends. */
@@ -82,6 +83,8 @@ export function policyLimits(
       return { tokens: config.EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR, windowSeconds: 3600 };
     case "oauth":
       return { tokens: config.OAUTH_REQUESTS_PER_IP_PER_MIN, windowSeconds: 60 };
+    case "oauth_clients_ip":
+      return { tokens: config.OAUTH_CLIENT_REQUESTS_PER_IP_PER_MIN, windowSeconds: 60 };
     case "oauth_registration":
       return { tokens: config.OAUTH_REGISTRATIONS_PER_IP_PER_HOUR, windowSeconds: 3600 };
   }

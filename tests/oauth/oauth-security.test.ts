@@ -8,7 +8,7 @@ import { and, eq, isNull, like } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
-import { apiKeys, oauthArtifacts } from "../../lib/db/schema/index.js";
+import { apiKeys, oauthArtifacts, oauthGrantKeys } from "../../lib/db/schema/index.js";
 import { sha256Hex } from "../../lib/ids.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { openLinkedAccount } from "../accounts/helpers.js";
@@ -47,6 +47,18 @@ beforeAll(async () => {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify(metadataDocument(base, "/client.json")));
     },
+    "/stepup.json": (_req, res, base) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(metadataDocument(base, "/stepup.json", { client_name: "Step-up Assistant" })));
+    },
+    "/secret.json": (_req, res, base) => {
+      res.setHeader("content-type", "application/json");
+      res.end(
+        JSON.stringify(
+          metadataDocument(base, "/secret.json", { token_endpoint_auth_method: "client_secret_post" }),
+        ),
+      );
+    },
     "/big.json": (_req, res, base) => {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify(metadataDocument(base, "/big.json", { padding: "x".repeat(20_000) })));
@@ -74,12 +86,12 @@ afterAll(async () => {
   resetConfig();
 });
 
-/** A code approved by the owner for `scope`, with its PKCE verifier. */
-async function approvedCode(scope = "task_create audit_only") {
+/** A code approved by the owner for `scope` (for `client`), with its PKCE verifier. */
+async function approvedCode(scope = "task_create audit_only", client = clientId) {
   const { verifier, challenge } = pkcePair();
   const outcome = await consentOverHttp(
     host.url,
-    authorizeUrl(host.url, clientId, redirectUri, challenge, { scope }),
+    authorizeUrl(host.url, client, redirectUri, challenge, { scope }),
     ownerJwt,
     "approve",
   );
@@ -89,6 +101,19 @@ async function approvedCode(scope = "task_create audit_only") {
 
 const token = (form: Record<string, string>) =>
   postForm(`${host.url}/oauth/token`, { client_id: clientId, redirect_uri: redirectUri, ...form });
+
+/** The tokens of a code approved for `scope` (for `client`). */
+async function approvedTokens(scope: string, client = clientId) {
+  const { code, verifier } = await approvedCode(scope, client);
+  const pair = await token({
+    client_id: client,
+    grant_type: "authorization_code",
+    code,
+    code_verifier: verifier,
+  });
+  expect(pair.status, JSON.stringify(pair.body)).toBe(200);
+  return pair.body as { access_token: string; refresh_token: string; scope: string };
+}
 
 /** The authorization endpoint's answer to `url` (no redirect followed): its status and error. */
 async function authorizeError(url: string): Promise<{ status: number; error: string | null }> {
@@ -300,7 +325,7 @@ describe("OAuth security table", () => {
     expect(await keysNamedAfterClient()).toBe(before);
   });
 
-  it("a token without a tool's scope → 403 insufficient_scope naming it", async () => {
+  it("a token without a tool's scope → 403 insufficient_scope naming every scope the call needs, and those held", async () => {
     const { code, verifier } = await approvedCode("audit_only");
     const pair = await token({ grant_type: "authorization_code", code, code_verifier: verifier });
     expect(pair.body.scope).toBe("audit_only");
@@ -309,9 +334,25 @@ describe("OAuth security table", () => {
       params: { name: "submit_task", arguments: {} },
     });
     expect(refused.status).toBe(403);
+    // The scopes held are named too: a client that asks for exactly these (the MCP SDK does) keeps them.
     expect(refused.headers.get("www-authenticate")).toContain(
-      'error="insufficient_scope", scope="task_create"',
+      'error="insufficient_scope", scope="task_create audit_only"',
     );
+    // A batch that needs two missing scopes: one challenge names both.
+    const batch = await fetch(`${host.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${pair.body.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "submit_task", arguments: {} } },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "check_balance", arguments: {} } },
+      ]),
+    });
+    expect(batch.status).toBe(403);
+    expect(batch.headers.get("www-authenticate")).toContain('scope="task_create billing_read audit_only"');
     const allowed = await mcpCall(pair.body.access_token, {
       method: "tools/call",
       params: { name: "list_my_tasks", arguments: {} },
@@ -319,7 +360,51 @@ describe("OAuth security table", () => {
     expect(allowed.status).toBe(200);
   });
 
-  it("a client that consents again keeps one key, with the latest consent's scopes", async () => {
+  it("a step-up consent adds its scope to the client's grant and key: the earlier scopes stay", async () => {
+    const stepClient = `https://${loopback.base}/stepup.json`;
+    const first = await approvedTokens("audit_only", stepClient);
+    expect(first.scope).toBe("audit_only");
+    const challenge = await mcpCall(first.access_token, {
+      method: "tools/call",
+      params: { name: "submit_task", arguments: {} },
+    });
+    const scope = /scope="([^"]+)"/.exec(challenge.headers.get("www-authenticate") ?? "")![1]!;
+    // Step-up for the missing scope alone (a client that does not keep its earlier scopes).
+    const stepped = await approvedTokens("task_create", stepClient);
+    expect(stepped.scope).toBe("task_create");
+    // The first token keeps audit_only: the consent added task_create, it did not replace audit_only.
+    const stillAllowed = await mcpCall(first.access_token, {
+      method: "tools/call",
+      params: { name: "list_my_tasks", arguments: {} },
+    });
+    expect(stillAllowed.status).toBe(200);
+    // One key and one grant for the client, with both scopes.
+    const db = await getDb();
+    const rows = await db
+      .select({ scopes: apiKeys.scopes, grantId: oauthGrantKeys.grantId })
+      .from(oauthGrantKeys)
+      .innerJoin(apiKeys, eq(apiKeys.id, oauthGrantKeys.keyId))
+      .where(eq(oauthGrantKeys.clientId, stepClient));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.scopes).toEqual(["task_create", "audit_only"]);
+    const [grant] = await db
+      .select({ payload: oauthArtifacts.payload })
+      .from(oauthArtifacts)
+      .where(and(eq(oauthArtifacts.kind, "Grant"), eq(oauthArtifacts.id, rows[0]!.grantId)));
+    const granted = (grant!.payload as { resources: Record<string, string> }).resources[`${host.url}/mcp`]!;
+    expect(granted.split(" ").sort()).toEqual(["audit_only", "task_create"]);
+    // Asking for what the challenge named gives a token with both, and the call goes through.
+    expect(scope).toBe("task_create audit_only");
+    const both = await approvedTokens(scope, stepClient);
+    expect(both.scope.split(" ").sort()).toEqual(["audit_only", "task_create"]);
+    const submitted = await mcpCall(both.access_token, {
+      method: "tools/call",
+      params: { name: "submit_task", arguments: {} },
+    });
+    expect(submitted.status).toBe(200);
+  });
+
+  it("a client that consents again keeps one key, listed once in the dashboard, with the scopes of every consent", async () => {
     await approvedCode("task_create audit_only");
     const keys = await keysNamedAfterClient();
     const again = await approvedCode("audit_only");
@@ -330,11 +415,65 @@ describe("OAuth security table", () => {
       code_verifier: again.verifier,
     });
     expect(pair.body.scope).toBe("audit_only");
-    const [key] = await (await getDb())
-      .select({ scopes: apiKeys.scopes })
-      .from(apiKeys)
-      .where(and(like(apiKeys.name, "% (OAuth)"), isNull(apiKeys.revokedAt)));
-    expect(key!.scopes).toEqual(["audit_only"]);
+    const listed = (await (
+      await fetch(`${host.url}/api/account-keys`, { headers: { authorization: `Bearer ${ownerJwt}` } })
+    ).json()) as {
+      keys: { key_id: string; oauth_client_id: string | null; scopes: string[] }[];
+      count: number;
+    };
+    const entries = listed.keys.filter((k) => k.oauth_client_id === clientId);
+    expect(entries).toHaveLength(1);
+    expect(listed.count).toBe(listed.keys.length);
+    expect(new Set(listed.keys.map((k) => k.key_id)).size).toBe(listed.keys.length);
+    expect(entries[0]!.scopes).toEqual(["task_create", "audit_only"]);
+  });
+
+  it("RFC 9207: iss in the authorization responses, success and error, and in the metadata", async () => {
+    const as = (await (await fetch(`${host.url}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(as.authorization_response_iss_parameter_supported).toBe(true);
+    expect(as.issuer).toBe(host.url);
+    const { challenge } = pkcePair();
+    const approved = await consentOverHttp(
+      host.url,
+      authorizeUrl(host.url, clientId, redirectUri, challenge),
+      ownerJwt,
+      "approve",
+    );
+    expect(approved.code).toBeTruthy();
+    expect(approved.callback.searchParams.get("iss")).toBe(host.url);
+    const denied = await consentOverHttp(
+      host.url,
+      authorizeUrl(host.url, clientId, redirectUri, challenge),
+      null,
+      "deny",
+    );
+    expect(denied.error).toBe("access_denied");
+    expect(denied.callback.searchParams.get("iss")).toBe(host.url);
+    // An error redirect straight from the authorization endpoint (prompt=none without a session).
+    const res = await new CookieJar().fetch(
+      authorizeUrl(host.url, clientId, redirectUri, challenge, { prompt: "none" }),
+    );
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get("location")!, host.url);
+    expect(location.origin).toBe(`http://${loopback.base}`);
+    expect(location.searchParams.get("error")).toBe("login_required");
+    expect(location.searchParams.get("iss")).toBe(host.url);
+  });
+
+  it("public clients only: the metadata says none; a metadata document asking for a secret is refused", async () => {
+    const as = (await (await fetch(`${host.url}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      any
+    >;
+    expect(as.token_endpoint_auth_methods_supported).toEqual(["none"]);
+    expect(as.client_id_metadata_document_supported).toBe(true);
+    const { challenge } = pkcePair();
+    const secret = `https://${loopback.base}/secret.json`;
+    const refused = await authorizeError(authorizeUrl(host.url, secret, redirectUri, challenge));
+    expect(refused).toMatchObject({ status: 400, error: "invalid_client_metadata" });
   });
 
   it("dynamic client registration (RFC 7591) registers a public client with exact redirect URIs", async () => {
@@ -380,5 +519,42 @@ describe("OAuth security table", () => {
       authorizeUrl(host.url, web.client_id, "https://app.example:8443/cb", challenge),
     );
     expect(webPort.error).toBe("invalid_redirect_uri");
+  });
+
+  it("dynamic client registration refuses confidential clients and client secrets (invalid_client_metadata)", async () => {
+    const register = (metadata: Record<string, unknown>) =>
+      fetch(`${host.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          client_name: "Confidential",
+          redirect_uris: ["https://app.example/cb"],
+          ...metadata,
+        }),
+      });
+    for (const method of [
+      "client_secret_basic",
+      "client_secret_post",
+      "private_key_jwt",
+      "client_secret_jwt",
+    ]) {
+      const res = await register({ token_endpoint_auth_method: method });
+      const body = (await res.json()) as { error: string; error_description: string };
+      expect(res.status, `${method}: ${JSON.stringify(body)}`).toBe(400);
+      expect(body.error).toBe("invalid_client_metadata");
+      expect(body.error_description).toContain("token_endpoint_auth_method");
+    }
+    const withSecret = await register({ token_endpoint_auth_method: "none", client_secret: "s3cret" });
+    expect(withSecret.status).toBe(400);
+    expect(await withSecret.json()).toMatchObject({
+      error: "invalid_client_metadata",
+      error_description: expect.stringContaining("client_secret"),
+    });
+    // Without a method: the default, none, and no secret in the answer.
+    const plain = await register({});
+    const registered = (await plain.json()) as Record<string, unknown>;
+    expect(plain.status).toBe(201);
+    expect(registered.token_endpoint_auth_method).toBe("none");
+    expect(registered.client_secret).toBeUndefined();
   });
 });
