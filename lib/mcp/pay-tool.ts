@@ -92,12 +92,15 @@ export const PAY_TASK_TOOL: ToolDefinition = {
         "pay_task needs the key that submitted the task (x-api-key header or api_key) or its access_token",
       );
     }
-    if (caller && !accessToken && !hasScope(caller, "task_create")) {
+    // A key without task_create pays only through the task's own access_token: it does not lend
+    // its ownership to the token, so a token that does not match the task reaches nothing.
+    const keyMayPay = caller !== null && hasScope(caller, "task_create");
+    if (caller && !keyMayPay && !accessToken) {
       throw new ApiError("FORBIDDEN", "pay_task requires the task_create scope");
     }
     const { payTaskWithX402, requiredAfterRefusal } = await import("../payments/x402/pay-task.js");
     const taskId = String(args.task_id);
-    const credential = { caller, accessToken };
+    const credential = { caller: keyMayPay ? caller : null, accessToken };
     const payment = meta?.[X402_PAYMENT_META];
     const presentation =
       payment === undefined || payment === null

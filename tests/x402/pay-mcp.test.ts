@@ -12,9 +12,14 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm";
+import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
+import { getDb } from "../../lib/db/client.js";
+import { apiKeys, clientAccounts, tasks } from "../../lib/db/schema/index.js";
+import { prefixedId, sha256Hex } from "../../lib/ids.js";
 import { checkPayments } from "../../lib/jobs/check-payments.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { makeKey } from "../helpers/keys.js";
 import { approvedTask, payer, recordedFor, signPayment, useX402World, world } from "./chains.js";
 
 useTestDatabase();
@@ -57,6 +62,15 @@ function x402Required(result: { content: unknown[] }): PaymentRequired {
   const wrapped = JSON.parse((result.content[0] as { text: string }).text);
   expect(wrapped["x402/error"]).toMatchObject({ code: 402, message: expect.any(String) });
   return wrapped["x402/error"].data as PaymentRequired;
+}
+
+/** The id of the API key `key` (looked up by its hash). */
+async function keyIdOf(key: string): Promise<string> {
+  const [row] = await (await getDb())
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, sha256Hex(key)));
+  return row!.id;
 }
 
 describe("pay_task over MCP", () => {
@@ -130,6 +144,40 @@ describe("pay_task over MCP", () => {
     const r = await recordedFor(id);
     expect(r.task.status).toBe("accepted_pending_payment");
     expect(r.transfers).toHaveLength(0);
+    await client.close();
+  });
+
+  it("lets a key without task_create pay only with the task's own access_token, never with any token", async () => {
+    const { id } = await approvedTask();
+    // An audit_only key of the account that owns the task: it may read the task, not pay it.
+    const db = await getDb();
+    const account = prefixedId("acct");
+    await db.insert(clientAccounts).values({
+      id: account,
+      orgId: `org-${account}`,
+      contactName: "Owner",
+      email: `${account.toLowerCase()}@example.com`,
+    });
+    const auditKey = await makeKey(["audit_only"]);
+    const owner = await db.select().from(tasks).where(eq(tasks.id, id));
+    await db
+      .update(apiKeys)
+      .set({ accountId: account })
+      .where(inArray(apiKeys.id, [owner[0]!.apiKeyId!, await keyIdOf(auditKey)]));
+    const client = await connect(auditKey);
+    const bare = await payTask(client, id);
+    expect((bare._meta as any).error.code).toBe("FORBIDDEN");
+    // Any string as access_token used to skip the scope check and pay as the account's owner.
+    const forged = CallToolResultSchema.parse(
+      await client.callTool({
+        name: "pay_task",
+        arguments: { task_id: id, access_token: "tok_not-this-task" },
+      }),
+    );
+    expect(forged.isError).toBe(true);
+    expect((forged._meta as any).error.code).not.toBe("PAYMENT_REQUIRED");
+    expect(JSON.stringify(forged.content)).not.toContain("x402/error");
+    expect((await recordedFor(id)).task.status).toBe("accepted_pending_payment");
     await client.close();
   });
 });
