@@ -375,6 +375,22 @@ describe("refused payments record nothing", () => {
         "invalid_exact_evm_payload_authorization_valid_before",
       ],
       [
+        // A long-lived authorization could be kept and replayed against another task of the same amount.
+        "valid for longer than maxTimeoutSeconds + 30 s",
+        (req) =>
+          signPayment(payer, req, {
+            validBefore: BigInt(Math.floor(Date.now() / 1000) + req.maxTimeoutSeconds + 3600),
+          }),
+        402,
+        "invalid_exact_evm_payload_authorization_valid_before",
+      ],
+      [
+        "valid until 2^256 - 1",
+        (req) => signPayment(payer, req, { validBefore: 2n ** 256n - 1n }),
+        402,
+        "invalid_exact_evm_payload_authorization_valid_before",
+      ],
+      [
         "not yet valid",
         (req) => signPayment(payer, req, { validAfter: BigInt(Math.floor(Date.now() / 1000) + 3600) }),
         402,

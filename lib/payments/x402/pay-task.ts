@@ -270,7 +270,7 @@ export async function payTaskWithX402(
   if (!presentation)
     return { kind: "required", task: fresh, required: taskPaymentRequired(fresh.id, amount) };
   presented ??= decodePayment(presentation.raw, presentation.version, amount, config);
-  checkAuthorization(presented, amount, now);
+  checkAuthorization(presented, amount, now, config.X402_MAX_TIMEOUT_SECONDS);
   await verifyPayment(presented, amount);
   const claimed = await claim(fresh, presented);
   if ("live" in claimed) {

@@ -267,12 +267,25 @@ export function decodePayment(
   return { version: v, network, payload, authorization, signature };
 }
 
+/** Seconds an authorization's `validBefore` may lie past now + `maxTimeoutSeconds` (clock skew). */
+export const VALID_BEFORE_SLACK_SECONDS = 30;
+
 /**
  * Checks what needs no chain: `to` is our wallet, `value` exactly the task's amount, now inside
- * (validAfter, validBefore) with 6 s to spare (as @x402/evm's verifier).
+ * (validAfter, validBefore) with 6 s to spare (as @x402/evm's verifier), and `validBefore` no later
+ * than now + `maxTimeoutSeconds` + {@link VALID_BEFORE_SLACK_SECONDS}: the requirement asks for an
+ * authorization that expires within `maxTimeoutSeconds` (x402 clients sign exactly that), and a
+ * long-lived one (up to 2^256 − 1) could be kept and replayed later against another task of the
+ * same amount.
+ * @param maxTimeoutSeconds the requirement's `maxTimeoutSeconds` (X402_MAX_TIMEOUT_SECONDS)
  * @throws DomainError PAYMENT_REQUIRED with the x402 reason
  */
-export function checkAuthorization(payment: PresentedPayment, amountMicro: bigint, now = new Date()): void {
+export function checkAuthorization(
+  payment: PresentedPayment,
+  amountMicro: bigint,
+  now: Date,
+  maxTimeoutSeconds: number,
+): void {
   const a = payment.authorization;
   const seconds = BigInt(Math.floor(now.getTime() / 1000));
   if (a.to.toLowerCase() !== payment.network.wallet) {
@@ -292,5 +305,13 @@ export function checkAuthorization(payment: PresentedPayment, amountMicro: bigin
   }
   if (BigInt(a.validAfter) > seconds) {
     throw refusedPayment(X402_REASONS.validAfter, "The authorization is not valid yet (validAfter is ahead)");
+  }
+  const latest = seconds + BigInt(maxTimeoutSeconds + VALID_BEFORE_SLACK_SECONDS);
+  if (BigInt(a.validBefore) > latest) {
+    throw refusedPayment(
+      X402_REASONS.validBefore,
+      `The authorization is valid too long: validBefore must be at most now + maxTimeoutSeconds ` +
+        `(${maxTimeoutSeconds} s) + ${VALID_BEFORE_SLACK_SECONDS} s, i.e. ${latest}`,
+    );
   }
 }
