@@ -1,8 +1,12 @@
 /** Helpers for task tests: submit, review, pay, complete through the real handlers. */
+import { and, eq } from "drizzle-orm";
 import { DELETE as cancel, GET as status, POST as submit } from "../../api/submit-task.js";
 import { POST as complete } from "../../api/task-complete.js";
 import { POST as pay } from "../../api/task-payment.js";
+import { POST as refund } from "../../api/task-refund.js";
 import { POST as review } from "../../api/task-review.js";
+import { getDb } from "../../lib/db/client.js";
+import { emails } from "../../lib/db/schema/index.js";
 import { sampleProofPng } from "../../lib/tasks/sample-proof.js";
 import { call } from "./request.js";
 
@@ -35,6 +39,27 @@ export function completeTask(admin: string, body: Record<string, unknown>) {
     headers: { "x-api-key": admin },
     json: body,
   });
+}
+
+/** POST /api/task-refund (finance settles a pending refund) with `key`; `headers` on top (e.g. Idempotency-Key). */
+export function settleRefund(
+  key: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return call(refund, "/api/task-refund", {
+    method: "POST",
+    headers: { "x-api-key": key, ...headers },
+    json: body,
+  });
+}
+
+/** The `refund-settled` e-mails queued for task `taskId`, one per settlement. */
+export async function refundSettledEmails(taskId: string) {
+  return (await getDb())
+    .select()
+    .from(emails)
+    .where(and(eq(emails.taskId, taskId), eq(emails.template, "refund-settled")));
 }
 
 export function cancelTask(taskId: string, headers: Record<string, string> = {}, query = "") {

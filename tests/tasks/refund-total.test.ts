@@ -5,20 +5,21 @@
  */
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { POST as refundPost } from "../../api/task-refund.js";
 import { getDb } from "../../lib/db/client.js";
-import { emails, invoices, slaCredits, taskRefunds, tasks } from "../../lib/db/schema/index.js";
+import { invoices, slaCredits, taskRefunds, tasks } from "../../lib/db/schema/index.js";
 import { creditLateTasks } from "../../lib/tasks/sla-credits.js";
 import { completedTask, openDispute, resolve } from "../disputes/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { useLedgerCheck } from "../helpers/ledger.js";
-import { call, expectEnvelope } from "../helpers/request.js";
+import { expectEnvelope } from "../helpers/request.js";
 import {
   completeTask,
   pngProof,
   recordPayment,
+  refundSettledEmails,
   reviewTask,
+  settleRefund,
   submitTask,
   validTask,
 } from "../helpers/tasks.js";
@@ -41,13 +42,8 @@ beforeAll(async () => {
 });
 
 /** POST /api/task-refund as the admin key. */
-function settle(body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return call(refundPost, "/api/task-refund", {
-    method: "POST",
-    headers: { "x-api-key": admin, ...headers },
-    json: body,
-  });
-}
+const settle = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  settleRefund(admin, body, headers);
 
 /** A task approved at `price`, paid out of band (`method: manual`, no transaction), dispatched, completed. */
 async function manualTask(price: number) {
@@ -70,13 +66,6 @@ async function disputeAndResolve(taskId: string, resolution: Record<string, unkn
   );
   expect(opened.res.status).toBe(201);
   return resolve(admin, { dispute_id: opened.body.dispute.dispute_id, ...resolution });
-}
-
-async function settledEmails(taskId: string) {
-  return (await getDb())
-    .select()
-    .from(emails)
-    .where(and(eq(emails.taskId, taskId), eq(emails.template, "refund-settled")));
 }
 
 async function entries(taskId: string, kind: "credit" | "owed" | "settlement") {
@@ -105,7 +94,7 @@ describe("refunds across paths add up", () => {
     expect(settled.body.refund).toMatchObject({ status: "refunded", amount_cad: 379.67 });
     const settlements = await entries(id, "settlement");
     expect(settlements.map((s) => s.amountCad).sort((a, b) => a! - b!)).toEqual([100, 279.67]);
-    expect(await settledEmails(id)).toHaveLength(2);
+    expect(await refundSettledEmails(id)).toHaveLength(2);
 
     // Nothing is left.
     const more = await disputeAndResolve(id, { resolution: "partial_refund", amount_cad: 0.01 });
@@ -154,7 +143,7 @@ describe("refunds across paths add up", () => {
     expect(task).toMatchObject({ refundStatus: "refunded", refundAmountCad: 60 });
     const settlements = await entries(id, "settlement");
     expect(settlements.map((s) => s.amountCad).sort((a, b) => a! - b!)).toEqual([10, 20, 30]);
-    const mails = await settledEmails(id);
+    const mails = await refundSettledEmails(id);
     expect(mails).toHaveLength(3);
     expect(new Set(mails.map((m) => m.dedupeKey))).toEqual(
       new Set(settlements.map((s) => `refund-settled:${s.id}`)),
@@ -180,7 +169,7 @@ describe("refunds across paths add up", () => {
       "refunded",
     );
     expect(await entries(id, "settlement")).toHaveLength(1);
-    expect(await settledEmails(id)).toHaveLength(1);
+    expect(await refundSettledEmails(id)).toHaveLength(1);
     const owed = await entries(id, "owed");
     expect(owed).toHaveLength(1);
     expect(owed[0]!.settlementId).toBe((await entries(id, "settlement"))[0]!.id);
@@ -205,7 +194,7 @@ describe("refunds across paths add up", () => {
     const settled = await settle({ task_id: id, outcome: "refunded", tx_hash: TX("b2") });
     expect(settled.res.status).toBe(200);
     expect(settled.body.refund).toMatchObject({ status: "refunded", amount_cad: 200 });
-    expect(await settledEmails(id)).toHaveLength(2);
+    expect(await refundSettledEmails(id)).toHaveLength(2);
     const notes = await db
       .select()
       .from(invoices)

@@ -3,21 +3,22 @@
  * out-of-band refunds recorded with their transaction, refunds credited to a prepaid
  * account, denials with a reason, the requester's e-mail, and what is refused.
  */
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { POST as refundPost } from "../../api/task-refund.js";
 import { getDb } from "../../lib/db/client.js";
-import { emails, invoices, ledgerEntries, tasks } from "../../lib/db/schema/index.js";
+import { invoices, ledgerEntries, tasks } from "../../lib/db/schema/index.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
-import { call, expectEnvelope } from "../helpers/request.js";
+import { expectEnvelope } from "../helpers/request.js";
 import {
   cancelTask,
   completeTask,
   getStatus,
   recordPayment,
+  refundSettledEmails,
   reviewTask,
+  settleRefund,
   submitTask,
   validTask,
 } from "../helpers/tasks.js";
@@ -36,9 +37,7 @@ beforeAll(async () => {
   await verifyAddresses(validTask.requester_contact);
 });
 
-function settle(body: Record<string, unknown>, key = admin) {
-  return call(refundPost, "/api/task-refund", { method: "POST", headers: { "x-api-key": key }, json: body });
-}
+const settle = (body: Record<string, unknown>, key = admin) => settleRefund(key, body);
 
 /** A task paid out of band, then cancelled: after dispatch when `dispatched`. */
 async function pendingRefund(dispatched: boolean, body: Record<string, unknown> = {}) {
@@ -50,13 +49,6 @@ async function pendingRefund(dispatched: boolean, body: Record<string, unknown> 
   const cancelled = await cancelTask(id, keyHeaders(agent));
   expect(cancelled.body.refund_status).toBe("pending");
   return id;
-}
-
-async function refundEmails(taskId: string) {
-  return (await getDb())
-    .select()
-    .from(emails)
-    .where(and(eq(emails.taskId, taskId), eq(emails.template, "refund-settled")));
 }
 
 describe("POST /api/task-refund", () => {
@@ -83,7 +75,7 @@ describe("POST /api/task-refund", () => {
     expect(Date.parse(body.refund.settled_at)).not.toBeNaN();
     expect(body._polling.recommended_action).toBe("Cancelled and refunded; see refund.");
 
-    const [mail] = await refundEmails(id);
+    const [mail] = await refundSettledEmails(id);
     expect(mail).toMatchObject({ toAddress: validTask.requester_contact, lang: "fr" });
     expect(mail!.subject).toBe(`Remboursement envoyé pour la tâche ${id}`);
     expect(mail!.textBody).toContain(TX.toLowerCase());
@@ -95,7 +87,7 @@ describe("POST /api/task-refund", () => {
     const again = await settle({ task_id: id, outcome: "denied", note: "Changed my mind" });
     const error = expectEnvelope(again.body, again.res, 409, "CONFLICT");
     expect(error.current_refund_status).toBe("refunded");
-    expect(await refundEmails(id)).toHaveLength(1);
+    expect(await refundSettledEmails(id)).toHaveLength(1);
   });
 
   it("records a partial refund after dispatch, in English for an English task", async () => {
@@ -104,7 +96,7 @@ describe("POST /api/task-refund", () => {
     expect(expectEnvelope(over.body, over.res, 422, "VALIDATION_ERROR").field).toBe("amount_cad");
     const { body } = await settle({ task_id: id, outcome: "refunded", amount_cad: 90.5 });
     expect(body.refund).toMatchObject({ status: "refunded", amount_cad: 90.5, tx_hash: null, note: null });
-    const [mail] = await refundEmails(id);
+    const [mail] = await refundSettledEmails(id);
     expect(mail!.subject).toBe(`Refund sent for task ${id}`);
     expect(mail!.textBody).toContain("$90.50");
     expect(mail!.textBody).not.toContain("USDC transaction");
@@ -120,7 +112,7 @@ describe("POST /api/task-refund", () => {
     const { body } = await settle({ task_id: id, outcome: "denied", note: reason });
     expect(body).toMatchObject({ refund_status: "denied" });
     expect(body.refund).toMatchObject({ status: "denied", amount_cad: null, note: reason });
-    const [mail] = await refundEmails(id);
+    const [mail] = await refundSettledEmails(id);
     expect(mail!.subject).toBe(`Aucun remboursement pour la tâche ${id}`);
     expect(mail!.textBody).toContain(reason);
   });
@@ -149,7 +141,7 @@ describe("POST /api/task-refund", () => {
     expect(rows.reduce((sum, r) => sum + r.amountCad, 0)).toBeCloseTo(910, 2);
     const [invoice] = await db.select().from(invoices).where(eq(invoices.id, refund!.invoiceId!));
     expect(invoice!.kind).toBe("refund");
-    const [mail] = await refundEmails(id);
+    const [mail] = await refundSettledEmails(id);
     expect(mail!.textBody).toContain("compte prépayé");
   });
 
@@ -170,6 +162,6 @@ describe("POST /api/task-refund", () => {
     expect(expectEnvelope(badHash.body, badHash.res, 422, "VALIDATION_ERROR").field).toBe("tx_hash");
     const [row] = await (await getDb()).select().from(tasks).where(eq(tasks.id, id));
     expect(row).toMatchObject({ refundStatus: "pending", refundSettledAt: null });
-    expect(await refundEmails(id)).toHaveLength(0);
+    expect(await refundSettledEmails(id)).toHaveLength(0);
   });
 });
