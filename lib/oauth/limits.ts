@@ -14,8 +14,8 @@
  * by its SHA-256 (bounded keys, no URL in the limiter's storage).
  */
 import { sha256Hex } from "../ids.js";
-import { rateLimitExceeded } from "../ratelimit/enforce.js";
-import { getLimiter, type RateLimitResult, rateLimitSubject } from "../ratelimit/limiter.js";
+import { enforceLimits } from "../ratelimit/enforce.js";
+import { type RateLimitResult, rateLimitSubject } from "../ratelimit/limiter.js";
 
 /** Longest `client_id` read for the limit (a metadata document URL; longer ones count as given). */
 const MAX_CLIENT_ID = 2048;
@@ -58,30 +58,22 @@ export function namedClientId(request: Request, url: URL, body?: Buffer): string
  * @throws DomainError RATE_LIMITED naming the exhausted budget (HTTP: 429 with Retry-After);
  *   StorageError when the limiter's storage fails (HTTP: 503)
  */
-export async function enforceOAuthLimits(ip: string, clientId: string | undefined): Promise<RateLimitResult> {
+export function enforceOAuthLimits(ip: string, clientId: string | undefined): Promise<RateLimitResult> {
   const subject = rateLimitSubject(ip);
-  const checks: { result: Promise<RateLimitResult>; what: string }[] = clientId
-    ? [
-        {
-          result: getLimiter("oauth").limit(`client:${sha256Hex(clientId)}|${subject}`),
-          what: "authorization server requests per client per IP per minute",
-        },
-        {
-          result: getLimiter("oauth_clients_ip").limit(subject),
-          what: "authorization server requests naming a client per IP per minute, all clients together",
-        },
-      ]
-    : [
-        {
-          result: getLimiter("oauth").limit(subject),
-          what: "authorization server requests per IP per minute",
-        },
-      ];
-  const results = await Promise.all(checks.map((c) => c.result));
-  const failed = results.findIndex((r) => !r.success);
-  if (failed >= 0) {
-    const result = results[failed]!;
-    throw rateLimitExceeded(result, `${result.limit} ${checks[failed]!.what}`);
-  }
-  return results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  return enforceLimits(
+    clientId
+      ? [
+          {
+            policy: "oauth",
+            identifier: `client:${sha256Hex(clientId)}|${subject}`,
+            what: "authorization server requests per client per IP per minute",
+          },
+          {
+            policy: "oauth_clients_ip",
+            identifier: subject,
+            what: "authorization server requests naming a client per IP per minute, all clients together",
+          },
+        ]
+      : [{ policy: "oauth", identifier: subject, what: "authorization server requests per IP per minute" }],
+  );
 }

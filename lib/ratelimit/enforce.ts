@@ -12,18 +12,22 @@ import { getLimiter, limitFacts, type RateLimitPolicy, type RateLimitResult } fr
 /**
  * Counts one attempt against each `[policy, identifier, what]` check (e-mails are counted by their
  * SHA-256, so the limiter's storage never holds an address).
- * @param checks what each limit is, for the message: "login attempts per e-mail per hour"
+ * @param checks at least one; what each limit is, for the message: "login attempts per e-mail per hour"
+ * @returns the count of the tightest limit (fewest requests left), for the RateLimit-* headers
+ *   (lib/http/limits.ts `rateLimitHeaders`)
  * @throws DomainError RATE_LIMITED naming the first exhausted limit (HTTP: 429 with Retry-After
  *   and RateLimit-* headers); StorageError when the limiter's storage fails (HTTP: 503)
  */
 export async function enforceLimits(
   checks: { policy: RateLimitPolicy; identifier: string; what: string }[],
-): Promise<void> {
+): Promise<RateLimitResult> {
   const results = await Promise.all(checks.map((c) => getLimiter(c.policy).limit(c.identifier)));
   const index = results.findIndex((r) => !r.success);
-  if (index < 0) return;
-  const failed = results[index]!;
-  throw rateLimitExceeded(failed, `${failed.limit} ${checks[index]!.what}`);
+  if (index >= 0) {
+    const failed = results[index]!;
+    throw rateLimitExceeded(failed, `${failed.limit} ${checks[index]!.what}`);
+  }
+  return results.reduce((a, b) => (b.remaining < a.remaining ? b : a));
 }
 
 /**
