@@ -309,17 +309,3 @@ export async function refundTaskToAccount(
   );
   return amount;
 }
-
-/**
- * What is left to refund of task `taskId`'s prepaid charge in `tx`, CAD (the charge less the
- * ledger refunds of the task); null when it has no charge. Read under the caller's task lock.
- */
-export async function accountRefundLeftCad(tx: Tx, taskId: string): Promise<number | null> {
-  const charge = await chargeOf(tx, taskId);
-  if (!charge) return null;
-  const [refunded] = await tx
-    .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.amountCad}), 0)` })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.taskId, taskId), eq(ledgerEntries.kind, "refund")));
-  return fromCents(-toCents(charge.amount) - toCents(Number(refunded?.sum ?? 0)));
-}

@@ -148,9 +148,3 @@ export async function creditUsdcReceipt(
     now,
   );
 }
-
-/** What is left to credit of `receipt` in `tx`, CAD (its total less its credit notes). */
-export async function receiptCreditLeftCad(tx: Tx, receipt: Invoice): Promise<number> {
-  const soFar = await creditedSoFar(tx, receipt);
-  return fromCents(toCents(receipt.amountCad) - soFar.total);
-}

@@ -44,7 +44,8 @@ export interface Refundable {
 
 /**
  * What is left to give back of what `task` (locked in `tx`) was paid: the one answer every refund
- * path asks (cancellation, dispute resolution, SLA credit, settlement, credit notes).
+ * path asks (cancellation, dispute resolution, SLA credit, settlement; a settlement asks it before
+ * the USDC receipt's credit note is issued, which keeps its own check against the receipt).
  *
  * Units: CAD, taxes included, exact to the cent (computed in integer cents). Rule:
  * left = paid − Σ given − Σ owed, never below 0, where paid is the prepaid charge (ledger), else
