@@ -2,11 +2,15 @@
  * The client dashboard data (`GET /api/client-account?include=dashboard`): the latest
  * transactions, tasks and invoices of an account (20 each, newest first). The account's
  * tasks are those submitted with a key linked to the account, or charged to it; each says whether
- * it has a dispute (`dispute_status`, issue 27) and the SLA credit it was given (`sla_credited_cad`).
+ * it has a dispute (`dispute_status`, issue 27) and the SLA credit it was given (`sla_credited_cad`);
+ * each refund and credit note says why the money went back (`refund_reason`, `refund_reasons`: an
+ * SLA credit, a dispute's refund or a cancellation's; lib/tasks/state/refund-reasons.ts).
  */
 import { desc, eq, inArray, or, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
+import type { RefundReason } from "../db/schema/enums.js";
 import { apiKeys, type ClientAccount, invoices, ledgerEntries, tasks } from "../db/schema/index.js";
+import { refundReasonsOf, singleRefundReason } from "../tasks/state/refund-reasons.js";
 
 /** Rows of each list. */
 export const DASHBOARD_ROWS = 20;
@@ -17,6 +21,8 @@ export interface Dashboard {
     transaction_id: string;
     kind: string;
     amount_cad: number;
+    /** A refund: `cancellation`, `dispute` or `sla_credit`; null otherwise (see GET /api/billing). */
+    refund_reason: RefundReason | null;
     task_id: string | null;
     invoice_id: string | null;
     description: string | null;
@@ -42,6 +48,8 @@ export interface Dashboard {
     number: string | null;
     kind: string;
     total_cad: number;
+    /** A credit note: why it gave money back (one reason, or several when one settlement closed them); else []. */
+    refund_reasons: RefundReason[];
     task_id: string | null;
     issued_at: string;
   }[];
@@ -79,11 +87,16 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
       .orderBy(desc(invoices.issuedAt), desc(invoices.id))
       .limit(DASHBOARD_ROWS),
   ]);
+  const reasons = await refundReasonsOf(db, [
+    ...entries.flatMap((e) => (e.kind === "refund" && e.invoiceId ? [e.invoiceId] : [])),
+    ...invoiceRows.flatMap((i) => (i.kind === "refund" ? [i.id] : [])),
+  ]);
   return {
     transactions: entries.map((e) => ({
       transaction_id: e.id,
       kind: e.kind,
       amount_cad: e.amountCad,
+      refund_reason: e.kind === "refund" && e.invoiceId ? singleRefundReason(reasons.get(e.invoiceId)) : null,
       task_id: e.taskId,
       invoice_id: e.invoiceId,
       description: e.description,
@@ -105,6 +118,7 @@ export async function accountDashboard(account: ClientAccount): Promise<Dashboar
       number: i.number,
       kind: i.kind,
       total_cad: i.amountCad,
+      refund_reasons: i.kind === "refund" ? (reasons.get(i.id) ?? []) : [],
       task_id: i.taskId,
       issued_at: i.issuedAt.toISOString(),
     })),

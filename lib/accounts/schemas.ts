@@ -143,8 +143,22 @@ export const accountResponseSchema = z
       .boolean()
       .optional()
       .meta({ description: "Creation only: true once the verification code is queued for e-mail." }),
-    dashboard: z.record(z.string(), z.unknown()).optional(),
-    invoice: z.record(z.string(), z.unknown()).optional(),
+    dashboard: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "include=dashboard: `transactions` (a refund with `refund_reason`: cancellation, dispute or sla_credit), " +
+          "`tasks` and `invoices` (a credit note with `refund_reasons`).",
+      }),
+    invoice: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "invoice_id: the invoice as JSON; a credit note (`kind` refund) names the invoice it credits (`refers_to`) " +
+          "and why it gives money back (`refund_reasons`: cancellation, dispute, sla_credit).",
+      }),
     export: z
       .record(z.string(), z.unknown())
       .optional()

@@ -259,9 +259,9 @@ export async function accountChargeCad(tx: Tx, taskId: string): Promise<number |
 /**
  * Refunds an account-paid task's charge to its account inside `tx` (cancellation
  * before dispatch: full refund, docs/api-conventions.md; after dispatch: the amount the operator
- * settles, `maxCad`). Writes the ledger refund and a refund invoice; returns the amount
- * refunded, CAD (what is left of the charge, capped by `maxCad`), or null when the task
- * had no charge or nothing is left to refund.
+ * settles, `maxCad`). Writes the ledger refund and a refund invoice (credit note); returns the
+ * amount refunded, CAD (what is left of the charge, capped by `maxCad`), with the credit note's
+ * id, or null when the task had no charge or nothing is left to refund.
  */
 export async function refundTaskToAccount(
   tx: Tx,
@@ -269,7 +269,7 @@ export async function refundTaskToAccount(
   reason: string,
   now = new Date(),
   maxCad?: number,
-): Promise<number | null> {
+): Promise<{ amountCad: number; invoiceId: string } | null> {
   const charge = await chargeOf(tx, task.id);
   if (!charge) return null;
   await lockAccount(tx, charge.accountId);
@@ -307,5 +307,5 @@ export async function refundTaskToAccount(
     },
     now,
   );
-  return amount;
+  return { amountCad: amount, invoiceId };
 }

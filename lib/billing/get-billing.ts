@@ -5,8 +5,10 @@
  */
 import { and, count, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import { getDb } from "../db/client.js";
+import type { RefundReason } from "../db/schema/enums.js";
 import { ledgerEntries, tasks } from "../db/schema/index.js";
 import type { Caller } from "../keys/authenticate.js";
+import { refundReasonsOf, singleRefundReason } from "../tasks/state/refund-reasons.js";
 import { accountBalance, type SpendingLevel, spendingLevel } from "./balance.js";
 import { dayRange } from "./dates.js";
 import { resolveBillingAccount } from "./resolve-agent.js";
@@ -18,6 +20,12 @@ export interface BillingTransaction {
   kind: "deposit" | "charge" | "refund" | "adjustment";
   task_id: string | null;
   amount_cad: number;
+  /**
+   * A refund: why the money went back (`cancellation`, `dispute`, `sla_credit`; read from the
+   * task's refund entries, lib/tasks/state/refund-reasons.ts); null for other kinds and for refunds
+   * recorded before reasons were.
+   */
+  refund_reason: RefundReason | null;
   service_type: string | null;
   description: string | null;
   invoice_id: string | null;
@@ -80,6 +88,10 @@ export async function getBilling(caller: Caller, query: BillingQuery): Promise<B
       .leftJoin(tasks, eq(tasks.id, ledgerEntries.taskId))
       .where(condition),
   ]);
+  const reasons = await refundReasonsOf(
+    db,
+    rows.flatMap(({ entry }) => (entry.kind === "refund" && entry.invoiceId ? [entry.invoiceId] : [])),
+  );
   return {
     ...out,
     transactions: rows.map(({ entry, serviceType }) => ({
@@ -87,6 +99,8 @@ export async function getBilling(caller: Caller, query: BillingQuery): Promise<B
       kind: entry.kind,
       task_id: entry.taskId,
       amount_cad: entry.amountCad,
+      refund_reason:
+        entry.kind === "refund" && entry.invoiceId ? singleRefundReason(reasons.get(entry.invoiceId)) : null,
       service_type: serviceType,
       description: entry.description,
       invoice_id: entry.invoiceId,

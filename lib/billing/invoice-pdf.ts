@@ -4,7 +4,8 @@
  * Helvetica (WinAnsi: accents print, no font file to ship): issuer with address and tax numbers,
  * bill-to, number and date, lines, subtotal, each tax with its rate and number (or the reason no
  * tax is charged), total; a USDC receipt adds the payment (network, transaction hash, USDC amount,
- * the quote's rate), a credit note the invoice it credits (and the refund's transaction).
+ * the quote's rate), a credit note the invoice it credits (and the refund's transaction) and why it
+ * gives money back (`refund_reasons` in words: a cancellation, a dispute, an SLA credit).
  *
  * pdfkit is loaded on first use; until it is installed (`npm install`) rendering throws.
  */
@@ -52,6 +53,12 @@ const LABELS = {
     usdcPaid: "Montant payé",
     rate: "Taux de change",
     credits: "Crédite la pièce",
+    reason: "Motif",
+    reasons: {
+      cancellation: "remboursement d'une tâche annulée",
+      dispute: "remboursement accordé à la suite d'un litige",
+      sla_credit: "crédit de niveau de service (tâche terminée en retard)",
+    },
   },
   en: {
     title: {
@@ -78,6 +85,12 @@ const LABELS = {
     usdcPaid: "Amount paid",
     rate: "Exchange rate",
     credits: "Credits",
+    reason: "Reason",
+    reasons: {
+      cancellation: "refund of a cancelled task",
+      dispute: "refund granted on a dispute",
+      sla_credit: "SLA credit (task finished late)",
+    },
   },
 } as const;
 
@@ -169,6 +182,8 @@ export async function renderInvoicePdf(invoice: InvoiceView, lang: InvoiceLang):
   doc.text(bill.email);
   if (invoice.refers_to)
     doc.text(`${L.credits}: ${invoice.refers_to.number ?? invoice.refers_to.invoice_id}`);
+  if (invoice.refund_reasons.length)
+    doc.text(`${L.reason}: ${invoice.refund_reasons.map((r) => L.reasons[r]).join("; ")}`);
   if (invoice.payment) paymentBlock(doc, invoice, lang);
   doc.moveDown();
   doc.font("Helvetica-Bold").text(`${L.description} — ${L.amount}`);

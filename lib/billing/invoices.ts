@@ -11,10 +11,11 @@ import { eq } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { getConfig } from "../config.js";
 import { type Db, getDb } from "../db/client.js";
-import type { InvoiceKind, Lang } from "../db/schema/enums.js";
+import type { InvoiceKind, Lang, RefundReason } from "../db/schema/enums.js";
 import { type ClientAccount, clientAccounts, type InvoiceLine, invoices, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { formatUsdc } from "../money.js";
+import { refundReasonsOf } from "../tasks/state/refund-reasons.js";
 import { type TaskPrincipal, taskAccess } from "../tasks/state/task-access.js";
 import { rateAt } from "../taxes.js";
 import { type PostalAddress, postalAddress } from "./postal-address.js";
@@ -63,6 +64,12 @@ export interface InvoiceView {
   payment: InvoicePaymentView | null;
   /** Credit note: the invoice it credits; null otherwise. */
   refers_to: { invoice_id: string; number: string | null } | null;
+  /**
+   * Credit note: why it gave money back (`cancellation`, `dispute`, `sla_credit`; several when one
+   * settlement closed refunds owed for different reasons; lib/tasks/state/refund-reasons.ts); [] on
+   * other invoices and on credit notes issued before reasons were recorded.
+   */
+  refund_reasons: RefundReason[];
   issuer: {
     name: string;
     address: string;
@@ -143,13 +150,18 @@ export async function readInvoiceOrThrow(
   invoiceId: string,
   db?: Db,
 ): Promise<{ invoice: InvoiceView; account: ClientAccount | null }> {
-  const row = await loadInvoice(db ?? (await getDb()), invoiceId);
+  const handle = db ?? (await getDb());
+  const row = await loadInvoice(handle, invoiceId);
   if (!row || !(await mayRead(reader, row))) {
     throw new DomainError("NOT_FOUND", `No invoice ${invoiceId} for these credentials`, {
       field: "invoice_id",
     });
   }
-  return { invoice: invoiceView(row), account: row.account };
+  const reasons =
+    row.invoice.kind === "refund"
+      ? ((await refundReasonsOf(handle, [row.invoice.id])).get(row.invoice.id) ?? [])
+      : [];
+  return { invoice: invoiceView(row, reasons), account: row.account };
 }
 
 /**
@@ -164,8 +176,11 @@ export async function getInvoiceOrThrow(
   return (await readInvoiceOrThrow({ account }, invoiceId, db)).invoice;
 }
 
-/** The JSON form of a loaded invoice. */
-function invoiceView(loaded: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>): InvoiceView {
+/** The JSON form of a loaded invoice, a credit note with its `refundReasons`. */
+function invoiceView(
+  loaded: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>,
+  refundReasons: RefundReason[],
+): InvoiceView {
   const { invoice: row, account, task } = loaded;
   const config = getConfig();
   const taxed = row.gstCad !== null && row.qstCad !== null;
@@ -213,6 +228,7 @@ function invoiceView(loaded: NonNullable<Awaited<ReturnType<typeof loadInvoice>>
     refers_to: row.refersToInvoiceId
       ? { invoice_id: row.refersToInvoiceId, number: loaded.creditedNumber }
       : null,
+    refund_reasons: refundReasons,
     issuer: {
       name: config.OPERATOR_NAME,
       address: config.OPERATOR_ADDRESS,

@@ -1,6 +1,6 @@
 /** Zod schemas of /api/billing (spec "Billing"; docs/accounts.md "Accounts, billing and client login"). */
 import { z } from "zod";
-import { SERVICE_TYPES } from "../db/schema/enums.js";
+import { REFUND_REASONS, SERVICE_TYPES } from "../db/schema/enums.js";
 import { roundCad } from "../money.js";
 import { queryNumber } from "../validation.js";
 
@@ -156,6 +156,15 @@ export const transactionSchema = z
     kind: z.enum(["deposit", "charge", "refund", "adjustment"]),
     task_id: z.string().nullable(),
     amount_cad: z.number().meta({ description: "Signed: credits positive, debits negative." }),
+    refund_reason: z
+      .enum(REFUND_REASONS)
+      .nullable()
+      .meta({
+        description:
+          "A refund: why the money went back: `cancellation` (a cancelled task), `dispute` (a dispute resolved " +
+          "with a refund) or `sla_credit` (the automatic credit of a late task). Null for other kinds and for " +
+          "refunds recorded before reasons were.",
+      }),
     service_type: z.string().nullable(),
     description: z.string().nullable(),
     invoice_id: z.string().nullable(),

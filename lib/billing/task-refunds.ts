@@ -82,7 +82,8 @@ export async function refundableCad(tx: Tx, task: Task): Promise<Refundable> {
 /**
  * Credits up to `amountCad` of prepaid `task` (locked in `tx`) back to its account at `now`, for
  * `reason` (on the credit note): the ledger refund and credit note (lib/billing/charge-task.ts
- * `refundTaskToAccount`) and the `credit` entry of `source` (`disputeId` for a dispute).
+ * `refundTaskToAccount`) and the `credit` entry of `source` (`disputeId` for a dispute), which
+ * names the credit note (what billing reads its reason from: lib/tasks/state/refund-reasons.ts).
  * @returns the amount credited, CAD, or null when the task has no charge or nothing is left of it.
  */
 export async function creditToAccount(
@@ -102,10 +103,11 @@ export async function creditToAccount(
     kind: "credit",
     source,
     disputeId,
-    amountCad: credited,
+    amountCad: credited.amountCad,
+    invoiceId: credited.invoiceId,
     createdAt: now,
   });
-  return credited;
+  return credited.amountCad;
 }
 
 /**

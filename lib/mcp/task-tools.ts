@@ -7,6 +7,7 @@
  * load them (cold start, docs/performance.md).
  */
 import { z } from "zod";
+import type { TaskDispute } from "../db/schema/index.js";
 import { ApiError } from "../http/errors.js";
 import { parseOrThrow } from "../http/validation.js";
 import { hasScope } from "../keys/credentials.js";
@@ -62,6 +63,33 @@ const myTasksSchema = z.object({
   ),
   next_cursor: z.string().nullable().meta({ description: "Cursor of the next page; null on the last page." }),
 });
+
+/**
+ * What dispute_task's result says to a person (issue 42 item 5): that dispute `dispute` of task
+ * `taskId` was opened, its id, when the task's dispute window ends (`windowEnd`, ISO 8601 UTC) and
+ * what happens next. Reasons and resolutions in words (lib/mail/labels.ts), never as codes.
+ */
+async function disputeOpenedText(
+  dispute: Pick<TaskDispute, "id" | "reason">,
+  taskId: string,
+  windowEnd: Date | null,
+): Promise<string> {
+  const { DISPUTE_RESOLUTION_LABELS, disputeReasonLabel } = await import("../mail/labels.js");
+  const words = DISPUTE_RESOLUTION_LABELS.en;
+  const reason = disputeReasonLabel(dispute.reason, "en");
+  return [
+    `Dispute ${dispute.id} was opened on task ${taskId}${reason ? ` (reason: ${reason})` : ""}.`,
+    windowEnd
+      ? `The task's dispute window ends at ${windowEnd.toISOString()}.`
+      : "The task's dispute window is open.",
+    "What happens next: a person on our staff reviews your account of what went wrong and your evidence, then " +
+      `resolves the dispute: ${words.redo} (a follow-up task), a ${words.partial_refund}, a ${words.full_refund}, ` +
+      "or rejected with the reason. A refund of a task paid from a prepaid account is credited to the account at " +
+      "once; of a task paid in USDC, it is sent to the paying wallet. You are told by e-mail and by the event " +
+      "task.dispute_resolved (webhooks, event stream); check_task_status shows the dispute and its outcome. " +
+      "A task is disputed once: it can be disputed again only if this dispute is resolved by redoing the task.",
+  ].join("\n");
+}
 
 /** The task tools by name (lib/mcp/tools.ts lists them in order). */
 export const TASK_TOOLS: Record<string, ToolDefinition> = {
@@ -183,14 +211,16 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
   },
   dispute_task: {
     name: "dispute_task",
+    scope: "task_create",
     title: "Dispute a completed task",
     description:
       "Contest a completed task within the dispute window (hours after completion: recourse.disputes.window_hours " +
       "of get_capabilities, default 72): reason not_done, incomplete, wrong_location, damaged, late or other, with " +
       "details and optional evidence_files (as proof files: filename, type, base64 content). The task keeps its " +
       "status; its status gains `dispute`, and staff resolve it (redo at no charge, partial or full refund, or " +
-      "reject: event task.dispute_resolved). Needs the key that submitted the task (or one of the same account), or " +
-      "its access_token. One open dispute per task (CONFLICT); after the window → VALIDATION_ERROR.",
+      "reject: event task.dispute_resolved). Needs the key that submitted the task (or one of the same account; " +
+      "scope task_create), or its access_token. A task is disputed once, and again only after a dispute resolved " +
+      "redo; a dispute already open or one resolved otherwise → CONFLICT; after the window → VALIDATION_ERROR.",
     input: {
       ...openDisputeShape,
       access_token: accessTokenArgument,
@@ -210,15 +240,23 @@ export const TASK_TOOLS: Record<string, ToolDefinition> = {
           "dispute_task needs the key that submitted the task (x-api-key header or api_key) or its access_token",
         );
       }
+      // As pay_task: a key without task_create disputes only through the task's own access_token,
+      // and does not lend its ownership to it (docs/decisions.md 38).
+      const keyMayDispute = caller !== null && hasScope(caller, "task_create");
+      if (caller && !keyMayDispute && !access_token) {
+        throw new ApiError("FORBIDDEN", "dispute_task requires the task_create scope");
+      }
       const { openDisputeBodySchema } = await import("../tasks/state/dispute-schemas.js");
       const body = parseOrThrow(openDisputeBodySchema, rest);
-      const { openDispute } = await import("../tasks/open-dispute.js");
-      const { task, access } = await actingAs(caller, () =>
-        openDispute(body, { caller, accessToken: access_token }),
+      const { openDispute, disputeWindowEnd } = await import("../tasks/open-dispute.js");
+      const { dispute, task, access } = await actingAs(caller, () =>
+        openDispute(body, { caller: keyMayDispute ? caller : null, accessToken: access_token }),
       );
       const { taskStatusView } = await import("../tasks/task-view.js");
       const view = await taskStatusView(task, access, undefined, { proofContent: false });
-      return taskToolResult(task, view, access);
+      const result = await taskToolResult(task, view, access);
+      const text = await disputeOpenedText(dispute, task.id, disputeWindowEnd(task));
+      return { ...result, content: [{ type: "text", text }, ...result.content] };
     },
   },
   list_my_tasks: {

@@ -4,9 +4,10 @@
  * DISPUTE_WINDOW_HOURS of its completion. The task keeps its status; the dispute, its evidence
  * files (checked as proof files), the `task.disputed` event, the audit row and the operator's
  * e-mail commit in one transaction. One open dispute per task: the task row is locked while the
- * open one is looked for, and a partial unique index backs it.
+ * open one is looked for, and a partial unique index backs it. A task is disputed once, and again
+ * only after a dispute resolved `redo` (docs/decisions.md 37): a refund or a rejection is final.
  */
-import { and, eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { eventsCommitted } from "../db/after-events.js";
 import { recordAudit } from "../db/audit.js";
@@ -14,6 +15,7 @@ import { getDb } from "../db/client.js";
 import { disputeFiles, emails, type Task, type TaskDispute, taskDisputes } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId } from "../ids.js";
+import { disputeResolutionLabel } from "../mail/labels.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
 import type { OpenDisputeBody } from "./state/dispute-schemas.js";
 import { decodeProofFiles } from "./state/proof-files.js";
@@ -36,7 +38,8 @@ export function disputeWindowEnd(task: Pick<Task, "completedAt">, hours = getCon
 /**
  * Opens a dispute of task `body.task_id` for `credential` at `now`.
  * @throws DomainError NOT_FOUND (unknown task, or not the caller's: a stranger learns nothing),
- *   CONFLICT (not completed, `current_status`; or a dispute already open, `dispute_id`),
+ *   CONFLICT (not completed, `current_status`; a dispute already open, `dispute_id`; an earlier
+ *   dispute resolved otherwise than `redo`, `dispute_id` and `resolution`: docs/decisions.md 37),
  *   VALIDATION_ERROR (the window closed: `dispute_window_ends_at`; evidence files as proof files:
  *   also FIELD_TOO_LONG, PAYLOAD_TOO_LARGE, INVALID_FORMAT)
  */
@@ -68,14 +71,26 @@ export async function openDispute(
         { field: "task_id", extra: { dispute_window_ends_at: windowEnd.toISOString() } },
       );
     }
-    const [open] = await tx
-      .select({ id: taskDisputes.id })
+    const earlier = await tx
+      .select({ id: taskDisputes.id, status: taskDisputes.status, resolution: taskDisputes.resolution })
       .from(taskDisputes)
-      .where(and(eq(taskDisputes.taskId, task.id), eq(taskDisputes.status, "open")));
+      .where(eq(taskDisputes.taskId, task.id))
+      .orderBy(asc(taskDisputes.openedAt), asc(taskDisputes.id));
+    const open = earlier.find((d) => d.status === "open");
     if (open) {
       throw new DomainError("CONFLICT", `Task ${task.id} already has an open dispute (${open.id})`, {
         extra: { dispute_id: open.id },
       });
+    }
+    // Once per task, again only after a redo (docs/decisions.md 37): a refund or a rejection settles it.
+    const final = earlier.find((d) => d.resolution !== "redo");
+    if (final) {
+      throw new DomainError(
+        "CONFLICT",
+        `Task ${task.id} was already disputed (${final.id}, resolved: ${disputeResolutionLabel(final.resolution, "en") ?? "resolved"}); ` +
+          "a task can be disputed once, and again only after a dispute resolved by redoing the task",
+        { extra: { dispute_id: final.id, resolution: final.resolution } },
+      );
     }
     const [dispute] = await tx
       .insert(taskDisputes)

@@ -219,15 +219,18 @@ export const openDisputeOperation = defineOperation({
   path: "/api/task-dispute",
   summary: "Dispute a completed task (within the dispute window)",
   description:
-    "The task's owner (the submitting key or a key linked to the same client account, the signed-in client, or the " +
-    "task's `access_token` as `X-Task-Access-Token` or `Authorization: Bearer tok_…`) disputes a completed task " +
-    "within DISPUTE_WINDOW_HOURS (default 72) of its completion; see `recourse` in GET /api/capabilities. The task " +
-    "keeps its status; the answer is its status view with `dispute`. Events task.disputed, then " +
-    "task.dispute_resolved. Anyone else, or an unknown task → 404; a dispute already open, or a task not completed → " +
-    "409 CONFLICT; the window closed → 422 VALIDATION_ERROR with `dispute_window_ends_at`. Evidence files are " +
-    "checked as proof files are.",
+    "The task's owner (the submitting key or a key linked to the same client account, with scope task_create; the " +
+    "signed-in client; or the task's `access_token` as `X-Task-Access-Token` or `Authorization: Bearer tok_…`) " +
+    "disputes a completed task within DISPUTE_WINDOW_HOURS (default 72) of its completion; see `recourse` in GET " +
+    "/api/capabilities. A task is disputed once, and again only after a dispute resolved `redo` " +
+    "(docs/decisions.md 37). The task keeps its status; the answer is its status view with `dispute`. Events " +
+    "task.disputed, then task.dispute_resolved. A key without task_create → 403; anyone else, or an unknown task → " +
+    "404; a dispute already open, an earlier dispute resolved otherwise than `redo` (`dispute_id`, `resolution`), " +
+    "or a task not completed → 409 CONFLICT; the window closed → 422 VALIDATION_ERROR with " +
+    "`dispute_window_ends_at`. Evidence files are checked as proof files are.",
   tags: ["Tasks"],
   auth: "optional",
+  scope: "task_create",
   body: openDisputeBodySchema,
   response: taskStatusSchema,
   successStatus: 201,

@@ -85,7 +85,9 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
             field: "amount_cad",
           });
         }
-        amount = credited;
+        amount = credited.amountCad;
+        // The settlement names its credit note, as a receipt's does: billing reads its reason there.
+        invoiceId = credited.invoiceId;
       } else if (receipt) {
         invoiceId = await creditUsdcReceipt(
           tx,

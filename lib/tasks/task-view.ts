@@ -321,7 +321,7 @@ export async function taskStatusView(
   // Recourse (issue 27): only a finished task can be disputed or credited, so others skip the reads.
   const finished = task.status === "completed" || task.status === "failed";
   const [dispute, credit] = finished ? await Promise.all([latestDispute(task.id), slaCreditOf(task.id)]) : [];
-  view.sla = slaView(task, credit ?? null);
+  view.sla = slaView(task, credit ?? null, finishedAt(task, history));
   if (dispute) view.dispute = disputeSummary(dispute);
   if (task.redoOfTaskId) view.redo_of_task_id = task.redoOfTaskId;
   if (task.refundUsdcMicro !== null && view.refund) {
@@ -344,6 +344,16 @@ export async function taskStatusView(
     ? { ...taskLinks(task.id), receipt_keys: `${publicBaseUrl()}${RECEIPT_JWKS_PATH}` }
     : taskLinks(task.id);
   return view;
+}
+
+/**
+ * When `task` finished: its `completed_at`, else (failed) the time of its last `task.failed` event
+ * in `history`, as lib/tasks/sla-credits.ts reads it; null while it has not finished.
+ */
+function finishedAt(task: Task, history: TaskHistoryEntry[]): Date | null {
+  if (task.status === "completed") return task.completedAt;
+  if (task.status !== "failed") return null;
+  return history.findLast((h) => h.event === "task.failed")?.at ?? null;
 }
 
 /** The SLA credit given to task `taskId`, CAD, or undefined (lib/tasks/sla-credits.ts). */

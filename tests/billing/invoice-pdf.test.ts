@@ -79,7 +79,7 @@ describe("PDF invoices", () => {
     expect(text).toContain("Total: 379,03 $");
   });
 
-  it("renders an English credit note of a small supplier with the reason no tax is charged", async () => {
+  it("renders an English credit note of a small supplier with the reason no tax is charged and why it refunds", async () => {
     const view: InvoiceView = {
       invoice_id: "inv_x",
       number: "2026-000007",
@@ -88,6 +88,7 @@ describe("PDF invoices", () => {
       lang: "en",
       payment: null,
       refers_to: null,
+      refund_reasons: ["cancellation"],
       subtotal_cad: 200,
       taxes: [],
       tax_note:
@@ -116,11 +117,14 @@ describe("PDF invoices", () => {
     expect(text).toContain("CREDIT NOTE");
     expect(text).toContain("Number: 2026-000007");
     expect(text).toContain("Refund: cancelled (task TASK-1) — $200.00");
+    // Why the money goes back, in words (issue 42 item 5).
+    expect(text).toContain("Reason: refund of a cancelled task");
     expect(text).toContain("small supplier");
     expect(text).toContain("Total: $200.00");
     expect(text).not.toContain("GST 5");
     const fr = await pdfText(await renderInvoicePdf(view, "fr"));
     expect(fr).toContain("NOTE DE CRÉDIT");
+    expect(fr).toContain("Motif: remboursement d'une tâche annulée");
     expect(fr).toContain("petit fournisseur");
   });
 });

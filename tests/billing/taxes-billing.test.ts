@@ -126,10 +126,11 @@ describe("sales taxes when registered", () => {
     const refunded = await db.transaction((tx) =>
       refundTaskToAccount(tx, { id: taskId }, "partial", new Date(), 100),
     );
-    expect(refunded).toBe(100);
+    expect(refunded?.amountCad).toBe(100);
     const credit = (await db.select().from(invoices).where(eq(invoices.taskId, taskId))).find(
       (i) => i.kind === "refund",
     )!;
+    expect(refunded?.invoiceId).toBe(credit.id);
     // GST 1648 × 10000 / 37903 = 434.79 → 4.35; QST 3288 × 10000 / 37903 = 867.48 → 8.67; rest 86.98.
     expect(credit).toMatchObject({ amountCad: 100, gstCad: 4.35, qstCad: 8.67, subtotalCad: 86.98 });
   });

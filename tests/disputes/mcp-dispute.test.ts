@@ -42,7 +42,11 @@ describe("MCP dispute_task", () => {
   it("opens a dispute for the task's key; refuses a stranger and a second one", async () => {
     const id = await completedTask(admin, owner);
     const client = await connect();
-    const args = { task_id: id, reason: "damaged", details: "The parcel arrived crushed." };
+    const args = {
+      task_id: id,
+      reason: "wrong_location",
+      details: "The photos show the building next door.",
+    };
     const foreign = (await client.callTool({
       name: "dispute_task",
       arguments: { ...args, api_key: stranger },
@@ -58,12 +62,24 @@ describe("MCP dispute_task", () => {
     expect(opened.structuredContent).toMatchObject({
       task_id: id,
       status: "completed",
-      dispute: { status: "open", reason: "damaged" },
+      dispute: { status: "open", reason: "wrong_location" },
     });
-    // The text is for a person: no reason code there (structuredContent keeps the code).
+    // The text is for a person (issue 42 item 5): that a dispute was opened, its id, the end of the
+    // window and what happens next; the reason and the resolutions in words, no code
+    // (structuredContent keeps the codes).
+    const disputeId = opened.structuredContent.dispute.dispute_id as string;
+    const first = (opened.content as { type: string; text?: string }[])[0]!.text!;
+    expect(first).toContain(`Dispute ${disputeId} was opened on task ${id} (reason: wrong location).`);
+    const windowEnd = new Date(
+      Date.parse(opened.structuredContent.completed_at) + 72 * 3600_000,
+    ).toISOString();
+    expect(first).toContain(`The task's dispute window ends at ${windowEnd}.`);
+    expect(first).toContain("What happens next:");
+    expect(first).toContain("done again at no charge");
+    expect(first).toContain("partial refund");
+    expect(first).toContain("can be disputed again only if this dispute is resolved by redoing the task");
     const texts = (opened.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
-    expect(texts).toContain(id);
-    expect(texts).not.toMatch(/\bdamaged\b/);
+    expect(texts).not.toMatch(/wrong_location|partial_refund|full_refund|\bredo\b/);
 
     const again = (await client.callTool({
       name: "dispute_task",

@@ -1,7 +1,8 @@
 /**
  * Opening a dispute (POST /api/task-dispute, lib/tasks/open-dispute.ts; issue 27): by the task's
- * owner within the window, one open at a time, evidence files checked as proof files, the event and
- * the operator's e-mail committed with it, the status view's `dispute` and `sla`.
+ * owner within the window, one open at a time, once per task unless redone (docs/decisions.md 37),
+ * evidence files checked as proof files, the event and the operator's e-mail committed with it, the
+ * status view's `dispute` and `sla`.
  */
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { useLedgerCheck } from "../helpers/ledger.js";
 import { expectEnvelope } from "../helpers/request.js";
 import { getStatus, pngProof, submitTask, validTask } from "../helpers/tasks.js";
-import { completedTask, openDispute } from "./helpers.js";
+import { completedTask, openDispute, resolve } from "./helpers.js";
 
 useTestDatabase();
 
@@ -116,6 +117,64 @@ describe("POST /api/task-dispute", () => {
       keyHeaders(owner),
     );
     expect(expectEnvelope(open.body, open.res, 409, "CONFLICT").current_status).toBe("received");
+  });
+
+  it("a task is disputed once: after a refund or a rejection, 409 naming the earlier dispute and its resolution", async () => {
+    for (const resolution of [
+      { resolution: "reject", reason: "The photos show the right building." },
+      { resolution: "partial_refund", amount_cad: 20 },
+      { resolution: "full_refund" },
+    ]) {
+      const id = await completedTask(admin, owner);
+      const first = await openDispute(
+        { task_id: id, reason: "incomplete", details: "Half done." },
+        keyHeaders(owner),
+      );
+      expect(first.res.status).toBe(201);
+      const disputeId = first.body.dispute.dispute_id as string;
+      expect((await resolve(admin, { dispute_id: disputeId, ...resolution })).res.status).toBe(200);
+      const again = await openDispute(
+        { task_id: id, reason: "not_done", details: "Still wrong." },
+        keyHeaders(owner),
+      );
+      const error = expectEnvelope(again.body, again.res, 409, "CONFLICT");
+      expect(error).toMatchObject({ dispute_id: disputeId, resolution: resolution.resolution });
+      // The resolution in words, and what would have allowed another dispute.
+      expect(error.message).toContain(`already disputed (${disputeId}, resolved: `);
+      expect(error.message).not.toContain(resolution.resolution === "reject" ? "reject)" : "_refund");
+      expect(error.message).toContain("again only after a dispute resolved by redoing the task");
+      // Nothing was written: one dispute, one task.disputed event.
+      const db = await getDb();
+      const events = await db
+        .select()
+        .from(taskEvents)
+        .where(and(eq(taskEvents.taskId, id), eq(taskEvents.type, "task.disputed")));
+      expect(events).toHaveLength(1);
+    }
+  });
+
+  it("after a redo the task may be disputed again (in its window), and that second one is final unless redone", async () => {
+    const id = await completedTask(admin, owner);
+    const first = await openDispute(
+      { task_id: id, reason: "not_done", details: "Nobody came." },
+      keyHeaders(owner),
+    );
+    const redo = await resolve(admin, { dispute_id: first.body.dispute.dispute_id, resolution: "redo" });
+    expect(redo.body.follow_up_task_id).toBeTruthy();
+    const second = await openDispute(
+      { task_id: id, reason: "late", details: "The redo came too late to help." },
+      keyHeaders(owner),
+    );
+    expect(second.res.status).toBe(201);
+    expect(second.body.dispute).toMatchObject({ status: "open", reason: "late" });
+    const secondId = second.body.dispute.dispute_id as string;
+    expect(secondId).not.toBe(first.body.dispute.dispute_id);
+    await resolve(admin, { dispute_id: secondId, resolution: "reject", reason: "The redo was on time." });
+    const third = await openDispute({ task_id: id, reason: "other", details: "Again." }, keyHeaders(owner));
+    expect(expectEnvelope(third.body, third.res, 409, "CONFLICT")).toMatchObject({
+      dispute_id: secondId,
+      resolution: "reject",
+    });
   });
 
   it("lets a keyless owner dispute with its access token", async () => {

@@ -3,13 +3,23 @@
  * issue 27): redo as a linked follow-up task at no charge, refunds through the existing paths
  * (prepaid: credit note and balance back at once; USDC: a refund owed that finance settles),
  * partial refunds bounded by what is left, reject with a reason, exactly once under concurrency.
+ * A task is disputed once unless redone (docs/decisions.md 37): a later dispute that checks the cap
+ * is written as an open row ({@link disputeRow}), as one opened before that rule could be.
  */
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as refundPost } from "../../api/task-refund.js";
 import { getDb } from "../../lib/db/client.js";
-import { auditLog, invoices, ledgerEntries, taskEvents, tasks } from "../../lib/db/schema/index.js";
+import {
+  auditLog,
+  invoices,
+  ledgerEntries,
+  taskDisputes,
+  taskEvents,
+  tasks,
+} from "../../lib/db/schema/index.js";
+import { prefixedId } from "../../lib/ids.js";
 import { cadToMicroUsdc, formatUsdc } from "../../lib/money.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -40,6 +50,17 @@ async function disputeOf(taskId: string, key = owner, reason = "incomplete") {
   );
   expect(res.status).toBe(201);
   return body.dispute.dispute_id as string;
+}
+
+/**
+ * An open dispute of `taskId` written as a row, past the API's once-per-task rule (a task that
+ * already had a dispute refunded or rejected): the resolution must still hold every refund to what
+ * is left. Returns its id.
+ */
+async function disputeRow(taskId: string, reason: "other" | "damaged" = "other") {
+  const id = prefixedId("dsp");
+  await (await getDb()).insert(taskDisputes).values({ id, taskId, reason, details: "Again." });
+  return id;
 }
 
 /** A key billing a prepaid account funded with `deposit` CAD; returns the key and account id. */
@@ -103,8 +124,10 @@ describe("POST /api/dispute-resolve", () => {
       .where(and(eq(invoices.taskId, id), eq(invoices.kind, "refund")));
     expect(notes.map((n) => n.amountCad)).toEqual([200]);
 
-    // Nothing is left: a second dispute cannot refund more.
-    const second = await disputeOf(id, owner, "other");
+    // A second dispute is refused (decision 37); and were one open, nothing is left to refund.
+    const refused = await openDispute({ task_id: id, reason: "other", details: "More." }, keyHeaders(owner));
+    expect(expectEnvelope(refused.body, refused.res, 409, "CONFLICT").resolution).toBe("full_refund");
+    const second = await disputeRow(id);
     const nothing = await resolve(admin, { dispute_id: second, resolution: "partial_refund", amount_cad: 1 });
     expect(expectEnvelope(nothing.body, nothing.res, 422, "VALIDATION_ERROR").max_amount_cad).toBe(0);
     const events = await (await getDb())
@@ -112,6 +135,8 @@ describe("POST /api/dispute-resolve", () => {
       .from(taskEvents)
       .where(and(eq(taskEvents.taskId, id), eq(taskEvents.type, "task.dispute_resolved")));
     expect(events).toHaveLength(1);
+    // Closed, so that the queue's first open dispute below is one opened through the API.
+    await resolve(admin, { dispute_id: second, resolution: "reject", reason: "Nothing is left." });
   });
 
   it("partial refunds of a prepaid task: credit note and balance back at once, bounded by what is left", async () => {
@@ -130,7 +155,7 @@ describe("POST /api/dispute-resolve", () => {
     const [task] = await (await getDb()).select().from(tasks).where(eq(tasks.id, id));
     expect(task!.refundStatus).toBe("none"); // credited, nothing owed
 
-    const second = await disputeOf(id, key, "damaged");
+    const second = await disputeRow(id, "damaged");
     const over = await resolve(admin, { dispute_id: second, resolution: "partial_refund", amount_cad: 100 });
     const error = expectEnvelope(over.body, over.res, 422, "VALIDATION_ERROR");
     expect(error).toMatchObject({ field: "amount_cad", max_amount_cad: 90 });
@@ -210,7 +235,7 @@ describe("POST /api/dispute-resolve", () => {
     const winner = results.find((r) => r.res.status === 200)!.body;
     expect(rows.reduce((sum, r) => sum + r.amountCad, 0)).toBeCloseTo(400 + winner.refund_amount_cad, 2);
     // Retried with the same Idempotency-Key: the same answer, no second effect.
-    const third = await disputeOf(id, key, "other");
+    const third = await disputeRow(id);
     const headers = { "idempotency-key": "resolve-retry-1" };
     const a = await resolve(admin, { dispute_id: third, resolution: "reject", reason: "Seen." }, headers);
     const b = await resolve(admin, { dispute_id: third, resolution: "reject", reason: "Seen." }, headers);

@@ -16,9 +16,10 @@ import {
   taskEvents,
   tasks,
 } from "../../lib/db/schema/index.js";
+import { TASK_TOOLS } from "../../lib/mcp/task-tools.js";
 import { cadToMicroUsdc } from "../../lib/money.js";
 import { creditLateTasks } from "../../lib/tasks/sla-credits.js";
-import { slaCreditPercent } from "../../lib/tasks/state/recourse.js";
+import { slaCreditPercent, slaMissedByHours } from "../../lib/tasks/state/recourse.js";
 import { accountAdmin, openLinkedAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
@@ -77,6 +78,28 @@ describe("slaCreditPercent", () => {
   });
 });
 
+describe("slaMissedByHours", () => {
+  it("counts any lateness in tenths of an hour, rounded up; null in time", () => {
+    const deadline = new Date("2026-01-01T00:00:00Z");
+    const at = (ms: number) => new Date(deadline.getTime() + ms);
+    expect(slaMissedByHours(deadline, at(-1))).toBeNull();
+    expect(slaMissedByHours(deadline, at(0))).toBeNull();
+    expect(slaMissedByHours(deadline, at(60_000))).toBe(0.1);
+    expect(slaMissedByHours(deadline, at(23 * HOUR))).toBe(23);
+    expect(slaMissedByHours(deadline, at(23 * HOUR + 1))).toBe(23.1);
+    expect(slaMissedByHours(deadline, at(50 * HOUR))).toBe(50);
+  });
+});
+
+/** check_task_status's structuredContent of task `id` for key `key` (the MCP tool, in process). */
+async function mcpStatus(id: string, key: string) {
+  const result = await TASK_TOOLS.check_task_status!.run(
+    { task_id: id, api_key: key },
+    { headerCaller: null, headerKeyInvalid: false, ip: "127.0.0.1", requestId: "req_sla_missed" },
+  );
+  return result.structuredContent as { sla?: Record<string, unknown> };
+}
+
 describe("api/cron/sla-credits", () => {
   it("credits a USDC task 50 h late (2 full days, 20 %) as a refund owed, and a prepaid task 200 h late (cap 50 %) to its account; once", async () => {
     const usdc = await completedTask(admin, owner, 200);
@@ -128,8 +151,22 @@ describe("api/cron/sla-credits", () => {
 
     // The owner sees it in the status.
     const status = await getStatus(usdc, keyHeaders(owner));
-    expect(status.body.sla).toMatchObject({ credit_percent_per_day: 10, cap_percent: 50, credited_cad: 40 });
+    expect(status.body.sla).toMatchObject({
+      credit_percent_per_day: 10,
+      cap_percent: 50,
+      missed_by_hours: 50,
+      credited_cad: 40,
+    });
     expect(status.body.refund).toMatchObject({ status: "pending", amount_cad: 40 });
+    // Missed by less than a full day: no credit, but the status says by how much (HTTP and MCP).
+    const missed = await getStatus(underADay, keyHeaders(owner));
+    expect(missed.body.sla.missed_by_hours).toBe(23);
+    expect(missed.body.sla).not.toHaveProperty("credited_cad");
+    expect((await mcpStatus(underADay, owner)).sla).toMatchObject({ missed_by_hours: 23 });
+    expect((await mcpStatus(underADay, owner)).sla).not.toHaveProperty("credited_cad");
+    // In time: nothing missed.
+    expect((await getStatus(onTime, keyHeaders(owner))).body.sla).not.toHaveProperty("missed_by_hours");
+    expect((await mcpStatus(onTime, owner)).sla).not.toHaveProperty("missed_by_hours");
 
     // Rerun: nothing more.
     const again = await runCron();
@@ -152,6 +189,10 @@ describe("api/cron/sla-credits", () => {
     expect(await creditLateTasks()).toMatchObject({ credited: 1 });
     const [credit] = await db.select().from(slaCredits).where(eq(slaCredits.taskId, id));
     expect(credit).toMatchObject({ daysLate: 1, percent: 10, amountCad: 30 });
+    // Missed by the time of the failure (30 h before now, rounded up to the tenth).
+    const missed = (await getStatus(id, keyHeaders(owner))).body.sla.missed_by_hours as number;
+    expect(missed).toBeGreaterThanOrEqual(29.9);
+    expect(missed).toBeLessThanOrEqual(30.1);
   });
 
   it("two concurrent runs credit a late task once", async () => {

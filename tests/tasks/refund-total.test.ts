@@ -2,11 +2,17 @@
  * One running total of what a task gave back (issue 42 items 1-2; lib/billing/task-refunds.ts):
  * disputes, SLA credits and settlements (POST /api/task-refund) all cap by what is left after
  * every refund given or owed, and a task's refunds are settled any number of times, each once.
+ *
+ * A task is now disputed once, and again only after a `redo` (docs/decisions.md 37): the API
+ * refuses the second dispute of these sequences with 409. The cap must hold whatever the rows
+ * say, so the later disputes are written as rows (open, as a dispute opened before the rule could
+ * be) and resolved through the API.
  */
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../lib/db/client.js";
-import { invoices, slaCredits, taskRefunds, tasks } from "../../lib/db/schema/index.js";
+import { invoices, slaCredits, taskDisputes, taskRefunds, tasks } from "../../lib/db/schema/index.js";
+import { prefixedId } from "../../lib/ids.js";
 import { creditLateTasks } from "../../lib/tasks/sla-credits.js";
 import { completedTask, openDispute, resolve } from "../disputes/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -58,14 +64,29 @@ async function manualTask(price: number) {
   return id;
 }
 
-/** Opens a dispute of `taskId` and resolves it with `resolution`; returns the answer. */
+/**
+ * Opens a dispute of `taskId` and resolves it with `resolution`; returns the answer. The first
+ * dispute of a task is opened through the API; a later one (which the API refuses after a refund:
+ * docs/decisions.md 37) is written as an open row, as a dispute opened before that rule could be.
+ */
 async function disputeAndResolve(taskId: string, resolution: Record<string, unknown>) {
-  const opened = await openDispute(
-    { task_id: taskId, reason: "incomplete", details: "Only part of it." },
-    keyHeaders(owner),
-  );
-  expect(opened.res.status).toBe(201);
-  return resolve(admin, { dispute_id: opened.body.dispute.dispute_id, ...resolution });
+  const db = await getDb();
+  const earlier = await db.select().from(taskDisputes).where(eq(taskDisputes.taskId, taskId));
+  let disputeId: string;
+  if (earlier.length === 0) {
+    const opened = await openDispute(
+      { task_id: taskId, reason: "incomplete", details: "Only part of it." },
+      keyHeaders(owner),
+    );
+    expect(opened.res.status).toBe(201);
+    disputeId = opened.body.dispute.dispute_id;
+  } else {
+    disputeId = prefixedId("dsp");
+    await db
+      .insert(taskDisputes)
+      .values({ id: disputeId, taskId, reason: "incomplete", details: "Still not done." });
+  }
+  return resolve(admin, { dispute_id: disputeId, ...resolution });
 }
 
 async function entries(taskId: string, kind: "credit" | "owed" | "settlement") {
@@ -81,6 +102,15 @@ describe("refunds across paths add up", () => {
     const first = await disputeAndResolve(id, { resolution: "partial_refund", amount_cad: 100 });
     expect(first.body.refund_amount_cad).toBe(100);
     expect((await settle({ task_id: id, outcome: "refunded" })).res.status).toBe(200);
+    // The API no longer lets this sequence start: a refund settles the dispute (decision 37).
+    const again = await openDispute(
+      { task_id: id, reason: "incomplete", details: "Only part of it." },
+      keyHeaders(owner),
+    );
+    expect(expectEnvelope(again.body, again.res, 409, "CONFLICT")).toMatchObject({
+      dispute_id: first.body.dispute_id,
+      resolution: "partial_refund",
+    });
     const second = await disputeAndResolve(id, { resolution: "partial_refund", amount_cad: 50 });
     expect(second.body.refund_amount_cad).toBe(50);
     const third = await disputeAndResolve(id, { resolution: "full_refund" });

@@ -254,3 +254,14 @@ export type TaskRefundKind = (typeof TASK_REFUND_KINDS)[number];
 /** What gave money back (or promised it): the path that wrote a refund entry. */
 export const TASK_REFUND_SOURCES = ["cancellation", "dispute", "sla_credit", "settlement"] as const;
 export type TaskRefundSource = (typeof TASK_REFUND_SOURCES)[number];
+
+/**
+ * Why money went back, as billing shows it (`refund_reason` of a ledger refund, `refund_reasons`
+ * of a credit note): the recourse path that granted it, a settlement named by the refunds it closed.
+ */
+export const REFUND_REASONS = [
+  "cancellation",
+  "dispute",
+  "sla_credit",
+] as const satisfies readonly TaskRefundSource[];
+export type RefundReason = (typeof REFUND_REASONS)[number];

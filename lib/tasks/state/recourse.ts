@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { getConfig } from "../../config.js";
-import { DISPUTE_REASONS, DISPUTE_RESOLUTIONS } from "../../db/schema/enums.js";
+import { DISPUTE_REASONS, DISPUTE_RESOLUTIONS, type DisputeResolution } from "../../db/schema/enums.js";
 import type { Task } from "../../db/schema/index.js";
 import { fromCents, roundHalfAwayFromZero, toCents } from "../../money.js";
 
@@ -25,6 +25,7 @@ export function recourseTerms(config = getConfig()) {
       reasons: [...DISPUTE_REASONS],
       resolutions: [...DISPUTE_RESOLUTIONS],
       one_open_per_task: true,
+      again_after_resolutions: ["redo"] as DisputeResolution[],
     },
     sla_credit: {
       automatic: true,
@@ -55,6 +56,11 @@ export const recourseTermsSchema = z
       reasons: z.array(z.enum(DISPUTE_REASONS)),
       resolutions: z.array(z.enum(DISPUTE_RESOLUTIONS)),
       one_open_per_task: z.boolean(),
+      again_after_resolutions: z.array(z.enum(DISPUTE_RESOLUTIONS)).meta({
+        description:
+          "A task is disputed once; it may be disputed again (within its window) only when every earlier " +
+          "dispute was resolved with one of these (redo). Otherwise 409 CONFLICT (docs/decisions.md 37).",
+      }),
     }),
     sla_credit: z.object({
       automatic: z.boolean(),
@@ -105,19 +111,34 @@ export function percentOfCad(paidCad: number, percent: number): number {
 }
 
 /**
- * The `sla` block of a task (owner's status view, signed receipt): deadlines (ISO 8601), the
- * credit policy (percent per full day late, cap) and the credit given, CAD, when one was.
+ * By how much a task finished at `finishedAt` missed its execution deadline `deadline`: hours, in
+ * tenths rounded up (a minute late reads 0.1, never 0), or null when it finished in time. Unlike
+ * the credit ({@link slaCreditPercent}, full 24 h periods), any lateness counts (issue 42 item 5).
+ */
+export function slaMissedByHours(deadline: Date, finishedAt: Date): number | null {
+  const late = finishedAt.getTime() - deadline.getTime();
+  return late > 0 ? Math.ceil(late / 360_000) / 10 : null;
+}
+
+/**
+ * The `sla` block of a task (owner's status view): deadlines (ISO 8601), the credit policy
+ * (percent per full day late, cap), the credit given, CAD, when one was, and `missed_by_hours`
+ * ({@link slaMissedByHours}) when the task finished (`finishedAt`: completed, or failed) after its
+ * execution deadline, credited or not.
  */
 export function slaView(
   task: Pick<Task, "reviewDeadline" | "executionDeadline">,
   creditedCad: number | null,
+  finishedAt: Date | null = null,
   config = getConfig(),
 ): Record<string, unknown> {
+  const missedBy = finishedAt ? slaMissedByHours(task.executionDeadline, finishedAt) : null;
   return {
     review_deadline: task.reviewDeadline.toISOString(),
     execution_deadline: task.executionDeadline.toISOString(),
     credit_percent_per_day: config.SLA_CREDIT_PERCENT,
     cap_percent: config.SLA_CREDIT_CAP_PERCENT,
+    ...(missedBy !== null ? { missed_by_hours: missedBy } : {}),
     ...(creditedCad !== null ? { credited_cad: creditedCad } : {}),
   };
 }

@@ -207,6 +207,15 @@ export const taskStatusSchema = z
         execution_deadline: dateTime,
         credit_percent_per_day: z.number().int(),
         cap_percent: z.number().int(),
+        missed_by_hours: z
+          .number()
+          .positive()
+          .optional()
+          .meta({
+            description:
+              "A task finished (completed or failed) after its execution_deadline: by how many hours, in tenths " +
+              "rounded up; present even when no credit is due (less than a full day late).",
+          }),
         credited_cad: z.number().optional().meta({ description: "The SLA credit given, CAD, once given." }),
       })
       .optional()
