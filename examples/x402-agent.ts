@@ -7,8 +7,10 @@
  *   BASE=http://127.0.0.1:3000 API_KEY=svc_... TASK_ID=TASK-... PAYER_PRIVATE_KEY=0x... \
  *     [MAX_USDC_MICRO=1000000000] npx tsx examples/x402-agent.ts
  *
- * With `npm run dev`, PAYER_PRIVATE_KEY may be Hardhat's account #1
- * (0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d), funded with test USDC.
+ * With `npm run dev`, PAYER_PRIVATE_KEY may be the funded payer the banner prints (Hardhat's public
+ * test account #1, 0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d; local
+ * chains only: docs/development.md). On its defaults the x402 client pays only assets it knows, at
+ * most $1 a payment: hence the allowed assets and the cap below (docs/x402.md).
  */
 import { ExactEvmScheme } from "@x402/evm";
 import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from "@x402/fetch";

@@ -9,7 +9,8 @@
  *   deploys the committed test USDC (contracts/TestUSDC.json, 6 decimals) on each, and configures
  *   them as the `ethereum` and `base` payment networks (1 confirmation, scanned from block 0),
  *   receiving on Hardhat account #3; a payer (Hardhat account #1, unlocked) gets 1,000,000 test
- *   USDC on each. The chains live in memory and restart empty each run, with fresh chain ids, so
+ *   USDC on each. The banner prints the payer's private key (Hardhat's public test key, local
+ *   chains only), which an x402 client signs with (docs/x402.md). The chains live in memory and restart empty each run, with fresh chain ids, so
  *   the checker's cursors of the previous run are dropped at start. Set DEV_CHAINS=false, or set
  *   ETHEREUM_RPC_URL / BASE_RPC_URL yourself, to skip them.
  * - Prints a banner: the URLs, the relaxed settings, the payment networks (or a warning), on a
@@ -136,6 +137,9 @@ async function banner(url: string, localChains: boolean): Promise<string[]> {
     if (localChains) {
       lines.push(
         `  Funded payer   ${ACCOUNTS.payer} (1,000,000 test USDC on each local chain)`,
+        `    private key  ${DEV_KEYS.payer}`,
+        "                 (Hardhat's public test account #1: for these local chains only, never for real funds;",
+        "                 PAYER_PRIVATE_KEY of docs/x402.md's client and examples/x402-agent.ts)",
         "                 pay a task: npm run dev:pay -- <task_id> [--network base]",
       );
     }

@@ -81,6 +81,8 @@ describe("npm run dev", () => {
     expect(out).toMatch(/- ethereum: chain \d+, RPC http:\/\/127\.0\.0\.1:\d+, USDC 0x[0-9a-f]{40}/);
     expect(out).toMatch(/- base: chain \d+, RPC http:\/\/127\.0\.0\.1:\d+/);
     expect(out).toContain("npm run dev:pay -- <task_id>");
+    // The payer's private key, for an x402 client (docs/x402.md; local chains only).
+    expect(out).toContain("private key  0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
     expect(out).not.toContain("WARNING: no payment network");
   });
 

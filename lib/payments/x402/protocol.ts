@@ -12,6 +12,7 @@
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { type Config, getConfig, publicBaseUrl } from "../../config.js";
 import { DomainError } from "../../errors.js";
+import { formatUsdc } from "../../money.js";
 import { checksumAddress } from "../checksum-address.js";
 import { type NetworkConfig, networkConfigs } from "../networks.js";
 
@@ -108,6 +109,30 @@ export function requirementFor(net: NetworkConfig, amountMicro: bigint, config: 
   } satisfies PaymentRequirements;
 }
 
+/**
+ * The largest payment x402 clients make on their default spend controls: `DEFAULT_MAX_AMOUNT_PER_PAYMENT`
+ * of @x402/core 2.27 ("$1"), as USDC micro-units. Assets they do not know (a test token) are refused
+ * on defaults whatever the amount.
+ */
+export const X402_DEFAULT_CLIENT_CAP_MICRO = 1_000_000n;
+
+/**
+ * The `resource.description` (and v1 `description`) of the payment of task `taskId` of
+ * `amountMicro` USDC micro-units: the task and the amount; above {@link X402_DEFAULT_CLIENT_CAP_MICRO},
+ * also what an agent on the default spend controls must change, since its client would otherwise
+ * drop every requirement before signing (issue 42 item 7; docs/x402.md).
+ */
+export function paymentDescription(taskId: string, amountMicro: bigint): string {
+  const base = `Payment of task ${taskId}: ${formatUsdc(amountMicro)} USDC`;
+  if (amountMicro <= X402_DEFAULT_CLIENT_CAP_MICRO) return base;
+  return (
+    `${base}. This is more than the $1 a payment that x402 clients allow by default: list this asset in ` +
+    `spendControls.allowedAssets with maxAmountPerPayment of at least "${amountMicro}" (micro-units; on ` +
+    "defaults a client also refuses an asset it does not know, at any amount), or, for a USDC your client " +
+    "knows, raise spendControls.maxAmountPerPayment (dollars)"
+  );
+}
+
 /** What a task awaiting `amountMicro` asks for, in both versions. */
 export interface TaskPaymentRequired {
   /** v2: the `PAYMENT-REQUIRED` header (base64 of this JSON) and MCP's `structuredContent`. */
@@ -131,7 +156,7 @@ export function taskPaymentRequired(
   config: Config = getConfig(),
 ): TaskPaymentRequired {
   const url = x402Url(taskId, config);
-  const description = `Payment of task ${taskId}`;
+  const description = paymentDescription(taskId, amountMicro);
   const accepts = networkConfigs(config).map((n) => requirementFor(n, amountMicro, config));
   return {
     v2: {
