@@ -33,6 +33,7 @@ import { newRequestId } from "./request-id.js";
 import { requestUrl } from "./request-url.js";
 import { JSON_TYPE, json, jsonWithHeaders } from "./response.js";
 import type { Handler } from "./route.js";
+import { traceparentOf } from "./trace.js";
 import { parseOrThrow, rejectNulBytes } from "./validation.js";
 
 export { KEY_NOT_CHECKED_WARNING, type Principal } from "./auth.js";
@@ -42,6 +43,7 @@ export { assertServable, configurationRefusal, toErrorResponse } from "./error-r
 export { pathParams, queryObject } from "./inputs.js";
 export { chargeFailedAuthentication, enforceGeneralLimit, enforceNamedLimit } from "./limits.js";
 export { type Handler, route } from "./route.js";
+export { noteTraceparent } from "./trace.js";
 
 /**
  * What an endpoint function receives. `caller` and `client` are typed by the operation's auth
@@ -407,5 +409,6 @@ function logRequest(operation: Operation, final: Response, state: RequestState):
     agentName: valid ? valid.agent_name : null,
     orgId: valid ? valid.org_id : null,
     identityValid: identity.kind === "absent" ? null : identity.kind === "valid",
+    traceparent: traceparentOf(state.request),
   });
 }

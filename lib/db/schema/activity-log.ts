@@ -40,6 +40,11 @@ export const activityLog = pgTable(
     orgId: text("org_id"),
     /** Whether `X-Agent-Identity` was well formed; null when absent. */
     identityValid: boolean("identity_valid"),
+    /**
+     * The W3C Trace Context `traceparent` the request carried (its HTTP header, or an MCP request's
+     * `params._meta.traceparent`), when well formed; null otherwise (lib/http/trace.ts).
+     */
+    traceparent: text("traceparent"),
   },
   (t) => [
     primaryKey({ columns: [t.at, t.id] }),
