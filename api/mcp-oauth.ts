@@ -13,6 +13,22 @@ import { mcpOAuthGetOperation, mcpOAuthPostOperation } from "../lib/oauth/operat
 
 const TOOL_SCOPES = new Map(TOOLS.map((t) => [t.name, t.scope]));
 
+/**
+ * The scope of each protocol method over tasks and resources (lib/mcp/task-methods.ts), as the
+ * tool doing the same needs it: reads as check_task_status and list_my_tasks (`audit_only`), a
+ * cancellation as cancel_task (`task_cancel`). The same method names serve both protocol revisions.
+ */
+const METHOD_SCOPES = new Map<string, Scope>([
+  ["tasks/get", "audit_only"],
+  ["tasks/result", "audit_only"],
+  ["tasks/list", "audit_only"],
+  ["resources/read", "audit_only"],
+  ["tasks/cancel", "task_cancel"],
+  // Revision 2026-07-28's Tasks extension: answering a task's input requests changes nothing here
+  // (decision 34); it needs what reading the task needs.
+  ["tasks/update", "audit_only"],
+]);
+
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   POST: endpoint(mcpOAuthPostOperation, async ({ request, ip, requestId, config }) => {
     let caller: Awaited<ReturnType<typeof authenticateBearer>>;
@@ -35,8 +51,13 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
           const needed = new Set<Scope>();
           for (const message of messages) {
             const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
-            if (method !== "tools/call" || typeof params?.name !== "string") continue;
-            const scope = TOOL_SCOPES.get(params.name);
+            if (typeof method !== "string") continue;
+            const scope =
+              method === "tools/call"
+                ? typeof params?.name === "string"
+                  ? TOOL_SCOPES.get(params.name)
+                  : undefined
+                : METHOD_SCOPES.get(method);
             if (scope) needed.add(scope);
           }
           if ([...needed].every((scope) => hasScope(caller, scope))) return undefined;

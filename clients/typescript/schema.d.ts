@@ -79,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Dispute a completed task (within the dispute window)
-         * @description The task's owner (the submitting key or a key linked to the same client account, the signed-in client, or the task's `access_token` as `X-Task-Access-Token` or `Authorization: Bearer tok_…`) disputes a completed task within DISPUTE_WINDOW_HOURS (default 72) of its completion; see `recourse` in GET /api/capabilities. The task keeps its status; the answer is its status view with `dispute`. Events task.disputed, then task.dispute_resolved. Anyone else, or an unknown task → 404; a dispute already open, or a task not completed → 409 CONFLICT; the window closed → 422 VALIDATION_ERROR with `dispute_window_ends_at`. Evidence files are checked as proof files are.
+         * @description The task's owner (the submitting key or a key linked to the same client account, with scope task_create; the signed-in client; or the task's `access_token` as `X-Task-Access-Token` or `Authorization: Bearer tok_…`) disputes a completed task within DISPUTE_WINDOW_HOURS (default 72) of its completion; see `recourse` in GET /api/capabilities. A task is disputed once, and again only after a dispute resolved `redo` (docs/decisions.md 37). The task keeps its status; the answer is its status view with `dispute`. Events task.disputed, then task.dispute_resolved. A key without task_create → 403; anyone else, or an unknown task → 404; a dispute already open, an earlier dispute resolved otherwise than `redo` (`dispute_id`, `resolution`), or a task not completed → 409 CONFLICT; the window closed → 422 VALIDATION_ERROR with `dispute_window_ends_at`. Evidence files are checked as proof files are.
          */
         post: operations["openTaskDispute"];
         delete?: never;
@@ -705,7 +705,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint (Streamable HTTP, stateless, JSON responses)
-         * @description Protocol revision 2025-11-25 by default (2025-06-18 and 2025-03-26 clients answered in theirs). Methods: initialize, ping, tools/list, tools/call (task-augmented for submit_task), tasks/get, tasks/result, tasks/list, tasks/cancel, resources/templates/list, resources/list, resources/read (proof files, task://{task_id}/proof/{n}). Tools: list_services, get_estimate, submit_task, check_task_status, score_task, get_capabilities, register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, dispute_task, list_my_tasks. Keys: x-api-key header, Bearer, or the api_key tool argument (counted on that key's rate limit); anonymous tasks: the access_token argument. Failures: JSON-RPC error objects (protocol; an unknown tool is -32602) or isError tool results carrying the HTTP API's error envelope in _meta and their text (no structuredContent). Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).
+         * @description Two protocol revisions (docs/mcp.md "Protocol revisions"). 2026-07-28: no initialize and no session; every request carries _meta io.modelcontextprotocol/protocolVersion, clientInfo and clientCapabilities, and the MCP-Protocol-Version, Mcp-Method (and, for tools/call, tasks/* and resources/read, Mcp-Name) headers; server/discover; the Tasks extension io.modelcontextprotocol/tasks (tasks/get, tasks/update, tasks/cancel; submit_task answers resultType "task" to a client declaring it); pay_task answers input_required (URL elicitation of the pay page, sealed requestState) to a client taking URL elicitation; cacheable results carry ttlMs/cacheScope. 2025-11-25 (the initialize handshake; 2025-06-18 and 2025-03-26 answered in theirs): initialize, ping, tools/list, tools/call (task-augmented for submit_task), tasks/get, tasks/result, tasks/list, tasks/cancel. Both: resources/templates/list, resources/list, resources/read (proof files task://{task_id}/proof/{n}, receipts task://{task_id}/receipt). Tools: list_services, get_estimate, submit_task, check_task_status, score_task, get_capabilities, register_api_key, register_webhook, get_reputation, check_balance, pre_authorize_cost, cancel_task, dispute_task, pay_task, list_my_tasks. Keys: x-api-key header, Bearer, or the api_key tool argument (counted on that key's rate limit); anonymous tasks: the access_token argument. Failures: JSON-RPC error objects (protocol; an unknown tool is -32602) or isError tool results carrying the HTTP API's error envelope in _meta and their text (no structuredContent). Send `Accept: application/json, text/event-stream` (else 406) and `Content-Type: application/json` (else 415).
          */
         post: operations["mcp"];
         /**
@@ -733,7 +733,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint for hosted assistants: OAuth 2.1 access token required
-         * @description The same MCP server as POST /api/mcp, for clients that connect with OAuth (MCP authorization, 2025-11-25). Without a valid access token: 401 with `WWW-Authenticate: Bearer resource_metadata=…` (discovery starts there); a token lacking the scope of the tool called: 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`. A token acts as an API key linked to the account whose owner consented (it bills and reads only that account).
+         * @description The same MCP server as POST /api/mcp (protocol revisions 2026-07-28 and 2025-11-25), for clients that connect with OAuth (MCP authorization). Without a valid access token: 401 with `WWW-Authenticate: Bearer resource_metadata=…` (discovery starts there); a token lacking the scope of the tool called (or of the method: `audit_only` for tasks/get, tasks/result, tasks/list, tasks/update and resources/read, `task_cancel` for tasks/cancel): 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`. A token acts as an API key linked to the account whose owner consented (it bills and reads only that account).
          */
         post: operations["mcpOAuth"];
         delete?: never;
@@ -1093,6 +1093,8 @@ export interface components {
                 execution_deadline: string;
                 credit_percent_per_day: number;
                 cap_percent: number;
+                /** @description A task finished (completed or failed) after its execution_deadline: by how many hours, in tenths rounded up; present even when no credit is due (less than a full day late). */
+                missed_by_hours?: number;
                 /** @description The SLA credit given, CAD, once given. */
                 credited_cad?: number;
             };
@@ -1428,6 +1430,8 @@ export interface components {
             task_id: string | null;
             /** @description Signed: credits positive, debits negative. */
             amount_cad: number;
+            /** @description A refund: why the money went back: `cancellation` (a cancelled task), `dispute` (a dispute resolved with a refund) or `sla_credit` (the automatic credit of a late task). Null for other kinds and for refunds recorded before reasons were. */
+            refund_reason: ("cancellation" | "dispute" | "sla_credit") | null;
             service_type: string | null;
             description: string | null;
             invoice_id: string | null;
@@ -1514,9 +1518,11 @@ export interface components {
             message?: string;
             /** @description Creation only: true once the verification code is queued for e-mail. */
             email_verification_sent?: boolean;
+            /** @description include=dashboard: `transactions` (a refund with `refund_reason`: cancellation, dispute or sla_credit), `tasks` and `invoices` (a credit note with `refund_reasons`). */
             dashboard?: {
                 [key: string]: unknown;
             };
+            /** @description invoice_id: the invoice as JSON; a credit note (`kind` refund) names the invoice it credits (`refers_to`) and why it gives money back (`refund_reasons`: cancellation, dispute, sla_credit). */
             invoice?: {
                 [key: string]: unknown;
             };
@@ -2126,6 +2132,8 @@ export interface components {
                     reasons: ("not_done" | "incomplete" | "wrong_location" | "damaged" | "late" | "other")[];
                     resolutions: ("redo" | "partial_refund" | "full_refund" | "reject")[];
                     one_open_per_task: boolean;
+                    /** @description A task is disputed once; it may be disputed again (within its window) only when every earlier dispute was resolved with one of these (redo). Otherwise 409 CONFLICT (docs/decisions.md 37). */
+                    again_after_resolutions: ("redo" | "partial_refund" | "full_refund" | "reject")[];
                 };
                 sla_credit: {
                     automatic: boolean;
@@ -2412,6 +2420,8 @@ export interface operations {
                                         reasons: ("not_done" | "incomplete" | "wrong_location" | "damaged" | "late" | "other")[];
                                         resolutions: ("redo" | "partial_refund" | "full_refund" | "reject")[];
                                         one_open_per_task: boolean;
+                                        /** @description A task is disputed once; it may be disputed again (within its window) only when every earlier dispute was resolved with one of these (redo). Otherwise 409 CONFLICT (docs/decisions.md 37). */
+                                        again_after_resolutions: ("redo" | "partial_refund" | "full_refund" | "reject")[];
                                     };
                                     sla_credit: {
                                         automatic: boolean;
@@ -11087,7 +11097,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not JSON, or not a valid JSON-RPC message (-32700, -32600). */
+            /** @description Not JSON, or not a valid JSON-RPC message (-32700, -32600). Revision 2026-07-28: the MCP-Protocol-Version, Mcp-Method or Mcp-Name header missing or disagreeing with the body (-32020, data.mismatch); an unsupported revision (-32022, data.supported lists ours); a request without its _meta envelope (-32602). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11412,7 +11422,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not JSON, or not a valid JSON-RPC message (-32700, -32600). */
+            /** @description Not JSON, or not a valid JSON-RPC message (-32700, -32600). Revision 2026-07-28: the MCP-Protocol-Version, Mcp-Method or Mcp-Name header missing or disagreeing with the body (-32020, data.mismatch); an unsupported revision (-32022, data.supported lists ours); a request without its _meta envelope (-32602). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11432,7 +11442,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcError"];
                 };
             };
-            /** @description The token lacks the tool's scope (insufficient_scope), or Host/Origin refused. */
+            /** @description The token lacks the scope of the tool or method (insufficient_scope), or Host/Origin refused. */
             403: {
                 headers: {
                     /** @description Bearer error="insufficient_scope", scope="…" */

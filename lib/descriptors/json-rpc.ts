@@ -17,13 +17,17 @@ export const jsonRpcErrorSchema = z
 
 /**
  * The transport's own answers on both endpoints, by status: 202 for a body of notifications or
- * responses only, and its refusals of a body that is not JSON-RPC (400), of an `Accept` (406), a
+ * responses only, and its refusals of a body that is not JSON-RPC or breaks revision 2026-07-28's header
+ * rules (400), of an `Accept` (406), a
  * size (413) or a `Content-Type` (415) it does not take. Each endpoint adds its own 401 and 403.
  */
 export const MCP_TRANSPORT_RESPONSES = {
   202: { description: "Accepted: the body held only notifications or responses (no body)." },
   400: {
-    description: "Not JSON, or not a valid JSON-RPC message (-32700, -32600).",
+    description:
+      "Not JSON, or not a valid JSON-RPC message (-32700, -32600). Revision 2026-07-28: the MCP-Protocol-Version, " +
+      "Mcp-Method or Mcp-Name header missing or disagreeing with the body (-32020, data.mismatch); an unsupported " +
+      "revision (-32022, data.supported lists ours); a request without its _meta envelope (-32602).",
     schema: jsonRpcErrorSchema,
   },
   406: { description: "Accept lacks application/json or text/event-stream.", schema: jsonRpcErrorSchema },

@@ -13,9 +13,10 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type ClientCapabilities, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { type Config, productionProfile, publicBaseUrl } from "../config.js";
 import { ApiError } from "../http/errors.js";
-import { enforceGeneralLimit, readBodyText } from "../http/handler.js";
+import { enforceGeneralLimit, noteTraceparent, readBodyText } from "../http/handler.js";
 import { createMcpServer, TASKS_REVISION } from "./server.js";
 import { openMcpSession, readMcpSession } from "./session.js";
 import type { ToolContext } from "./tool-kit.js";
@@ -137,6 +138,11 @@ async function peekBody(request: Request, limit: number): Promise<Peek | Respons
     return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
   }
   const messages = Array.isArray(body) ? body : [body];
+  if (!Array.isArray(body)) {
+    // W3C Trace Context rides in _meta (revision 2026-07-28); kept on the activity row.
+    const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+    if (meta && typeof meta === "object") noteTraceparent(request, meta.traceparent);
+  }
   const init = messages.find(
     (m) => m && typeof m === "object" && (m as { method?: unknown }).method === "initialize",
   ) as { params?: { protocolVersion?: unknown; capabilities?: unknown } } | undefined;
@@ -184,6 +190,34 @@ function servesTasks(request: Request, initializeVersion: string | undefined): b
   return version >= TASKS_REVISION;
 }
 
+/**
+ * Serves a request of revision 2026-07-28 (or one the SDK's classification sends to that path to be
+ * refused: an unsupported revision, headers disagreeing with the body) with the SDK v2's
+ * `createMcpHandler` over a fresh server (lib/mcp/modern/server.ts), strict: 2025-era traffic never
+ * reaches it (the caller routes that to the 2025 server). Imported on first use (cold start).
+ */
+async function serveModern(
+  request: Request,
+  body: unknown,
+  ctx: ToolContext,
+  config: Config,
+): Promise<Response> {
+  const [{ createMcpHandler }, { createModernServer }] = await Promise.all([
+    import("@modelcontextprotocol/server"),
+    import("./modern/server.js"),
+  ]);
+  const handler = createMcpHandler(() => createModernServer(ctx), {
+    legacy: "reject",
+    maxRequestBodySize: config.MAX_BODY_BYTES,
+    keepAliveMs: 0,
+  });
+  try {
+    return await handler.fetch(request, { parsedBody: body });
+  } finally {
+    void handler.close();
+  }
+}
+
 /** Options of {@link handleMcpRequest}. */
 export interface McpRequestOptions {
   /**
@@ -219,8 +253,9 @@ export async function handleMcpRequest(
   if (peek && Array.isArray(peek.body) && peek.messages > config.MCP_MAX_BATCH_MESSAGES) {
     return batchTooLarge(peek.body, config.MCP_MAX_BATCH_MESSAGES);
   }
+  const modern = peek !== undefined && !(await isLegacyRequest(request, peek.body));
   const sessionId = request.headers.get("mcp-session-id");
-  if (sessionId && !peek?.initializeCapabilities) {
+  if (sessionId && !modern && !peek?.initializeCapabilities) {
     const session = await readMcpSession(sessionId);
     if (!session) {
       return jsonRpcError(404, -32001, "Session not found (unknown or expired): send initialize again");
@@ -234,6 +269,15 @@ export async function handleMcpRequest(
     else limitHeaders = await enforceGeneralLimit(null, ctx.ip, messages);
   } else if (messages > 1) {
     limitHeaders = await enforceGeneralLimit(ctx.headerCaller, ctx.ip, messages - 1);
+  }
+  if (modern) {
+    const params = (peek.body as { params?: unknown } | null)?.params;
+    if (params && typeof params === "object" && !Array.isArray(params)) {
+      ctx.rawParams = params as Record<string, unknown>;
+    }
+    const response = await serveModern(request, peek.body, ctx, config);
+    for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
+    return response;
   }
   const server = createMcpServer(ctx, { tasks: servesTasks(request, peek?.initializeVersion) });
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -76,13 +76,13 @@ function objectJsonSchema(schema: z.ZodType, io: "input" | "output"): Tool["inpu
  * The service's icon (public/mark.svg) at the public base URL, for the server implementation and
  * every tool (revision 2025-11-25 `icons`).
  */
-function serviceIcons(): NonNullable<Tool["icons"]> {
+export function serviceIcons(): NonNullable<Tool["icons"]> {
   return [{ src: `${publicBaseUrl(getConfig())}/mark.svg`, mimeType: "image/svg+xml", sizes: ["any"] }];
 }
 
 /** The tools/list entries, computed once per process and base URL (the tools and their schemas are static). */
 let toolList: { base: string; tools: Tool[] } | undefined;
-function listTools(): Tool[] {
+export function listTools(): Tool[] {
   const base = publicBaseUrl(getConfig());
   if (toolList?.base === base) return toolList.tools;
   const icons = serviceIcons();
@@ -105,7 +105,7 @@ function listTools(): Tool[] {
  * rate limit, the adapter, and the output schema check. Failures become `isError` results; a
  * failed key also costs the IP like any failed authentication (lib/http/limits.ts).
  */
-async function runTool(
+export async function runTool(
   tool: ToolDefinition,
   args: unknown,
   ctx: ToolContext,

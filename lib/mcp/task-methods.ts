@@ -60,7 +60,7 @@ import {
 } from "./task-results.js";
 
 /** Who asks about a task: a key (header or `api_key` member) and/or a keyless task's access token. */
-interface TaskCredential {
+export interface TaskCredential {
   caller: Caller | null;
   accessToken?: string | undefined;
 }
@@ -68,7 +68,7 @@ interface TaskCredential {
 import { actingAs, chargeDeferredLimit, protocolError, resolveCaller, type ToolContext } from "./tool-kit.js";
 
 /** Credential members accepted in the params of the task and resource methods. */
-const credentialParams = {
+export const credentialParams = {
   api_key: z.string().max(200).optional(),
   access_token: z.string().max(200).optional(),
 };
@@ -99,7 +99,7 @@ const readResourceRequest = ReadResourceRequestSchema.extend({
 const TASK_LIST_PAGE = 50;
 
 /** The credential of a request's params (the `api_key` member wins over the header key). */
-async function credentialOf(
+export async function credentialOf(
   ctx: ToolContext,
   params: { api_key?: string | undefined; access_token?: string | undefined } | undefined,
 ): Promise<TaskCredential> {
@@ -109,7 +109,7 @@ async function credentialOf(
 }
 
 /** -32602 "Task not found", the answer for an unknown task and for one the caller may not see. */
-function taskNotFound(taskId: string): McpError {
+export function taskNotFound(taskId: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
 }
 
@@ -119,7 +119,7 @@ async function follows(task: TaskOwnership, credential: TaskCredential): Promise
 }
 
 /** Throws {@link taskNotFound} unless `credential` follows `task`. */
-async function assertFollows(task: Task, credential: TaskCredential): Promise<void> {
+export async function assertFollows(task: Task, credential: TaskCredential): Promise<void> {
   if (!(await follows(task, credential))) throw taskNotFound(task.id);
 }
 
@@ -127,7 +127,11 @@ async function assertFollows(task: Task, credential: TaskCredential): Promise<vo
  * Runs `fn`, turning a missing task into -32602 and other failures into JSON-RPC errors. A
  * refused key costs the IP like any failed authentication (lib/http/limits.ts), as in the tools.
  */
-async function answer<T>(ctx: ToolContext, taskId: string | undefined, fn: () => Promise<T>): Promise<T> {
+export async function answer<T>(
+  ctx: ToolContext,
+  taskId: string | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -265,55 +269,69 @@ function resourceNotFound(uri: string): McpError {
   return new McpError(-32002, `Resource not found: ${uri}`, { uri });
 }
 
+/** The resource templates of the task resources: proof files and the USDC receipt. */
+export const RESOURCE_TEMPLATES = [
+  {
+    uriTemplate: PROOF_URI_TEMPLATE,
+    name: "task-proof-file",
+    title: "Proof file of a completed task",
+    description:
+      "Proof file n (from 1, upload order) of a completed task: a photo, PDF, video or text the operator " +
+      "uploaded. Readable by the key that submitted the task, an admin key, or the task's access_token " +
+      "(params.access_token). Tool results link each file with its mimeType, size and SHA-256.",
+  },
+  {
+    uriTemplate: RECEIPT_URI_TEMPLATE,
+    name: "task-receipt",
+    title: "USDC receipt of a paid task",
+    description:
+      "The receipt issued with a task's USDC payment (GST and QST when charged): the invoice as " +
+      "application/json and as application/pdf in the task's language. Readable by the key that " +
+      "submitted the task, an admin key, or the task's access_token (params.access_token); the task " +
+      "status names it in payment.receipt_invoice_id.",
+  },
+];
+
+/**
+ * `resources/read` of `task://{task_id}/proof/{n}` or `task://{task_id}/receipt`, with the
+ * credential of `params` (or the header key): the contents, or -32002 for a URI that is unknown,
+ * unreadable by this caller, or has nothing yet (no such proof file, no receipt).
+ * @throws McpError -32002, or a JSON-RPC error of `answer`
+ */
+export async function readTaskResource(
+  ctx: ToolContext,
+  params: { uri: string; api_key?: string | undefined; access_token?: string | undefined },
+) {
+  const { uri } = params;
+  const parsed = parseTaskUri(uri);
+  if (!parsed) throw resourceNotFound(uri);
+  return answer(ctx, undefined, async () => {
+    const credential = await credentialOf(ctx, params);
+    const { getTaskOrThrow } = await import("../tasks/state/apply-transition.js");
+    let task: Task;
+    try {
+      task = await getTaskOrThrow(parsed.taskId);
+    } catch (error) {
+      if ((error instanceof ApiError || error instanceof DomainError) && error.code === "NOT_FOUND") {
+        throw resourceNotFound(uri);
+      }
+      throw error;
+    }
+    if (!(await follows(task, credential))) throw resourceNotFound(uri);
+    const contents =
+      parsed.kind === "proof" ? await proofContents(uri, task, parsed.n) : await receiptContents(uri, task);
+    if (!contents) throw resourceNotFound(uri);
+    return { contents };
+  });
+}
+
 /** Installs the task and resource methods on `server`, bound to `ctx`. */
 export function registerTaskMethods(server: Server, ctx: ToolContext, options: { tasks: boolean }): void {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: PROOF_URI_TEMPLATE,
-        name: "task-proof-file",
-        title: "Proof file of a completed task",
-        description:
-          "Proof file n (from 1, upload order) of a completed task: a photo, PDF, video or text the operator " +
-          "uploaded. Readable by the key that submitted the task, an admin key, or the task's access_token " +
-          "(params.access_token). Tool results link each file with its mimeType, size and SHA-256.",
-      },
-      {
-        uriTemplate: RECEIPT_URI_TEMPLATE,
-        name: "task-receipt",
-        title: "USDC receipt of a paid task",
-        description:
-          "The receipt issued with a task's USDC payment (GST and QST when charged): the invoice as " +
-          "application/json and as application/pdf in the task's language. Readable by the key that " +
-          "submitted the task, an admin key, or the task's access_token (params.access_token); the task " +
-          "status names it in payment.receipt_invoice_id.",
-      },
-    ],
+    resourceTemplates: RESOURCE_TEMPLATES,
   }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
-  server.setRequestHandler(readResourceRequest, async (request) => {
-    const { uri } = request.params;
-    const parsed = parseTaskUri(uri);
-    if (!parsed) throw resourceNotFound(uri);
-    return answer(ctx, undefined, async () => {
-      const credential = await credentialOf(ctx, request.params);
-      const { getTaskOrThrow } = await import("../tasks/state/apply-transition.js");
-      let task: Task;
-      try {
-        task = await getTaskOrThrow(parsed.taskId);
-      } catch (error) {
-        if ((error instanceof ApiError || error instanceof DomainError) && error.code === "NOT_FOUND") {
-          throw resourceNotFound(uri);
-        }
-        throw error;
-      }
-      if (!(await follows(task, credential))) throw resourceNotFound(uri);
-      const contents =
-        parsed.kind === "proof" ? await proofContents(uri, task, parsed.n) : await receiptContents(uri, task);
-      if (!contents) throw resourceNotFound(uri);
-      return { contents };
-    });
-  });
+  server.setRequestHandler(readResourceRequest, (request) => readTaskResource(ctx, request.params));
 
   if (!options.tasks) return;
 

@@ -135,7 +135,7 @@ function proofLinks(taskId: string, files: ProofFileSummary[]): z.infer<typeof p
  * PaymentRequired. Undefined when x402 is off, for sandbox tasks and other statuses. The x402
  * module is imported here, on the first such result, not when MCP starts.
  */
-async function x402Pointer(task: Task): Promise<Record<string, unknown> | undefined> {
+export async function x402Pointer(task: Task): Promise<Record<string, unknown> | undefined> {
   if (!awaitsPayment(task)) return undefined;
   const { taskPaymentRequired, x402Enabled, x402Url } = await import("../payments/x402/protocol.js");
   if (!x402Enabled()) return undefined;

@@ -42,6 +42,12 @@ export interface ToolContext {
    * (lib/mcp/session.ts); undefined for a request without a session.
    */
   clientCapabilities?: ClientCapabilities;
+  /**
+   * The params of the request as sent (revision 2026-07-28, one message per request): the SDK v2
+   * parses spec methods with their schemas, which drop members of ours (`api_key`, `access_token`
+   * of resources/read); read them here.
+   */
+  rawParams?: Record<string, unknown>;
 }
 
 /** The optional `api_key` argument of tools that need a key. */

@@ -10,7 +10,7 @@ import { defineOperation, type Operation } from "../descriptors/operation.js";
 
 const jsonRpc = z
   .record(z.string(), z.unknown())
-  .meta({ description: "JSON-RPC 2.0 message (MCP 2025-11-25)" });
+  .meta({ description: "JSON-RPC 2.0 message (MCP 2026-07-28 or 2025-11-25)" });
 const metadata = z.record(z.string(), z.unknown());
 
 export const mcpOAuthPostOperation = defineOperation({
@@ -19,9 +19,10 @@ export const mcpOAuthPostOperation = defineOperation({
   path: "/mcp",
   summary: "Model Context Protocol endpoint for hosted assistants: OAuth 2.1 access token required",
   description:
-    "The same MCP server as POST /api/mcp, for clients that connect with OAuth (MCP authorization, " +
-    "2025-11-25). Without a valid access token: 401 with `WWW-Authenticate: Bearer resource_metadata=…` " +
-    "(discovery starts there); a token lacking the scope of the tool called: 403 with " +
+    "The same MCP server as POST /api/mcp (protocol revisions 2026-07-28 and 2025-11-25), for clients that " +
+    "connect with OAuth (MCP authorization). Without a valid access token: 401 with `WWW-Authenticate: Bearer resource_metadata=…` " +
+    "(discovery starts there); a token lacking the scope of the tool called (or of the method: `audit_only` for " +
+    "tasks/get, tasks/result, tasks/list, tasks/update and resources/read, `task_cancel` for tasks/cancel): 403 with " +
     '`WWW-Authenticate: Bearer error="insufficient_scope", scope=…`. A token acts as an API key linked to the ' +
     "account whose owner consented (it bills and reads only that account).",
   tags: ["MCP"],
@@ -38,7 +39,8 @@ export const mcpOAuthPostOperation = defineOperation({
       headers: { "WWW-Authenticate": 'Bearer resource_metadata="…", scope="…"[, error="invalid_token"]' },
     },
     403: {
-      description: "The token lacks the tool's scope (insufficient_scope), or Host/Origin refused.",
+      description:
+        "The token lacks the scope of the tool or method (insufficient_scope), or Host/Origin refused.",
       schema: jsonRpcErrorSchema,
       headers: { "WWW-Authenticate": 'Bearer error="insufficient_scope", scope="…"' },
     },

@@ -157,13 +157,20 @@ function authentication(config: Config, operations: readonly EndpointEntry[]) {
 /** The MCP endpoint: transport, protocol versions, task support (the `features.mcp` member). */
 const MCP_FEATURE = {
   path: "/api/mcp",
-  protocol_version: "2025-11-25",
-  supported_protocol_versions: ["2025-11-25", "2025-06-18", "2025-03-26"],
+  protocol_version: "2026-07-28",
+  // 2026-07-28 by server/discover and the per-request envelope; the others by initialize.
+  supported_protocol_versions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
   transport: "streamable-http (stateless)",
-  // MCP Tasks: submit_task is task-capable; tasks/get, tasks/result, tasks/list, tasks/cancel.
+  // MCP Tasks of 2025-11-25: submit_task is task-capable; tasks/get, tasks/result, tasks/list, tasks/cancel.
   tasks: {
     task_tools: ["submit_task"],
     methods: ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"],
+  },
+  // 2026-07-28: the Tasks extension (SEP-2663) for a client declaring it; pay_task's multi-round-trip payment.
+  tasks_extension: {
+    id: "io.modelcontextprotocol/tasks",
+    task_tools: ["submit_task"],
+    methods: ["tasks/get", "tasks/update", "tasks/cancel"],
   },
   // Proof files and the USDC receipt are resources, readable by the submitter (key or access_token).
   resource_templates: ["task://{task_id}/proof/{n}", "task://{task_id}/receipt"],

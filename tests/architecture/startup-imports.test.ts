@@ -73,10 +73,12 @@ const PUBLIC_DOCUMENT_WITHOUT = [
 
 const CASES: { entry: string; without: string[]; with: string[] }[] = [
   {
-    // initialize and tools/list need the SDK, zod and the tool schemas (lib/pricing/schemas.ts …) only.
+    // initialize and tools/list need the SDK, zod and the tool schemas (lib/pricing/schemas.ts …)
+    // only; the v2 SDK's request classification routes every POST; its 2026 server is imported by
+    // the first 2026-07-28 request.
     entry: "mcp",
-    without: [...ON_DEMAND, "drizzle-orm", "luxon", "lib/policy", "lib/geo", "lib/privacy"],
-    with: ["@modelcontextprotocol/sdk", "zod", "lib/mcp"],
+    without: [...ON_DEMAND, "drizzle-orm", "luxon", "lib/policy", "lib/geo", "lib/privacy", "lib/mcp/modern"],
+    with: ["@modelcontextprotocol/sdk", "@modelcontextprotocol/server", "zod", "lib/mcp"],
   },
   {
     // viem is loaded by the chain reader's first RPC request.

@@ -1,7 +1,8 @@
 /**
  * Every tool's error results, read the way agents call tools: `tools/list` first, then
  * `client.callTool`, with the official clients of both SDK lines: `@modelcontextprotocol/sdk` 1.x
- * and `@modelcontextprotocol/client` 2.x in its default (legacy handshake) and `auto` modes.
+ * and `@modelcontextprotocol/client` 2.x in its default (legacy handshake) mode, in `auto` mode (which
+ * negotiates 2026-07-28 with us) and pinned to 2026-07-28.
  * A client that has listed the tools validates any `structuredContent` against the tool's
  * `outputSchema`, errors included: the v1 client then throws -32602 instead of returning the
  * result. So an error result carries no `structuredContent`; its error envelope is in `_meta` and,
@@ -56,11 +57,15 @@ const CLIENTS: Record<string, (credential: Credential) => Promise<ToolClient>> =
   },
   "client 2.x (legacy)": async (credential) => connectV2(credential, "legacy"),
   "client 2.x (auto)": async (credential) => connectV2(credential, "auto"),
+  "client 2.x (pinned 2026-07-28)": async (credential) => connectV2(credential, { pin: "2026-07-28" }),
 };
 
-async function connectV2(credential: Credential, mode: "legacy" | "auto"): Promise<ToolClient> {
+async function connectV2(
+  credential: Credential,
+  mode: "legacy" | "auto" | { pin: string },
+): Promise<ToolClient> {
   const client = new ClientV2(
-    { name: `tool-errors-v2-${mode}`, version: "1.0.0" },
+    { name: `tool-errors-v2-${typeof mode === "string" ? mode : mode.pin}`, version: "1.0.0" },
     { versionNegotiation: { mode } },
   );
   await client.connect(
@@ -284,8 +289,10 @@ describe("tool error results, read by the official clients after tools/list", ()
             failures.push(`${what}: _meta.error.code ${meta?.error?.code} ≠ ${c.code}`);
           if (!content[0]?.text.startsWith(`${c.code}: `))
             failures.push(`${what}: text "${content[0]?.text}"`);
-          if (JSON.stringify(meta) !== content.at(-1)?.text)
-            failures.push(`${what}: last text block ≠ _meta`);
+          // Revision 2026-07-28 adds the server's identity to every result's _meta: the envelope is
+          // its error and request_id.
+          if (JSON.stringify({ error: meta?.error, request_id: meta?.request_id }) !== content.at(-1)?.text)
+            failures.push(`${what}: last text block ≠ _meta's envelope`);
           if (!meta?.request_id?.startsWith("req_")) failures.push(`${what}: no request_id`);
         }
       } finally {

@@ -3,8 +3,12 @@
  * (`auth()` with an OAuthClientProvider) against the local host — discovery from the 401, a client
  * ID metadata document served on loopback, PKCE, the owner's consent (driven over HTTP as the
  * consent page drives it), tokens, a real submit_task billed to the consenting account, refresh,
- * revocation → 401.
+ * revocation → 401. The same grant serves a client of revision 2026-07-28 (the v2 SDK pinned to it).
  */
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from "@modelcontextprotocol/client";
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -167,6 +171,21 @@ describe("MCP authorization (OAuth 2.1) with the SDK client", () => {
       .where(eq(tasks.id, task.task_id));
     expect(row).toEqual({ accountId, keyName: "Test Assistant (OAuth)" });
     await client.close();
+
+    // The same grant serves a client of revision 2026-07-28 (the v2 SDK pinned to it).
+    const modern = new ClientV2(
+      { name: "hosted-assistant-2026", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await modern.connect(
+      new TransportV2(serverUrl, {
+        requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } },
+      }),
+    );
+    expect(modern.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    const mineModern = await modern.callTool({ name: "list_my_tasks", arguments: {} });
+    expect((mineModern.structuredContent as any).tasks.map((t: any) => t.task_id)).toContain(task.task_id);
+    await modern.close();
 
     // The grant is a key of the account, named after the client, listed in the dashboard.
     const keys = await fetch(`${host.url}/api/account-keys`, {

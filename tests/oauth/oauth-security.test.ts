@@ -2,7 +2,9 @@
  * The authorization server refuses bad input with each RFC's error code and grants nothing: a wrong
  * PKCE verifier, a reused or expired code, a redirect URI that does not match, unknown or unfetchable
  * client metadata (private address, oversize, slow), a token for another resource, a revoked refresh
- * token, a denied consent; and a token lacking a tool's scope gets 403 insufficient_scope.
+ * token, a denied consent; and a token lacking a tool's scope gets 403 insufficient_scope. The scope
+ * table of /mcp: for every scope, which tools and protocol methods (tasks/*, resources/read) a token
+ * holding only it may call.
  */
 import { and, eq, isNull, like } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +52,12 @@ beforeAll(async () => {
     "/stepup.json": (_req, res, base) => {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify(metadataDocument(base, "/stepup.json", { client_name: "Step-up Assistant" })));
+    },
+    "/table.json": (_req, res, base) => {
+      res.setHeader("content-type", "application/json");
+      res.end(
+        JSON.stringify(metadataDocument(base, "/table.json", { client_name: "Scope Table Assistant" })),
+      );
     },
     "/secret.json": (_req, res, base) => {
       res.setHeader("content-type", "application/json");
@@ -556,5 +564,103 @@ describe("OAuth security table", () => {
     expect(plain.status).toBe(201);
     expect(registered.token_endpoint_auth_method).toBe("none");
     expect(registered.client_secret).toBeUndefined();
+  });
+});
+
+/**
+ * The scope table of /mcp (issue 42 item 6): a token holding one scope calls each tool and protocol
+ * method; the gate answers 403 insufficient_scope (naming the scope needed and the one held)
+ * exactly when the scope needed is not held. Tasks and resources are read as check_task_status
+ * reads (`audit_only`), cancelled as cancel_task cancels (`task_cancel`); disputes need
+ * `task_create` (docs/decisions.md 38). Methods that read nothing of a task need no scope.
+ */
+describe("the scope table of /mcp", () => {
+  const unknownTask = "TASK-SCOPE-TABLE-0";
+  const CALLS: [string, Record<string, unknown>, string | null][] = [
+    [
+      "tools/call dispute_task",
+      { method: "tools/call", params: { name: "dispute_task", arguments: {} } },
+      "task_create",
+    ],
+    [
+      "tools/call submit_task",
+      { method: "tools/call", params: { name: "submit_task", arguments: {} } },
+      "task_create",
+    ],
+    [
+      "tools/call cancel_task",
+      { method: "tools/call", params: { name: "cancel_task", arguments: {} } },
+      "task_cancel",
+    ],
+    [
+      "tools/call check_balance",
+      { method: "tools/call", params: { name: "check_balance", arguments: {} } },
+      "billing_read",
+    ],
+    [
+      "tools/call check_task_status",
+      { method: "tools/call", params: { name: "check_task_status", arguments: { task_id: unknownTask } } },
+      "audit_only",
+    ],
+    [
+      "tools/call list_my_tasks",
+      { method: "tools/call", params: { name: "list_my_tasks", arguments: {} } },
+      "audit_only",
+    ],
+    ["tasks/get", { method: "tasks/get", params: { taskId: unknownTask } }, "audit_only"],
+    ["tasks/result", { method: "tasks/result", params: { taskId: unknownTask } }, "audit_only"],
+    ["tasks/list", { method: "tasks/list", params: {} }, "audit_only"],
+    ["tasks/cancel", { method: "tasks/cancel", params: { taskId: unknownTask } }, "task_cancel"],
+    // Revision 2026-07-28's Tasks extension (a 2025 request for it is answered -32601, in a 200).
+    [
+      "tasks/update",
+      { method: "tasks/update", params: { taskId: unknownTask, inputResponses: {} } },
+      "audit_only",
+    ],
+    [
+      "resources/read",
+      { method: "resources/read", params: { uri: `task://${unknownTask}/proof/1` } },
+      "audit_only",
+    ],
+    ["tools/list", { method: "tools/list" }, null],
+    ["resources/templates/list", { method: "resources/templates/list" }, null],
+  ];
+  const tokens = new Map<string, string>();
+
+  beforeAll(async () => {
+    const tableClient = `https://${loopback.base}/table.json`;
+    for (const scope of ["task_create", "task_cancel", "billing_read", "audit_only"]) {
+      const pair = await approvedTokens(scope, tableClient);
+      expect(pair.scope).toBe(scope);
+      tokens.set(scope, pair.access_token);
+    }
+  });
+
+  it.each(["task_create", "task_cancel", "billing_read", "audit_only"])(
+    "a token holding only %s: 403 insufficient_scope exactly for the calls needing another scope",
+    async (held) => {
+      for (const [label, message, needed] of CALLS) {
+        const res = await mcpCall(tokens.get(held)!, message);
+        if (needed !== null && needed !== held) {
+          expect(res.status, `${label} with ${held}`).toBe(403);
+          const challenge = res.headers.get("www-authenticate") ?? "";
+          expect(challenge, label).toContain('error="insufficient_scope"');
+          const named = /scope="([^"]+)"/.exec(challenge)?.[1]?.split(" ").sort();
+          expect(named, label).toEqual([needed, held].sort());
+        } else {
+          expect(res.status, `${label} with ${held}`).toBe(200);
+        }
+        await res.body?.cancel();
+      }
+    },
+  );
+
+  it("a grant without audit_only reads no task through tasks/*; with it, tasks/list answers the key's tasks", async () => {
+    const denied = await mcpCall(tokens.get("billing_read")!, { method: "tasks/list", params: {} });
+    expect(denied.status).toBe(403);
+    const listed = await mcpCall(tokens.get("audit_only")!, { method: "tasks/list", params: {} });
+    expect(listed.status).toBe(200);
+    const body = (await listed.json()) as { result?: { tasks: unknown[] } };
+    expect(Array.isArray(body.result?.tasks)).toBe(true);
   });
 });
