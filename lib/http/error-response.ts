@@ -11,19 +11,30 @@ import { ApiError, fromDomainError } from "./errors.js";
 import { newRequestId } from "./request-id.js";
 import { errorResponse } from "./response.js";
 import { isStorageFailure } from "./storage-failure.js";
+import { traceparentOf } from "./trace.js";
 
-/** Turns anything thrown into the envelope response; logs the unexpected. */
-export function toErrorResponse(error: unknown, requestId: string): Response {
+/** `requestId`, with ` traceparent=…` when `request` carried a valid one. */
+function logTag(requestId: string, request: Request | undefined): string {
+  const traceparent = request ? traceparentOf(request) : null;
+  return traceparent ? `${requestId} traceparent=${traceparent}` : requestId;
+}
+
+/**
+ * Turns anything thrown into the envelope response; logs the unexpected, tagged with the request id
+ * and, when `request` carried one, its W3C `traceparent` (lib/http/trace.ts).
+ */
+export function toErrorResponse(error: unknown, requestId: string, request?: Request): Response {
+  const tag = logTag(requestId, request);
   if (error instanceof ApiError) return errorResponse(error, requestId);
   if (error instanceof DomainError) return errorResponse(fromDomainError(error), requestId);
   if (error instanceof ConfigError) {
     // A bad or missing setting: the log names the variables (never their values); the caller gets
     // the code and the request id only (issue 25 item 9).
-    console.error(`[${requestId}] configuration error: ${error.message}`);
+    console.error(`[${tag}] configuration error: ${error.message}`);
     return errorResponse(configurationError(requestId), requestId);
   }
   if (isStorageFailure(error)) {
-    console.error(`[${requestId}] storage failure: ${describeError(error)}`);
+    console.error(`[${tag}] storage failure: ${describeError(error)}`);
     return errorResponse(
       new ApiError("STORAGE_ERROR", "Storage is temporarily unavailable; retry shortly", {
         headers: { "retry-after": "5" },
@@ -31,7 +42,7 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
       requestId,
     );
   }
-  console.error(`[${requestId}] unhandled error: ${describeError(error)}`);
+  console.error(`[${tag}] unhandled error: ${describeError(error)}`);
   return errorResponse(
     new ApiError("INTERNAL", "Internal error; the request id identifies it in our logs"),
     requestId,

@@ -143,12 +143,12 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
     try {
       response = begin(op, run, state);
     } catch (error) {
-      response = toErrorResponse(error, requestId);
+      response = toErrorResponse(error, requestId, request);
     }
     if (isPromise(response)) {
       return response.then(
         (r) => finish(op, state, r),
-        (error: unknown) => finish(op, state, toErrorResponse(error, requestId)),
+        (error: unknown) => finish(op, state, toErrorResponse(error, requestId, request)),
       );
     }
     return finish(op, state, response);
@@ -266,7 +266,7 @@ function answered(
       requestFingerprint(request, bodyText),
       `${operation.method} ${operation.path}`,
       () => runAsActor(actor, requestId, () => answer(operation, fn(ctx))),
-      (error) => toErrorResponse(error, requestId),
+      (error) => toErrorResponse(error, requestId, request),
       {
         withholdSuccess: anonymous && operation.anonymousSecret === true,
         outsideTransaction: operation.idempotencyOutsideTransaction === true,

@@ -1,14 +1,16 @@
 /**
  * W3C Trace Context `traceparent` (lib/http/trace.ts): valid values are kept, malformed ones
- * ignored; one noted from a request body wins over the header; and the activity row of a request
- * keeps it beside the request id (an HTTP header on a plain endpoint).
+ * ignored; one noted from a request body wins over the header; an unexpected error's log line names
+ * it beside the request id; and the activity row of a request keeps it beside the request id (an
+ * HTTP header on a plain endpoint).
  */
 import { desc } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { GET as services } from "../../api/services.js";
 import { flushActivity } from "../../lib/activity/record-activity.js";
 import { getDb } from "../../lib/db/client.js";
 import { activityLog } from "../../lib/db/schema/index.js";
+import { toErrorResponse } from "../../lib/http/error-response.js";
 import { noteTraceparent, parseTraceparent, traceparentOf } from "../../lib/http/trace.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { call } from "../helpers/request.js";
@@ -43,6 +45,26 @@ describe("parseTraceparent", () => {
     expect(traceparentOf(request)).toBe(VALID);
     noteTraceparent(request, other);
     expect(traceparentOf(request)).toBe(other);
+  });
+});
+
+describe("the error log", () => {
+  it("tags an unexpected error with the request id and the request's traceparent", () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const request = new Request("http://127.0.0.1/x", { headers: { traceparent: VALID } });
+      const res = toErrorResponse(new Error("boom"), "req_trace", request);
+      expect(res.status).toBe(500);
+      toErrorResponse(new Error("boom"), "req_plain", new Request("http://127.0.0.1/x"));
+      const lines = spy.mock.calls.map((c) => String(c[0]));
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(
+        new RegExp(`^\\[req_trace traceparent=${VALID}\\] unhandled error: Error: boom`),
+      );
+      expect(lines[1]).toMatch(/^\[req_plain\] unhandled error: Error: boom/);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
