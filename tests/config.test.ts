@@ -37,6 +37,15 @@ describe("config", () => {
     [{ CONTACT_EMAIL: "not-an-email" }, /CONTACT_EMAIL/],
     [{ WEBHOOK_ENDPOINT_CONCURRENCY: "9", WEBHOOK_HOST_CONCURRENCY: "16" }, /at most half of WEBHOOK_HOST/],
     [{ WEBHOOK_DESTINATION_CONCURRENCY: "4" }, /renamed WEBHOOK_ENDPOINT_CONCURRENCY/],
+    [{ STREAM_SLOT_LEASE_SECONDS: "1" }, /STREAM_SLOT_LEASE_SECONDS/],
+    [
+      { STREAM_SLOT_LEASE_SECONDS: "20" },
+      /STREAM_SLOT_LEASE_SECONDS: at least twice STREAM_HEARTBEAT_SECONDS/,
+    ],
+    [
+      { STREAM_SLOT_LEASE_SECONDS: "5", STREAM_HEARTBEAT_SECONDS: "3" },
+      /STREAM_SLOT_LEASE_SECONDS: at least twice STREAM_HEARTBEAT_SECONDS/,
+    ],
   ])("%j is refused naming the variable", (env, re) => {
     expect(() => parseConfig(env as Record<string, string>)).toThrow(ConfigError);
     expect(() => parseConfig(env as Record<string, string>)).toThrow(re);
@@ -76,6 +85,8 @@ describe("config", () => {
         "CRON_SECRET",
         "TURNSTILE_SECRET_KEY",
         "RECEIPT_SIGNING_KEY",
+        "UPSTASH_REDIS_REST_URL",
+        "UPSTASH_REDIS_REST_TOKEN",
         "RESEND_API_KEY",
       ],
     ],
@@ -88,13 +99,23 @@ describe("config", () => {
         "CRON_SECRET",
         "TURNSTILE_SECRET_KEY",
         "RECEIPT_SIGNING_KEY",
+        "UPSTASH_REDIS_REST_URL",
+        "UPSTASH_REDIS_REST_TOKEN",
         "RESEND_API_KEY",
       ],
     ],
     [
       { DATABASE_URL: "postgres://u:p@db.example.com/db", MAIL_DISABLED: "true" },
       true,
-      ["JWT_SECRET", "WEBHOOK_SECRET_KEY", "CRON_SECRET", "TURNSTILE_SECRET_KEY", "RECEIPT_SIGNING_KEY"],
+      [
+        "JWT_SECRET",
+        "WEBHOOK_SECRET_KEY",
+        "CRON_SECRET",
+        "TURNSTILE_SECRET_KEY",
+        "RECEIPT_SIGNING_KEY",
+        "UPSTASH_REDIS_REST_URL",
+        "UPSTASH_REDIS_REST_TOKEN",
+      ],
     ],
     [
       { VERCEL: "1" },
@@ -126,8 +147,11 @@ describe("config", () => {
       RECEIPT_SIGNING_KEY:
         '{"crv":"Ed25519","d":"ZZL_xZ2ib6Yfxx0suKVHd_dbk1lfxR064j7V_zVp7WY","x":"ZrkjtQv68voP88G3RFdNTIicgPZDaeS3gtYEgbXz6ZY","kty":"OKP"}',
       RESEND_API_KEY: "re_test",
+      UPSTASH_REDIS_REST_URL: "https://example.upstash.io",
+      UPSTASH_REDIS_REST_TOKEN: "token",
       ALLOW_PRIVATE_CALLBACKS: "true",
     });
+    expect(productionProfile(config).missing).toEqual([]);
     expect(productionProfile(config).refused).toEqual(["ALLOW_PRIVATE_CALLBACKS"]);
     expect(productionProblems(config)).toMatch(/ALLOW_PRIVATE_CALLBACKS=true is refused/);
     expect(productionProblems(config)).not.toContain("u:p@");
@@ -137,6 +161,26 @@ describe("config", () => {
   it("lists the relaxed settings of a development run", () => {
     expect(relaxedSettings(parseConfig({})).join("\n")).toMatch(
       /JWT_SECRET unset[\s\S]*WEBHOOK_SECRET_KEY unset[\s\S]*CRON_SECRET unset[\s\S]*TURNSTILE_SECRET_KEY unset[\s\S]*RECEIPT_SIGNING_KEY unset/,
+    );
+  });
+
+  it("requires the shared store in the production profile wherever it runs, naming both variables; a local run keeps the in-process one (issue 47 item 4)", () => {
+    for (const env of [{ NODE_ENV: "production" }, { DATABASE_URL: "postgres://u:p@db.example.com/db" }]) {
+      expect(productionProblems(parseConfig(env))).toMatch(
+        /missing .*UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN/,
+      );
+      const withStore = parseConfig({
+        ...env,
+        UPSTASH_REDIS_REST_URL: "https://example.upstash.io",
+        UPSTASH_REDIS_REST_TOKEN: "token",
+      });
+      expect(productionProfile(withStore).missing).not.toContain("UPSTASH_REDIS_REST_URL");
+      expect(productionProfile(withStore).missing).not.toContain("UPSTASH_REDIS_REST_TOKEN");
+    }
+    const local = parseConfig({ DATABASE_URL: "postgres://postgres@127.0.0.1/postgres" });
+    expect(productionProblems(local)).toBeUndefined();
+    expect(relaxedSettings(local)).toContainEqual(
+      expect.stringMatching(/UPSTASH_REDIS_REST_URL unset: rate limits, stream slots, the webhook breaker/),
     );
   });
 });

@@ -6,40 +6,81 @@
  * VOLUME_ALERT_MIN_REQUESTS, an alert is recorded (once per subject per clock hour),
  * the operator is e-mailed (OPERATOR_EMAIL, through the e-mail outbox), and
  * /api/status lists it in `issues` for 24 hours. Each subject is checked at most once
- * a minute per process.
+ * a minute across every instance (`takeDueSubjects`, issue 47 item 3).
  */
 import { and, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { activityLog, alerts, emails, type NewActivityLogEntry } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
+import { reportSharedStoreFailure, SHARED_KEY_PREFIX, sharedRedis } from "../ratelimit/shared-store.js";
 
 /** Trailing window of the baseline, hours. */
 export const BASELINE_HOURS = 24;
-const CHECK_INTERVAL_MS = 60_000;
+/** A subject is checked at most once per this interval, across every instance, ms. */
+export const CHECK_INTERVAL_MS = 60_000;
+/** When this process last checked each subject (the local profile's throttle), epoch ms. */
 const lastChecked = new Map<string, number>();
 
 type Subject = { kind: "api_key" | "org"; id: string };
 
-/** Subjects of `batch` due for a check now. */
-function dueSubjects(batch: NewActivityLogEntry[], now: number): Subject[] {
-  const out = new Map<string, Subject>();
-  for (const e of batch) {
-    if (e.apiKeyId) out.set(`api_key:${e.apiKeyId}`, { kind: "api_key", id: e.apiKeyId });
-    if (e.orgId) out.set(`org:${e.orgId}`, { kind: "org", id: e.orgId });
-  }
-  return [...out.entries()]
-    .filter(([k]) => now - (lastChecked.get(k) ?? 0) >= CHECK_INTERVAL_MS)
-    .map(([k, s]) => {
-      lastChecked.set(k, now);
-      return s;
-    });
+/** The local profile's throttle: the subjects of `keys` this process has not checked for a minute. */
+function dueLocally(keys: string[], now: number): string[] {
+  return keys.filter((k) => {
+    if (now - (lastChecked.get(k) ?? 0) < CHECK_INTERVAL_MS) return false;
+    lastChecked.set(k, now);
+    return true;
+  });
 }
 
-/** Checks the subjects of `batch`; returns the alerts raised. */
+/**
+ * The subjects of `batch` due for a check at `now` (epoch ms), each taken for CHECK_INTERVAL_MS:
+ * with Upstash Redis (the production profile) by `SET ptes:va:<subject> NX PX 60000`, so one
+ * instance of all checks a subject once a minute; without it (the local profile's one process),
+ * by this process's memory. Redis failing: this process's memory decides, the reason logged.
+ * @returns the subjects this caller must check now; never throws
+ */
+export async function takeDueSubjects(batch: NewActivityLogEntry[], now: number): Promise<Subject[]> {
+  const subjects = new Map<string, Subject>();
+  for (const e of batch) {
+    if (e.apiKeyId) subjects.set(`api_key:${e.apiKeyId}`, { kind: "api_key", id: e.apiKeyId });
+    if (e.orgId) subjects.set(`org:${e.orgId}`, { kind: "org", id: e.orgId });
+  }
+  const keys = [...subjects.keys()];
+  if (keys.length === 0) return [];
+  const config = getConfig();
+  const pending = sharedRedis(config);
+  let due: string[];
+  if (!pending) due = dueLocally(keys, now);
+  else {
+    try {
+      const redis = await pending;
+      const taking = redis.pipeline();
+      for (const k of keys)
+        taking.set(`${SHARED_KEY_PREFIX}va:${k}`, String(now), { nx: true, px: CHECK_INTERVAL_MS });
+      const taken = await taking.exec<unknown[]>();
+      due = keys.filter((_, i) => taken[i] === "OK");
+    } catch (error) {
+      reportSharedStoreFailure(
+        "volume alert",
+        "this process's own once-a-minute throttle decides meanwhile",
+        error,
+      );
+      due = dueLocally(keys, now);
+    }
+  }
+  return due.map((k) => subjects.get(k)!);
+}
+
+/**
+ * Checks the subjects of `batch` that are due (`takeDueSubjects`: once a minute per subject
+ * across every instance).
+ * @returns the ids of the alerts raised
+ * @throws the database's errors (the caller logs them)
+ */
 export async function checkVolumeAlerts(batch: NewActivityLogEntry[], now = new Date()): Promise<string[]> {
   const raised: string[] = [];
-  for (const subject of dueSubjects(batch, now.getTime())) {
+  for (const subject of await takeDueSubjects(batch, now.getTime())) {
     const id = await checkSubject(subject, now);
     if (id) raised.push(id);
   }
@@ -120,7 +161,7 @@ export async function recentAlertIssues(hours = 24, now = new Date()): Promise<s
   });
 }
 
-/** Forgets the per-minute throttle (tests). */
+/** Forgets this process's per-minute throttle (tests; the shared one lapses by itself). */
 export function resetVolumeThrottle(): void {
   lastChecked.clear();
 }

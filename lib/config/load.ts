@@ -87,6 +87,11 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       "WEBHOOK_ENDPOINT_CONCURRENCY: at most half of WEBHOOK_HOST_CONCURRENCY, so one endpoint cannot take its host's slots",
     );
   }
+  if (config.STREAM_SLOT_LEASE_SECONDS < 2 * config.STREAM_HEARTBEAT_SECONDS) {
+    throw new ConfigError(
+      "STREAM_SLOT_LEASE_SECONDS: at least twice STREAM_HEARTBEAT_SECONDS, so a live stream's heartbeat renews its slot before the lease lapses",
+    );
+  }
   if (config.DISTANCE_PROVIDER === "osrm" && !config.OSRM_URL) {
     throw new ConfigError("OSRM_URL: required when DISTANCE_PROVIDER=osrm");
   }

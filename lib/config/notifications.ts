@@ -54,8 +54,10 @@ export const notificationsSettings = () => ({
   WEBHOOK_HOST_CONCURRENCY: int(128, 2, 1024),
   /**
    * Circuit breaker: after this many consecutive failed attempts to one endpoint (same unit as
-   * WEBHOOK_ENDPOINT_CONCURRENCY), its due deliveries are left unattempted and uncounted (not
-   * claimed by this worker) for WEBHOOK_BREAKER_COOLDOWN_SECONDS. 0 turns the breaker off.
+   * WEBHOOK_ENDPOINT_CONCURRENCY), by any instance, its due deliveries are left unattempted and
+   * uncounted (claimed by no worker) for WEBHOOK_BREAKER_COOLDOWN_SECONDS, then one probe
+   * attempt decides. Shared through Upstash Redis when configured (lib/webhooks/breaker.ts).
+   * 0 turns the breaker off.
    */
   WEBHOOK_BREAKER_FAILURES: int(5, 0, 1000),
   /** Circuit breaker: how long an endpoint's circuit stays open after its failures, seconds. */
@@ -104,8 +106,15 @@ export const notificationsSettings = () => ({
   /** Heartbeat (comment line) interval of idle event streams, seconds. */
   STREAM_HEARTBEAT_SECONDS: int(15, 1, 300),
   /**
-   * Event streams one credential (an API key, or a task's access token) may hold open at once on
-   * an instance; one more → 429 RATE_LIMITED with Retry-After.
+   * Event streams one credential (an API key, or a task's access token) may hold open at once,
+   * across every instance (counted in Upstash Redis when configured, lib/stream/stream-slots.ts);
+   * one more → 429 RATE_LIMITED with Retry-After.
    */
   STREAM_MAX_PER_CREDENTIAL: int(5, 1, 1000),
+  /**
+   * Lease of one stream's slot in the shared count, seconds: each heartbeat tick renews it, so the
+   * slots of an instance that died without closing its streams come back within this time. At
+   * least twice STREAM_HEARTBEAT_SECONDS (checked at start-up).
+   */
+  STREAM_SLOT_LEASE_SECONDS: int(60, 2, 3600),
 });

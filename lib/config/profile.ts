@@ -42,7 +42,7 @@ export function databaseIsLocal(databaseUrl: string | undefined): boolean {
  * The production profile. It applies on Vercel (`VERCEL` set), with `NODE_ENV=production`, or
  * with a DATABASE_URL whose host is not loopback; only a loopback/embedded development run gets
  * the relaxed defaults (development JWT secret, fixed webhook key, unauthenticated cron,
- * unchecked CAPTCHA, http/loopback callbacks).
+ * unchecked CAPTCHA, http/loopback callbacks, state kept in one process instead of Upstash).
  */
 export interface ProductionProfile {
   /** Whether the profile applies. */
@@ -89,9 +89,11 @@ function evaluateProfile(config: Config): ProductionProfile {
     if (!config.CRON_SECRET) missing.push("CRON_SECRET");
     if (!config.TURNSTILE_SECRET_KEY) missing.push("TURNSTILE_SECRET_KEY");
     if (!config.RECEIPT_SIGNING_KEY) missing.push("RECEIPT_SIGNING_KEY");
-    // On Vercel each instance would keep its own in-process counters: limits need Upstash.
-    if (config.VERCEL && !config.UPSTASH_REDIS_REST_URL) missing.push("UPSTASH_REDIS_REST_URL");
-    if (config.VERCEL && !config.UPSTASH_REDIS_REST_TOKEN) missing.push("UPSTASH_REDIS_REST_TOKEN");
+    // Wherever it runs, a production deployment may have several instances (Vercel's functions,
+    // processes behind a load balancer): without a shared store each would count the rate limits,
+    // the stream slots and the webhook breaker on its own (issue 47 item 4, decision 40).
+    if (!config.UPSTASH_REDIS_REST_URL) missing.push("UPSTASH_REDIS_REST_URL");
+    if (!config.UPSTASH_REDIS_REST_TOKEN) missing.push("UPSTASH_REDIS_REST_TOKEN");
     // Mail carries sign-up and reset codes: without a provider they would go to the log.
     if (!config.RESEND_API_KEY && !config.MAIL_DISABLED) missing.push("RESEND_API_KEY");
     // x402 settles on chain: a relayer key or a facilitator must do it (docs/x402.md).
@@ -143,6 +145,8 @@ export function relaxedSettings(config: Config = getConfig()): string[] {
   if (config.ALLOW_PRIVATE_CALLBACKS)
     out.push("ALLOW_PRIVATE_CALLBACKS=true: http:// and loopback callbacks allowed");
   if (!config.UPSTASH_REDIS_REST_URL)
-    out.push("UPSTASH_REDIS_REST_URL unset: rate limits are counted in this process");
+    out.push(
+      "UPSTASH_REDIS_REST_URL unset: rate limits, stream slots, the webhook breaker and the volume-alert throttle are kept in this process",
+    );
   return out;
 }

@@ -37,10 +37,19 @@ export const securitySettings = () => ({
   EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR: int(10, 1),
   /** `reset-request` and `verify-email` calls per account e-mail per hour (each action on its own). */
   EMAIL_CODE_ATTEMPTS_PER_EMAIL_PER_HOUR: int(5, 1),
-  /** Upstash Redis REST endpoint; with the token it backs rate limits and idempotency. */
+  /**
+   * Upstash Redis REST endpoint; with the token it holds what every instance must share: rate
+   * limits, event-stream slots, the webhook breaker and the volume-alert throttle
+   * (lib/ratelimit/shared-store.ts; idempotency records stay in the database). Required in the
+   * production profile; unset, a local run keeps them in its process.
+   */
   UPSTASH_REDIS_REST_URL: optionalUrl(),
   UPSTASH_REDIS_REST_TOKEN: optionalString(),
-  /** Rate-limit storage timeout, ms; past it the request gets 503 STORAGE_ERROR (fail closed). */
+  /**
+   * Bound of every Upstash call, ms: past it a rate limit or a stream slot answers 503
+   * STORAGE_ERROR (fail closed); the webhook breaker and the volume-alert throttle use the
+   * instance's own state meanwhile.
+   */
   RATE_LIMIT_TIMEOUT_MS: int(1000, 50, 10_000),
 
   /** Volume alert floor: an hour with fewer requests than this never alerts (spec "What the service does" 9). */

@@ -33,6 +33,7 @@ import { type TaskOwnership, taskAccess } from "../tasks/state/task-access.js";
 import { serializeBody } from "../webhooks/payloads.js";
 import { eventHub, readTaskEvents, type StreamEventRow } from "./event-hub.js";
 import type { StreamQuery } from "./schemas.js";
+import { takeStreamSlot } from "./stream-slots.js";
 
 /** Default and largest `X-Stream-Timeout`, seconds (spec "Limits": 4 h). */
 export const MAX_STREAM_TIMEOUT_SECONDS = 14_400;
@@ -58,34 +59,6 @@ const isTerminal = (row: StreamEventRow) =>
  * rule, lib/tasks/state/task-access.ts).
  * @throws DomainError FORBIDDEN (the spec's status for a stream without an ownership credential)
  */
-/** Streams open on this instance per credential (`key:<id>` or `token:<sha256>`). */
-const openStreams = new Map<string, number>();
-
-/**
- * Takes one of the `max` stream slots of `holder` on this instance.
- * @returns the function that gives it back (idempotent)
- * @throws DomainError RATE_LIMITED (429 with Retry-After) when all are taken
- */
-function takeStreamSlot(holder: string, max: number): () => void {
-  const open = openStreams.get(holder) ?? 0;
-  if (open >= max) {
-    throw new DomainError(
-      "RATE_LIMITED",
-      `Too many open event streams for this credential (${max}, STREAM_MAX_PER_CREDENTIAL): close one, or poll the status`,
-      { retryAfterSeconds: 5, extra: { limit: max, policy: "streams" } },
-    );
-  }
-  openStreams.set(holder, open + 1);
-  let given = false;
-  return () => {
-    if (given) return;
-    given = true;
-    const left = (openStreams.get(holder) ?? 1) - 1;
-    if (left > 0) openStreams.set(holder, left);
-    else openStreams.delete(holder);
-  };
-}
-
 async function authorizeStream(
   task: TaskOwnership,
   caller: Caller | null,
@@ -192,7 +165,9 @@ export interface TaskStream {
 /**
  * Authorizes and opens the stream.
  * @returns the stream's body and time limit (see `TaskStream`)
- * @throws DomainError NOT_FOUND (unknown task), FORBIDDEN, INVALID_FORMAT (Last-Event-ID, X-Stream-Timeout)
+ * @throws DomainError NOT_FOUND (unknown task), FORBIDDEN, INVALID_FORMAT (Last-Event-ID, X-Stream-Timeout),
+ *   RATE_LIMITED (STREAM_MAX_PER_CREDENTIAL streams of the credential open, on any instance);
+ *   StorageError (the shared slot store failed: 503 STORAGE_ERROR)
  */
 export async function openTaskStream({
   request,
@@ -214,7 +189,9 @@ export async function openTaskStream({
 
   // The key's slots when a key is sent (the owner's or an admin's), else the access token's.
   const holder = caller ? `key:${caller.keyId}` : `token:${sha256Hex(accessToken ?? "")}`;
-  const release = takeStreamSlot(holder, config.STREAM_MAX_PER_CREDENTIAL);
+  // Counted across every instance, leased and renewed by the heartbeat (stream-slots.ts).
+  const slot = await takeStreamSlot(holder, config);
+  const release = () => void slot.release();
   const encoder = new TextEncoder();
   let cleanup = () => {};
   const body = new ReadableStream<Uint8Array>({
@@ -255,6 +232,7 @@ export async function openTaskStream({
       const unsubscribe = eventHub.subscribe({ taskId: task.id, cursor, onEvents: send });
       const heartbeat = setInterval(() => {
         if (Date.now() - lastWrite >= config.STREAM_HEARTBEAT_SECONDS * 1000 - 50) write(": heartbeat\n\n");
+        void slot.renew();
       }, config.STREAM_HEARTBEAT_SECONDS * 1000);
       const deadline = setTimeout(() => {
         write(timeoutFrame(task.id, timeoutSeconds));

@@ -14,7 +14,7 @@
  *   `FOR UPDATE SKIP LOCKED`, each leased for `leaseMs()` right before it is sent, so the lease
  *   always outlives the attempt and its recording (at-least-once delivery).
  */
-import { inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Config, getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { rowsOf } from "../db/rows.js";
@@ -61,6 +61,8 @@ export type ClaimedDelivery = Delivery & { endpoint: string };
  * caps hold across workers.
  * @param options.skipEndpoints endpoints not to claim now (their circuit is open, breaker.ts):
  *   their deliveries stay due and unattempted
+ * @param options.probeEndpoints half-open endpoints this worker probes (breaker.ts): at most one
+ *   delivery of each in flight, across every worker
  * @returns the claimed rows (as updated) with their endpoint keys
  * @throws the database's errors (nothing is claimed then)
  */
@@ -68,7 +70,7 @@ export async function claimDueDeliveries(
   limit: number,
   now: Date,
   config: Config = getConfig(),
-  options: { skipEndpoints?: readonly string[] } = {},
+  options: { skipEndpoints?: readonly string[]; probeEndpoints?: readonly string[] } = {},
 ): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
   const db = await getDb();
@@ -80,6 +82,7 @@ export async function claimDueDeliveries(
   // database's now(), microseconds) earlier in that millisecond is due.
   const dueBefore = new Date(now.getTime() + 1).toISOString();
   const skip = options.skipEndpoints ?? [];
+  const probe = options.probeEndpoints ?? [];
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`);
     const due = sql`((${deliveries.status} = 'pending' and ${deliveries.nextAttemptAt} < ${dueBefore}::timestamptz)
@@ -91,6 +94,13 @@ export async function claimDueDeliveries(
           sql`, `,
         )})`
       : sql``;
+    // A probed endpoint's cap is 1: one attempt tells whether its receiver is back.
+    const capOf = probe.length
+      ? sql`case when d.endpoint in (${sql.join(
+          probe.map((e) => sql`${e}`),
+          sql`, `,
+        )}) then 1 else ${endpointCap} end`
+      : sql`${endpointCap}`;
     // r: due rows numbered per endpoint (oldest first); e: those within their endpoint's cap,
     // `turn` = the endpoint slot they would take, numbered per host in turn order; then the
     // host's cap, and the turns across endpoints (round-robin).
@@ -110,7 +120,7 @@ export async function claimDueDeliveries(
             left join (
               select ${endpointSql} as endpoint, count(*) as n from ${deliveries} where ${inFlight} group by 1
             ) fe on fe.endpoint = d.endpoint
-            where d.rn + coalesce(fe.n, 0) <= ${endpointCap}
+            where d.rn + coalesce(fe.n, 0) <= ${capOf}
           ) r
         ) e
         left join (
@@ -136,4 +146,28 @@ export async function claimDueDeliveries(
       .returning();
     return updated.map((d) => ({ ...d, endpoint: endpointOf.get(d.id) ?? d.id }));
   });
+}
+
+/**
+ * Gives claimed deliveries back unattempted (their endpoint's circuit opened meanwhile,
+ * breaker.ts `openedSince`): `pending` again, still due, nothing recorded or counted. A row whose
+ * lease changed meanwhile is left alone.
+ * @param claimed rows as `claimDueDeliveries` returned them (their lease identifies the claim)
+ * @throws the database's errors (the leases then lapse and the rows are taken again)
+ */
+export async function unclaimDeliveries(claimed: readonly Delivery[]): Promise<void> {
+  if (claimed.length === 0) return;
+  const db = await getDb();
+  for (const d of claimed) {
+    await db
+      .update(deliveries)
+      .set({ status: "pending", lockedUntil: null })
+      .where(
+        and(
+          eq(deliveries.id, d.id),
+          eq(deliveries.status, "delivering"),
+          eq(deliveries.lockedUntil, d.lockedUntil!),
+        ),
+      );
+  }
 }

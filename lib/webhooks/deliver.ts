@@ -9,9 +9,9 @@
  *   one task owner) and WEBHOOK_HOST_CONCURRENCY per host, endpoints taking turns
  *   (claim-deliveries.ts). A slot is refilled as soon as its attempt ends (`DeliveryPump`),
  *   never after a whole batch. An endpoint whose recent attempts all failed has its circuit
- *   open for a while (breaker.ts): its due deliveries are then not claimed, so a dead receiver
- *   stops taking slots; they stay due, their attempts uncounted, and nothing else on its host
- *   is affected.
+ *   open for a while (breaker.ts, one state for every instance): its due deliveries are then
+ *   not claimed by any worker, so a dead receiver stops taking slots; they stay due, their
+ *   attempts uncounted, and nothing else on its host is affected.
  * - Claim: each due row is leased for `leaseMs()` (WEBHOOK_TIMEOUT_MS + 2 × DB_QUERY_TIMEOUT_MS
  *   + 30 s) right before it is sent, so no attempt runs under a lapsed lease and every attempt
  *   is recorded. A process killed mid-delivery loses nothing: the row is taken again once its
@@ -32,8 +32,8 @@ import { type Config, getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { type Delivery, deliveries, webhooks } from "../db/schema/index.js";
 import { safeFetch } from "../net/safe-fetch.js";
-import { openEndpoints, recordBreaker } from "./breaker.js";
-import { type ClaimedDelivery, claimDueDeliveries } from "./claim-deliveries.js";
+import { admitEndpoints, openedSince, recordBreaker } from "./breaker.js";
+import { type ClaimedDelivery, claimDueDeliveries, unclaimDeliveries } from "./claim-deliveries.js";
 import { serializeBody } from "./payloads.js";
 import { type AttemptOutcome, recordOutcome } from "./record-outcome.js";
 import { decryptSecret } from "./secret-box.js";
@@ -127,14 +127,32 @@ export class DeliveryPump {
 
   /**
    * Claims and starts as many due deliveries as there are free slots (and at most `max`),
-   * leaving out the endpoints whose circuit is open (breaker.ts).
+   * leaving out the endpoints whose circuit is open, and claiming one delivery of a half-open
+   * endpoint whose probe this worker took (breaker.ts, shared by every instance).
    * @returns how many were started. Database errors of the claim propagate.
    */
   async fill(now: Date = new Date(), max = Number.POSITIVE_INFINITY): Promise<number> {
     const free = Math.min(max, this.config.WEBHOOK_CONCURRENCY - this.inFlight.size);
     if (free <= 0) return 0;
-    const skipEndpoints = openEndpoints(this.config, now.getTime());
-    const claimed = await claimDueDeliveries(free, now, this.config, { skipEndpoints });
+    const admission = await admitEndpoints(this.config, now.getTime());
+    let claimed: ClaimedDelivery[] = [];
+    try {
+      claimed = await claimDueDeliveries(free, now, this.config, {
+        skipEndpoints: admission.skip,
+        probeEndpoints: admission.probe,
+      });
+    } finally {
+      await admission.release(new Set(claimed.map((d) => d.endpoint)));
+    }
+    // A circuit opened by another worker between the admission and the claim: those deliveries
+    // go back unattempted and uncounted, so none is sent while it is open.
+    const opened = new Set(
+      await openedSince([...new Set(claimed.map((d) => d.endpoint))], this.config, now.getTime()),
+    );
+    if (opened.size) {
+      await unclaimDeliveries(claimed.filter((d) => opened.has(d.endpoint)));
+      claimed = claimed.filter((d) => !opened.has(d.endpoint));
+    }
     this.result.claimed += claimed.length;
     for (const delivery of claimed) {
       const run: Promise<void> = this.send(delivery)
@@ -174,7 +192,7 @@ export class DeliveryPump {
     }
     const attemptedAt = new Date();
     const outcome = await attemptDelivery(d, secret, this.config);
-    recordBreaker(d.endpoint, outcome.ok, this.config);
+    await recordBreaker(d.endpoint, outcome.ok, this.config);
     const state = await recordOutcome(d, outcome, attemptedAt, this.config);
     if (state !== "lost") this.result[state]++;
   }

@@ -180,7 +180,9 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 export async function startUpstashShim(options: UpstashShimOptions = {}): Promise<UpstashShim> {
   const token = options.token ?? randomBytes(18).toString("base64url");
   const redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  // RESP2, as Upstash answers: under ioredis 6's default RESP3, Redis itself would answer some
+  // commands in another shape (ZRANGE … WITHSCORES as [member, score] pairs instead of one flat list).
+  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, protocol: 2 });
   let lastRedisError: unknown;
   redis.on("error", (err: unknown) => {
     lastRedisError = err; // commands report their own errors; this only keeps ioredis quiet

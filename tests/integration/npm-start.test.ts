@@ -95,7 +95,7 @@ describe("npm start", () => {
       const out = refused.output();
       expect(out).toMatch(why);
       expect(out).toMatch(
-        /missing JWT_SECRET, WEBHOOK_SECRET_KEY, CRON_SECRET, TURNSTILE_SECRET_KEY, RECEIPT_SIGNING_KEY, RESEND_API_KEY \(or MAIL_DISABLED=true/,
+        /missing JWT_SECRET, WEBHOOK_SECRET_KEY, CRON_SECRET, TURNSTILE_SECRET_KEY, RECEIPT_SIGNING_KEY, UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN, RESEND_API_KEY \(or MAIL_DISABLED=true/,
       );
       expect(out).not.toContain("listening on");
       expect(out).not.toContain("pw@"); // the URL's password is never echoed

@@ -11,7 +11,10 @@
  *   same host are sent and recorded delivered, never as failed;
  * - per-task callbacks are fair per task owner: one owner's backlog of callbacks to a host
  *   takes at most WEBHOOK_ENDPOINT_CONCURRENCY, another owner's callback to the same host is
- *   claimed beside it.
+ *   claimed beside it;
+ * - a half-open endpoint (issue 47) gets one delivery claimed, its probe, however many workers
+ *   claim; a claim given back because the circuit opened meanwhile leaves the delivery due with
+ *   nothing recorded.
  */
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -23,7 +26,7 @@ import { processOutbox } from "../../lib/events/process-outbox.js";
 import { prefixedId } from "../../lib/ids.js";
 import { authenticateKey } from "../../lib/keys/authenticate.js";
 import { resetBreakers } from "../../lib/webhooks/breaker.js";
-import { claimDueDeliveries } from "../../lib/webhooks/claim-deliveries.js";
+import { claimDueDeliveries, unclaimDeliveries } from "../../lib/webhooks/claim-deliveries.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
@@ -166,6 +169,36 @@ describe("a dead endpoint and a healthy one on the same host", () => {
   }, 60_000);
 });
 
+/** Queues `count` due callbacks of completed sandbox tasks of `owner` to `url` (not sent). */
+async function queueCallbacks(owner: string, count: number, url: string): Promise<void> {
+  const db = await getDb();
+  for (let i = 0; i < count; i++) {
+    const { res, body: task } = await submitTask(
+      validTask,
+      keyHeaders(owner, { "x-service-mode": "sandbox" }),
+    );
+    expect(res.status).toBe(201);
+    const eventId = prefixedId("evt");
+    await db.insert(taskEvents).values({
+      id: eventId,
+      type: "task.completed",
+      taskId: task.task_id,
+      apiKeyId: (await authenticateKey(owner)).keyId,
+      payload: {},
+      dispatchedAt: new Date(),
+    });
+    await db.insert(deliveries).values({
+      id: prefixedId("dlv"),
+      eventId,
+      kind: "callback",
+      url,
+      taskId: task.task_id,
+      event: "task.completed",
+      payload: { event: "task.completed", task_id: task.task_id },
+    });
+  }
+}
+
 describe("per-task callbacks", () => {
   it("are fair per task owner: one owner's backlog on a host does not hold back another owner's callback", async () => {
     const server = await sharedHost();
@@ -173,38 +206,9 @@ describe("per-task callbacks", () => {
       await makeKey(["audit_only", "task_create"]),
       await makeKey(["audit_only", "task_create"]),
     ];
-    const db = await getDb();
     // Owner 0: 6 completed tasks whose callbacks go to the dead path; owner 1: one, to the healthy path.
-    for (const [owner, count, path] of [
-      [owners[0]!, 6, "/r/hang"],
-      [owners[1]!, 1, "/r/ok"],
-    ] as const) {
-      for (let i = 0; i < count; i++) {
-        const { res, body: task } = await submitTask(
-          validTask,
-          keyHeaders(owner, { "x-service-mode": "sandbox" }),
-        );
-        expect(res.status).toBe(201);
-        const eventId = prefixedId("evt");
-        await db.insert(taskEvents).values({
-          id: eventId,
-          type: "task.completed",
-          taskId: task.task_id,
-          apiKeyId: (await authenticateKey(owner)).keyId,
-          payload: {},
-          dispatchedAt: new Date(),
-        });
-        await db.insert(deliveries).values({
-          id: prefixedId("dlv"),
-          eventId,
-          kind: "callback",
-          url: `${server.url}${path}`,
-          taskId: task.task_id,
-          event: "task.completed",
-          payload: { event: "task.completed", task_id: task.task_id },
-        });
-      }
-    }
+    await queueCallbacks(owners[0]!, 6, `${server.url}/r/hang`);
+    await queueCallbacks(owners[1]!, 1, `${server.url}/r/ok`);
     const claimed = await claimDueDeliveries(100, new Date(), getConfig());
     expect(claimed.filter((c) => c.url.endsWith("/r/ok"))).toHaveLength(1);
     const ownerIds = await Promise.all(owners.map(async (k) => (await authenticateKey(k)).keyId));
@@ -214,5 +218,45 @@ describe("per-task callbacks", () => {
       [`key:${ownerIds[0]}`]: 4, // WEBHOOK_ENDPOINT_CONCURRENCY
       [`key:${ownerIds[1]}`]: 1,
     });
+  });
+});
+
+describe("a half-open endpoint (issue 47)", () => {
+  it("is probed with one delivery, however many workers claim: the probe's cap is 1, in flight included", async () => {
+    const server = await sharedHost();
+    const owner = await makeKey(["audit_only", "task_create"]);
+    const other = await makeKey(["audit_only", "task_create"]);
+    await queueCallbacks(owner, 6, `${server.url}/r/hang`);
+    await queueCallbacks(other, 2, `${server.url}/r/ok`);
+    const endpoint = `key:${(await authenticateKey(owner)).keyId}`;
+    const count = (claimed: { endpoint: string }[], e: string) =>
+      claimed.filter((c) => c.endpoint === e).length;
+    // The worker holding the probe (breaker.ts) claims one of the six; the other endpoint its due two.
+    const first = await claimDueDeliveries(100, new Date(), getConfig(), { probeEndpoints: [endpoint] });
+    expect(count(first, endpoint)).toBe(1);
+    expect(first).toHaveLength(3);
+    // A second worker given the same probe (a stale read) claims none: the probe is in flight.
+    const second = await claimDueDeliveries(100, new Date(), getConfig(), { probeEndpoints: [endpoint] });
+    expect(count(second, endpoint)).toBe(0);
+    // Without the probe the endpoint's own cap (4) applies again, the probe in flight included.
+    const third = await claimDueDeliveries(100, new Date(), getConfig());
+    expect(count(third, endpoint)).toBe(3);
+  });
+  it("a claim given back (another worker opened the circuit meanwhile) leaves the delivery due, nothing recorded", async () => {
+    const server = await sharedHost();
+    const owner = await makeKey(["audit_only", "task_create"]);
+    await queueCallbacks(owner, 1, `${server.url}/r/hang`);
+    const endpoint = `key:${(await authenticateKey(owner)).keyId}`;
+    const claimed = (await claimDueDeliveries(100, new Date(), getConfig())).filter(
+      (c) => c.endpoint === endpoint,
+    );
+    expect(claimed).toHaveLength(1);
+    await unclaimDeliveries(claimed);
+    const db = await getDb();
+    const [row] = await db.select().from(deliveries).where(eq(deliveries.id, claimed[0]!.id));
+    expect(row).toMatchObject({ status: "pending", attempts: 0, lockedUntil: null, lastError: null });
+    expect(row!.attemptedAt).toEqual([]);
+    expect(row!.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(server.requests).toHaveLength(0);
   });
 });

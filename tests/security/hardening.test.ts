@@ -32,6 +32,7 @@ import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { submitTask, validTask } from "../helpers/tasks.js";
+import { startUpstashShim, type UpstashShim } from "../helpers/upstash-shim.js";
 import { verifyAddresses } from "../helpers/verified.js";
 
 useTestDatabase();
@@ -350,6 +351,29 @@ const limitAttacks: Attack[] = [
 ];
 
 const REMOTE_DB = "postgres://app:db-password@db.example.com:5432/app";
+
+/**
+ * The shared store the production profile requires wherever it runs (issue 47 item 4): the
+ * Upstash REST shim in front of the local Redis, for the rows of a fully configured profile.
+ */
+let shim: UpstashShim | undefined;
+beforeAll(async () => {
+  shim = await startUpstashShim();
+});
+afterAll(async () => {
+  await shim?.close();
+});
+
+/** The settings of a fully configured production profile, its Upstash variables naming the shim. */
+function fullProduction(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...FULL_PRODUCTION,
+    UPSTASH_REDIS_REST_URL: shim!.url,
+    UPSTASH_REDIS_REST_TOKEN: shim!.token,
+    ...extra,
+  };
+}
+
 const FULL_PRODUCTION = {
   DATABASE_URL: REMOTE_DB,
   RESEND_API_KEY: "re_test_key",
@@ -418,12 +442,15 @@ const profileAttacks: Attack[] = [
   {
     name: "item 4: a non-loopback DATABASE_URL without CRON_SECRET: the cron does not run for anyone",
     env: { DATABASE_URL: REMOTE_DB },
+    // The shared store too, off Vercel as well (issue 47 item 4).
     logged: [
       "JWT_SECRET",
       "WEBHOOK_SECRET_KEY",
       "CRON_SECRET",
       "TURNSTILE_SECRET_KEY",
       "RECEIPT_SIGNING_KEY",
+      "UPSTASH_REDIS_REST_URL",
+      "UPSTASH_REDIS_REST_TOKEN",
     ],
     run: async () => {
       const cron = await call(checkPaymentsGet, "/api/cron/check-payments");
@@ -447,7 +474,9 @@ const profileAttacks: Attack[] = [
   },
   {
     name: "item 4: a fully configured production profile serves, and its cron needs the bearer secret",
-    env: FULL_PRODUCTION,
+    get env() {
+      return fullProduction();
+    },
     run: async () => {
       expect((await call(estimateGet, "/api/estimate?hours=1")).res.status).toBe(200);
       const cron = await call(checkPaymentsGet, "/api/cron/check-payments");
@@ -456,7 +485,9 @@ const profileAttacks: Attack[] = [
   },
   {
     name: "item 4: ALLOW_PRIVATE_CALLBACKS is refused in the production profile",
-    env: { ...FULL_PRODUCTION, ALLOW_PRIVATE_CALLBACKS: "true" },
+    get env() {
+      return fullProduction({ ALLOW_PRIVATE_CALLBACKS: "true" });
+    },
     logged: ["ALLOW_PRIVATE_CALLBACKS"],
     run: async () => {
       const registered = await call(webhooksPost, "/api/webhooks", {

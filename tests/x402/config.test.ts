@@ -12,6 +12,8 @@ const PRODUCTION = {
   RECEIPT_SIGNING_KEY:
     '{"crv":"Ed25519","d":"ZZL_xZ2ib6Yfxx0suKVHd_dbk1lfxR064j7V_zVp7WY","x":"ZrkjtQv68voP88G3RFdNTIicgPZDaeS3gtYEgbXz6ZY","kty":"OKP"}',
   RESEND_API_KEY: "re_test",
+  UPSTASH_REDIS_REST_URL: "https://example.upstash.io",
+  UPSTASH_REDIS_REST_TOKEN: "token",
 };
 const KEY = `0x${"11".repeat(32)}`;
 
