@@ -54,7 +54,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     export: "activity",
     erasure: "IP and agent name cleared; rows deleted after ACTIVITY_LOG_RETENTION_DAYS",
     personal: "ip agent_name",
-    none: "id at request_id api_key_id method endpoint status latency_ms agent_model org_id identity_valid",
+    none: "id at request_id api_key_id method endpoint status latency_ms agent_model org_id identity_valid traceparent",
   }),
   activity_agents_daily: table({
     purpose:
