@@ -407,6 +407,11 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     withSocketIp(req);
     void listener(req, res);
   });
+  // An idle keep-alive socket is closed after 30 s rather than Node's 5 s: a client (undici) that
+  // reuses a socket the server is closing at that moment gets "other side closed", and on a busy
+  // machine, where timers run late, that race hit MCP clients between two requests. Below
+  // headersTimeout (60 s), as Node requires.
+  server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
