@@ -5,9 +5,7 @@
  * an answer that is neither 5xx nor 409, yields exactly one task, at once: no claim of the
  * killed process blocks its key. Skipped without TEST_DATABASE_URL.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openPg, setDatabase } from "../../lib/db/client.js";
@@ -15,51 +13,24 @@ import { createScratchDatabase, type ScratchDatabase } from "../../lib/db/scratc
 import { type OsrmStub, startOsrmStub } from "../geo/osrm-stub.js";
 import { POSTGRES_ONLY } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
+import { type ServeProcess, startServeProcess } from "../helpers/serve-process.js";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
-const root = path.resolve(import.meta.dirname, "../..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Service {
-  child: ChildProcess;
-  url: string;
-}
+type Service = ServeProcess;
 
-/** Starts `scripts/serve.ts` on `databaseUrl`; resolves with its URL once it listens. */
-async function startService(databaseUrl: string, osrmUrl: string): Promise<Service> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/serve.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: "development",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      DISTANCE_PROVIDER: "osrm",
-      OSRM_URL: osrmUrl,
-      DISTANCE_TIMEOUT_MS: "30000", // the maximum: submissions stay in flight until the kill
-      RATE_LIMIT_KEY_PER_MIN: "100000",
-      OUTBOX_KICK: "false",
-      DATABASE_POOL_MAX: "25",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+/** Starts an instance on `databaseUrl`, its distances asked of the OSRM stub at `osrmUrl`. */
+function startService(databaseUrl: string, osrmUrl: string): Promise<Service> {
+  return startServeProcess({
+    DATABASE_URL: databaseUrl,
+    DISTANCE_PROVIDER: "osrm",
+    OSRM_URL: osrmUrl,
+    DISTANCE_TIMEOUT_MS: "30000", // the maximum: submissions stay in flight until the kill
+    RATE_LIMIT_KEY_PER_MIN: "100000",
+    OUTBOX_KICK: "false",
+    DATABASE_POOL_MAX: "25",
   });
-  let output = "";
-  child.stdout!.on("data", (d) => {
-    output += d;
-  });
-  child.stderr!.on("data", (d) => {
-    output += d;
-  });
-  // A guard only: tsx compiles the service at start, seconds of CPU on a loaded 2-core machine.
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const m = /listening on (http:\/\/[\d.:]+)/.exec(output);
-    if (m) return { child, url: m[1]! };
-    if (Date.now() > deadline || child.exitCode !== null)
-      throw new Error(`service did not start:\n${output}`);
-    await sleep(100);
-  }
 }
 
 describe.skipIf(!ADMIN_URL)(`Idempotency-Key across kill -9${POSTGRES_ONLY}`, () => {

@@ -11,8 +11,6 @@
  *   a restarted instance answers the same.
  * PGlite is one process's database, so this needs TEST_DATABASE_URL (the CI's PostgreSQL run).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -23,48 +21,20 @@ import { createScratchDatabase, type ScratchDatabase } from "../../lib/db/scratc
 import { POSTGRES_ONLY } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { REVISION_2026, rpc2026, TASKS_EXTENSION } from "../helpers/mcp-2026.js";
+import { type ServeProcess, startServeProcess } from "../helpers/serve-process.js";
 import { validTask } from "../helpers/tasks.js";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
-const root = path.resolve(import.meta.dirname, "../..");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Instance {
-  child: ChildProcess;
-  url: string;
-}
+type Instance = ServeProcess;
 
-/** Starts `scripts/serve.ts` on `databaseUrl`; resolves with its URL once it listens. */
-async function startInstance(databaseUrl: string): Promise<Instance> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/serve.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: "development",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      RATE_LIMIT_KEY_PER_MIN: "100000",
-      OUTBOX_KICK: "false",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+/** Starts an instance on `databaseUrl`. */
+function startInstance(databaseUrl: string): Promise<Instance> {
+  return startServeProcess({
+    DATABASE_URL: databaseUrl,
+    RATE_LIMIT_KEY_PER_MIN: "100000",
+    OUTBOX_KICK: "false",
   });
-  let output = "";
-  child.stdout!.on("data", (d) => {
-    output += d;
-  });
-  child.stderr!.on("data", (d) => {
-    output += d;
-  });
-  // A guard only: tsx compiles the service at start, seconds of CPU on a loaded 2-core machine.
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const m = /listening on (http:\/\/[\d.:]+)/.exec(output);
-    if (m) return { child, url: m[1]! };
-    if (Date.now() > deadline || child.exitCode !== null)
-      throw new Error(`instance did not start:\n${output}`);
-    await sleep(100);
-  }
 }
 
 describe.skipIf(!ADMIN_URL)(`MCP 2026-07-28 on two instances of one database${POSTGRES_ONLY}`, () => {

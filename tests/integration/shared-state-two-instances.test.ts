@@ -18,8 +18,6 @@
  * No step is timed: each waits for its condition, with generous guards (CI runs this under a CPU
  * hog). PGlite is one process's database, so this needs TEST_DATABASE_URL.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { Redis } from "@upstash/redis";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,76 +28,48 @@ import { prefixedId } from "../../lib/ids.js";
 import { authenticateKey } from "../../lib/keys/authenticate.js";
 import { POSTGRES_ONLY } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
+import { type ServeProcess, startServeProcess } from "../helpers/serve-process.js";
 import { submitTask, validTask } from "../helpers/tasks.js";
 import { startUpstashShim, type UpstashShim } from "../helpers/upstash-shim.js";
 import { type Receiver, startReceiver } from "../notifications/receiver.js";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
-const root = path.resolve(import.meta.dirname, "../..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const EVENT = "billing.low_balance";
 const BREAKER_FAILURES = 3;
 const STREAM_CAP = 3;
 
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
+type Instance = ServeProcess;
 
-/** Starts `scripts/serve.ts` on `databaseUrl` and the shim; resolves with its URL once it listens. */
-async function startInstance(databaseUrl: string, shim: UpstashShim): Promise<Instance> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/serve.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: "development",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      UPSTASH_REDIS_REST_URL: shim.url,
-      UPSTASH_REDIS_REST_TOKEN: shim.token,
-      // Generous: a busy 2-core machine has taken over 300 ms for one shim + Redis round trip.
-      RATE_LIMIT_TIMEOUT_MS: "5000",
-      RATE_LIMIT_KEY_PER_MIN: "100000",
-      RATE_LIMIT_ANON_PER_MIN: "100000",
-      OUTBOX_KICK: "false",
-      ALLOW_PRIVATE_CALLBACKS: "true",
-      // The receiver fails at once (503); the bound, the setting's maximum, only keeps a stalled
-      // machine from turning that answer into a timeout the receiver may not have seen. One attempt
-      // in flight per endpoint, so the attempts of both instances come one after the other; the
-      // circuit, once open, stays open for the whole test.
-      WEBHOOK_TIMEOUT_MS: "10000",
-      WEBHOOK_ENDPOINT_CONCURRENCY: "1",
-      WEBHOOK_BREAKER_FAILURES: String(BREAKER_FAILURES),
-      WEBHOOK_BREAKER_COOLDOWN_SECONDS: "3600",
-      VOLUME_ALERT_MIN_REQUESTS: "5",
-      STREAM_MAX_PER_CREDENTIAL: String(STREAM_CAP),
-      STREAM_POLL_MS: "200",
-      STREAM_HEARTBEAT_SECONDS: "1",
-      // Short, so a killed instance's slots come back soon; six heartbeats, so a live stream on a
-      // loaded machine keeps its slot.
-      STREAM_SLOT_LEASE_SECONDS: "6",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+/** Starts an instance on `databaseUrl` and the shim. */
+function startInstance(databaseUrl: string, shim: UpstashShim): Promise<Instance> {
+  return startServeProcess({
+    DATABASE_URL: databaseUrl,
+    UPSTASH_REDIS_REST_URL: shim.url,
+    UPSTASH_REDIS_REST_TOKEN: shim.token,
+    // Generous: a busy 2-core machine has taken over 300 ms for one shim + Redis round trip.
+    RATE_LIMIT_TIMEOUT_MS: "5000",
+    RATE_LIMIT_KEY_PER_MIN: "100000",
+    RATE_LIMIT_ANON_PER_MIN: "100000",
+    OUTBOX_KICK: "false",
+    ALLOW_PRIVATE_CALLBACKS: "true",
+    // The receiver fails at once (503); the bound, the setting's maximum, only keeps a stalled
+    // machine from turning that answer into a timeout the receiver may not have seen. One attempt
+    // in flight per endpoint, so the attempts of both instances come one after the other; the
+    // circuit, once open, stays open for the whole test.
+    WEBHOOK_TIMEOUT_MS: "10000",
+    WEBHOOK_ENDPOINT_CONCURRENCY: "1",
+    WEBHOOK_BREAKER_FAILURES: String(BREAKER_FAILURES),
+    WEBHOOK_BREAKER_COOLDOWN_SECONDS: "3600",
+    VOLUME_ALERT_MIN_REQUESTS: "5",
+    STREAM_MAX_PER_CREDENTIAL: String(STREAM_CAP),
+    STREAM_POLL_MS: "200",
+    STREAM_HEARTBEAT_SECONDS: "1",
+    // Short, so a killed instance's slots come back soon; six heartbeats, so a live stream on a
+    // loaded machine keeps its slot.
+    STREAM_SLOT_LEASE_SECONDS: "6",
   });
-  let output = "";
-  child.stdout!.on("data", (d) => {
-    output += d;
-  });
-  child.stderr!.on("data", (d) => {
-    output += d;
-  });
-  // A guard only: tsx compiles the service at start, seconds of CPU on a loaded 2-core machine.
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const m = /listening on (http:\/\/[\d.:]+)/.exec(output);
-    if (m) return { child, url: m[1]!, output: () => output };
-    if (Date.now() > deadline || child.exitCode !== null)
-      throw new Error(`instance did not start:\n${output}`);
-    await sleep(100);
-  }
 }
 
 /**
