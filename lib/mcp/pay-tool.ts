@@ -19,7 +19,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { isDomainError } from "../errors.js";
 import { ApiError } from "../http/errors.js";
-import { hasScope } from "../keys/credentials.js";
+import { type Caller, hasScope } from "../keys/credentials.js";
 import { mcpTaskStatusSchema, taskToolResult } from "./task-results.js";
 import {
   accessTokenArgument,
@@ -57,6 +57,18 @@ function paymentRequiredResult(required: { error?: string }, requestId: string):
   );
 }
 
+/**
+ * The credential a payment acts with: the key when it holds `task_create`, and the task's access
+ * token. A key without the scope pays only through the task's own token: it does not lend its
+ * ownership to the token, so a token that does not match the task reaches nothing.
+ */
+export function payingCredential(
+  caller: Caller | null,
+  accessToken: string | undefined,
+): { caller: Caller | null; accessToken: string | undefined } {
+  return { caller: caller !== null && hasScope(caller, "task_create") ? caller : null, accessToken };
+}
+
 export const PAY_TASK_TOOL: ToolDefinition = {
   name: "pay_task",
   title: "Pay a task with x402",
@@ -92,15 +104,12 @@ export const PAY_TASK_TOOL: ToolDefinition = {
         "pay_task needs the key that submitted the task (x-api-key header or api_key) or its access_token",
       );
     }
-    // A key without task_create pays only through the task's own access_token: it does not lend
-    // its ownership to the token, so a token that does not match the task reaches nothing.
-    const keyMayPay = caller !== null && hasScope(caller, "task_create");
-    if (caller && !keyMayPay && !accessToken) {
+    const credential = payingCredential(caller, accessToken);
+    if (caller && !credential.caller && !accessToken) {
       throw new ApiError("FORBIDDEN", "pay_task requires the task_create scope");
     }
     const { payTaskWithX402, requiredAfterRefusal } = await import("../payments/x402/pay-task.js");
     const taskId = String(args.task_id);
-    const credential = { caller: keyMayPay ? caller : null, accessToken };
     const payment = meta?.[X402_PAYMENT_META];
     const presentation =
       payment === undefined || payment === null

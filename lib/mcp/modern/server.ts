@@ -30,7 +30,7 @@ import {
 import { z } from "zod";
 import { getConfig, publicBaseUrl } from "../../config.js";
 import { API_VERSION } from "../../descriptors/version.js";
-import { hasScope } from "../../keys/credentials.js";
+import { payingCredential } from "../pay-tool.js";
 import { listTools, runTool, serviceIcons } from "../server.js";
 import { takesUrlElicitation } from "../session.js";
 import { credentialParams, RESOURCE_TEMPLATES, readTaskResource } from "../task-methods.js";
@@ -135,8 +135,7 @@ async function payTask(
       import("../../tasks/state/task-access.js"),
       import("../../tasks/state/transitions.js"),
     ]);
-    const keyMayPay = caller !== null && hasScope(caller, "task_create");
-    const access = await taskAccess(task, { caller: keyMayPay ? caller : null, accessToken });
+    const access = await taskAccess(task, payingCredential(caller, accessToken));
     if (access === "public" || task.sandbox || !awaitsPayment(task)) return result;
   }
   const { key, request } = await paymentElicitation(task);
