@@ -78,8 +78,10 @@ printf '{"task_id":"%s","action":"dispatch"}' "$ID" > "$WORK/dispatch.json"
 post /api/task-complete "$WORK/dispatch.json" "$WORK/out.json" "$ADMIN_KEY"
 echo "status: $(json_get status "$WORK/out.json")"
 # The proof photo goes into the JSON body as base64, built in a file (never on the command line).
+# SVC-01 requires a site visit (catalog `site_visit`); an admin key completing without the field
+# person's check-in says why (recorded, flagged NO_SITE_VISIT in the status and the receipt).
 {
-  printf '{"task_id":"%s","action":"complete","operator_notes":"done","proof_files":[{"filename":"%s","type":"image/png","content":"' \
+  printf '{"task_id":"%s","action":"complete","operator_notes":"done","no_visit_reason":"Walkthrough: no field visit","proof_files":[{"filename":"%s","type":"image/png","content":"' \
     "$ID" "$(basename "$PHOTO")"
   base64 < "$PHOTO" | tr -d '\n'
   printf '"}]}'

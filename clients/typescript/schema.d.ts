@@ -657,7 +657,7 @@ export interface paths {
         put?: never;
         /**
          * Staff sign-in (password + TOTP), sign-out and invitation enrolment
-         * @description `action=sign-in` (default) {email, password, totp_code} → a 12 h session: `token` (sts_…, send as `Authorization: Bearer`) and the `staff_session` cookie (HttpOnly, SameSite=Strict, Secure over HTTPS) with its `csrf_token` for X-CSRF-Token. Limited per IP and per e-mail as client logins (429). `accept-invite` {code, password, display_name} → `totp_secret` and `otpauth_uri`; `confirm-totp` {code, totp_code} activates the account and signs in. `sign-out` revokes the presented session. Wrong credentials, codes or an expired invitation → 401; a suspended account → 403.
+         * @description `action=sign-in` (default) {email, password, totp_code} → a 12 h session: `token` (sts_…, send as `Authorization: Bearer`) and the `staff_session` cookie (HttpOnly, SameSite=Strict, Secure over HTTPS) with its `csrf_token` for X-CSRF-Token. Only failed sign-ins are counted: per IP (STAFF_SIGN_IN_FAILURES_PER_IP_PER_HOUR, default 100, so a team behind one address signs in freely) and per account (STAFF_SIGN_IN_FAILURES_PER_ACCOUNT, default 5, within STAFF_LOCKOUT_SECONDS, default 900, then the account is locked): 429 RATE_LIMITED with `reason` `account_locked` or `too_many_failures_from_ip`, `retry_after_seconds` and Retry-After. `accept-invite` {code, password, display_name} → `totp_secret` and `otpauth_uri`; `confirm-totp` {code, totp_code} activates the account and signs in. `sign-out` revokes the presented session. Wrong credentials, codes or an expired invitation → 401; a suspended account → 403.
          */
         post: operations["staffAuth"];
         delete?: never;
@@ -1062,6 +1062,8 @@ export interface components {
             } | null;
             /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
             site_visit?: components["schemas"]["SiteVisit"] | null;
+            /** @description Owner or admin only (docs/security.md "Who can read what"): absent from the public status. */
+            visit_rule?: components["schemas"]["VisitRule"];
             /** @description Admin only: when the deadline watch reported the task at risk of missing its execution deadline (task.at_risk), or null. */
             at_risk_at?: string | null;
             operator_notes?: string | null;
@@ -1232,6 +1234,22 @@ export interface components {
             within_geofence: boolean;
             /** @description The field person's reason for a check-in outside the geofence. */
             reason?: string;
+        };
+        VisitRule: {
+            /**
+             * @description The service's rule (catalog `site_visit`): required, optional or none. Stored when the task finished; before that, the catalog's.
+             * @enum {string}
+             */
+            rule: "required" | "optional" | "none";
+            /**
+             * @description The visit so far: a check-in inside the geofence, outside it (with a reason), or none.
+             * @enum {string}
+             */
+            outcome: "inside_geofence" | "outside_geofence" | "no_visit";
+            /** @description OUTSIDE_GEOFENCE: checked in outside the fence (the reason is in site_visit); NO_SITE_VISIT: completed without the visit its service requires (the reason is no_visit_reason). */
+            flags: ("OUTSIDE_GEOFENCE" | "NO_SITE_VISIT")[];
+            /** @description Why an owner or an admin key completed a task that requires a visit without one. */
+            no_visit_reason?: string;
         };
         TaskDisputeRequest: {
             /**
@@ -1697,6 +1715,8 @@ export interface components {
             }[];
             /** @description fail: why. */
             reason?: string;
+            /** @description complete, by an owner or an admin key, a task whose service requires a site visit (catalog `site_visit`) and that has none: why it was done without one (recorded, flagged NO_SITE_VISIT in the status and the receipt). Missing then → 422 VALIDATION_ERROR on no_visit_reason; a field person must check in instead (409 CONFLICT). Refused (422) when the task has a visit. */
+            no_visit_reason?: string;
         };
         TaskPaymentRequest: {
             /**
@@ -1815,6 +1835,8 @@ export interface components {
             /** @description GEOFENCE_RADIUS_M: the check-in radius, metres. */
             geofence_m: number;
             site_visit: components["schemas"]["SiteVisit"] | null;
+            /** @description The service's site-visit rule and the visit so far: with rule `required` and outcome `no_visit`, completion is refused (check in first). */
+            visit_rule: components["schemas"]["VisitRule"];
             /** @description Files uploaded so far, in upload order. */
             proof_files: {
                 filename: string;
@@ -2178,6 +2200,15 @@ export interface components {
                 geofence_radius_m: number;
                 /** @description Most of a phone's reported accuracy added to the radius, metres. */
                 geofence_accuracy_cap_m: number;
+                /** @description Whether each service's tasks need a site visit (a check-in) before completion, and what each rule means; each catalog entry and contract carries its own (`site_visit`). */
+                site_visit_rules: {
+                    by_service: {
+                        [key: string]: "required" | "optional" | "none";
+                    };
+                    meanings: {
+                        [key: string]: string;
+                    };
+                };
                 /** @description A paid or dispatched task with less than this share of its payment → execution-deadline window left is flagged task.at_risk. */
                 at_risk_window_share: number;
             };
@@ -2346,6 +2377,11 @@ export interface operations {
                             required_inputs: string[];
                             /** @description Forms the deliverables can take. */
                             output_formats: string[];
+                            /**
+                             * @description Site-visit rule: `required` (completion needs the assignee's check-in, or a flagged reason), `optional` or `none` (remote work). Details in contract.site_visit.
+                             * @enum {string}
+                             */
+                            site_visit: "required" | "optional" | "none";
                             /** @description Absent when `contract=false`. */
                             contract?: {
                                 /** @description JSON Schema (draft 2020-12) of the task inputs of this service; send them to POST /api/submit-task with service_type. */
@@ -2407,6 +2443,18 @@ export interface operations {
                                      * @description E-mail to contact about a cancellation or refund.
                                      */
                                     contact: string;
+                                };
+                                /** @description Whether a task of this service needs a site visit (the assignee's check-in) before completion; the receipt's visit_rule says which rule applied. */
+                                site_visit: {
+                                    /**
+                                     * @description required, optional or none.
+                                     * @enum {string}
+                                     */
+                                    rule: "required" | "optional" | "none";
+                                    /** @description Why this rule fits the service. */
+                                    why: string;
+                                    /** @description What the rule means for completion and the evidence. */
+                                    meaning: string;
                                 };
                                 /** @description Recourse when the work is wrong or late: disputes (window, reasons, resolutions) and the automatic SLA credit policy. */
                                 recourse: {

@@ -11,6 +11,7 @@
 
 import { z } from "zod";
 import { HUB_NAME } from "../config/server.js";
+import { SITE_VISIT_RULES } from "../db/schema/enums.js";
 import { recourseTermsSchema } from "../tasks/state/recourse.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 import { KM_RATE_TEXT } from "./facts.js";
@@ -101,6 +102,16 @@ export const serviceContractSchema = z
         contact: z.email().meta({ description: "E-mail to contact about a cancellation or refund." }),
       })
       .meta({ description: "Refund terms by stage of the task." }),
+    site_visit: z
+      .object({
+        rule: z.enum(SITE_VISIT_RULES).meta({ description: "required, optional or none." }),
+        why: z.string().meta({ description: "Why this rule fits the service." }),
+        meaning: z.string().meta({ description: "What the rule means for completion and the evidence." }),
+      })
+      .meta({
+        description:
+          "Whether a task of this service needs a site visit (the assignee's check-in) before completion; the receipt's visit_rule says which rule applied.",
+      }),
     recourse: recourseTermsSchema,
   })
   .meta({ description: "Machine-readable contract of the service." });
@@ -117,6 +128,10 @@ export const serviceEntrySchema = z
     typical_duration_hours: range("hours").meta({ description: "Typical time on site, hours." }),
     required_inputs: z.array(z.string()).meta({ description: "Information the task needs, in words." }),
     output_formats: z.array(z.string()).meta({ description: "Forms the deliverables can take." }),
+    site_visit: z.enum(SITE_VISIT_RULES).meta({
+      description:
+        "Site-visit rule: `required` (completion needs the assignee's check-in, or a flagged reason), `optional` or `none` (remote work). Details in contract.site_visit.",
+    }),
     contract: serviceContractSchema.optional().meta({ description: "Absent when `contract=false`." }),
   })
   .meta({ description: "A service of the catalog." });

@@ -6,12 +6,15 @@
  * "GET /api/estimate" (pricing constants). The SLA hours live with the deadlines
  * (lib/tasks/state/sla.ts). Each service's `contract.inputs_schema` is
  * generated from the zod field schemas of lib/tasks/state/schemas.ts, so the catalog and the
- * submission validator cannot drift apart.
+ * submission validator cannot drift apart. Each service's site-visit rule (`site_visit`, issue 44
+ * item 1) is data of the state layer (lib/tasks/state/visit-rules.ts, which completion enforces),
+ * published here in the entry and its contract.
  */
 
 import { z } from "zod";
 import { HUB_NAME } from "../config/server.js";
 import { getConfig } from "../config.js";
+import type { SiteVisitRule } from "../db/schema/enums.js";
 import { type RecourseTerms, recourseTerms } from "../tasks/state/recourse.js";
 import {
   BUDGET_LIMIT_SERVICES,
@@ -21,6 +24,7 @@ import {
   taskFields,
 } from "../tasks/state/schemas.js";
 import { SLA } from "../tasks/state/sla.js";
+import { VISIT_RULE_MEANINGS, VISIT_RULES } from "../tasks/state/visit-rules.js";
 import { pricingFormula } from "./facts.js";
 import { PRICING } from "./pricing.js";
 
@@ -52,6 +56,8 @@ export interface ServiceContract {
     typical_estimate_range: Range;
     formula: string;
   };
+  /** Whether a task needs a site visit before completion, why, and what that means (issue 44 item 1). */
+  site_visit: { rule: SiteVisitRule; why: string; meaning: string };
   /** Refund terms by stage, and who to contact. */
   cancellation_policy: {
     before_payment: string;
@@ -71,6 +77,8 @@ export interface CatalogEntry {
   typical_duration_hours: Range;
   required_inputs: string[];
   output_formats: string[];
+  /** Site-visit rule: `required`, `optional` or `none` (lib/tasks/state/visit-rules.ts). */
+  site_visit: SiteVisitRule;
   contract?: ServiceContract;
 }
 
@@ -318,6 +326,7 @@ function contractOf(def: ServiceDefinition): ServiceContract {
       after_dispatch: def.after_dispatch,
       contact: getConfig().CONTACT_EMAIL,
     },
+    site_visit: { ...VISIT_RULES[def.id], meaning: VISIT_RULE_MEANINGS[VISIT_RULES[def.id].rule] },
     recourse: recourseTerms(),
   };
 }
@@ -331,6 +340,7 @@ function entryOf(def: ServiceDefinition, includeContract: boolean): CatalogEntry
     typical_duration_hours: { ...def.typical_duration_hours },
     required_inputs: [...def.required_inputs],
     output_formats: [...def.output_formats],
+    site_visit: VISIT_RULES[def.id].rule,
   };
   if (includeContract) entry.contract = contractOf(def);
   return entry;

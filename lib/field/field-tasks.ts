@@ -12,6 +12,7 @@ import { getDb } from "../db/client.js";
 import type { TaskStatus } from "../db/schema/enums.js";
 import { proofFiles, type SiteVisit, siteVisits, type Task, tasks } from "../db/schema/index.js";
 import { siteVisitView } from "../tasks/state/site-visit.js";
+import { visitRuleOf, visitRuleView } from "../tasks/state/visit-rules.js";
 import { geoUri, osmUrl, taskCoordinates } from "./geofence.js";
 import type { FieldTask } from "./schemas.js";
 
@@ -46,6 +47,7 @@ export function fieldTaskView(
     geo_uri: place ? geoUri(place) : null,
     geofence_m: config.GEOFENCE_RADIUS_M,
     site_visit: siteVisitView(visit),
+    visit_rule: visitRuleView(visitRuleOf(task.serviceType), task.status, visit, null),
     proof_files: [...files],
   };
 }

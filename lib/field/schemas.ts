@@ -6,7 +6,7 @@ import { z } from "zod";
 import { TASK_STATUSES } from "../db/schema/enums.js";
 import { taskIdSchema } from "../tasks/state/admin-schemas.js";
 import { proofFileInputSchema } from "../tasks/state/proof-files.js";
-import { siteVisitSchema } from "../tasks/state/view-schemas.js";
+import { siteVisitSchema, visitRuleSchema } from "../tasks/state/view-schemas.js";
 import { plainText } from "../validation.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
@@ -88,6 +88,10 @@ export const fieldTaskSchema = z
       .meta({ description: "RFC 5870 `geo:lat,lon` (opens the phone's map app)." }),
     geofence_m: z.number().meta({ description: "GEOFENCE_RADIUS_M: the check-in radius, metres." }),
     site_visit: siteVisitSchema.nullable(),
+    visit_rule: visitRuleSchema.meta({
+      description:
+        "The service's site-visit rule and the visit so far: with rule `required` and outcome `no_visit`, completion is refused (check in first).",
+    }),
     proof_files: z
       .array(attachedProofSchema)
       .meta({ description: "Files uploaded so far, in upload order." }),

@@ -11,7 +11,9 @@
  * (bytes), type}] in upload order, operator_notes_sha256 (hex SHA-256 of the UTF-8 notes, or
  * null), site_visit (the field person's check-in: {checked_in_at, checked_out_at,
  * check_in_distance_m (metres), accuracy_m (metres), within_geofence, reason?}, or null without a
- * visit; issue 26 item 6), issued_at (ISO 8601).
+ * visit; issue 26 item 6), visit_rule (the service's site-visit rule that applied and how the task
+ * stood against it: {rule, outcome, flags, no_visit_reason?}; issue 44 item 1; absent from receipts
+ * issued before it), issued_at (ISO 8601).
  */
 import { createHash } from "node:crypto";
 // jose loads with the first signature or verification (cold start, docs/performance.md).
@@ -51,6 +53,20 @@ export interface ReceiptSiteVisit {
   reason?: string;
 }
 
+/**
+ * The site-visit rule a receipt names (issue 44 item 1; lib/tasks/state/visit-rules.ts): the
+ * service's rule when the task finished and how its visit stood against it.
+ */
+export interface ReceiptVisitRule {
+  rule: "required" | "optional" | "none";
+  /** `inside_geofence`, `outside_geofence` (a check-in with a reason) or `no_visit`. */
+  outcome: "inside_geofence" | "outside_geofence" | "no_visit";
+  /** OUTSIDE_GEOFENCE: checked in outside the fence; NO_SITE_VISIT: a required visit skipped at completion. */
+  flags: ("OUTSIDE_GEOFENCE" | "NO_SITE_VISIT")[];
+  /** The reason an owner or admin key gave for completing without a visit. */
+  no_visit_reason?: string;
+}
+
 /** The signed facts of a finished task (see the module comment). */
 export interface ReceiptClaims {
   task_id: string;
@@ -77,6 +93,8 @@ export interface ReceiptClaims {
     credited_cad?: number;
   };
   site_visit: ReceiptSiteVisit | null;
+  /** The site-visit rule applied (absent from receipts issued before issue 44). */
+  visit_rule?: ReceiptVisitRule;
   issued_at: string;
 }
 
@@ -112,6 +130,7 @@ export function receiptClaims(
   proof: readonly ReceiptProof[],
   issuedAt: Date,
   siteVisit: ReceiptSiteVisit | null = null,
+  visitRule?: ReceiptVisitRule,
 ): ReceiptClaims {
   const location = (task.location ?? {}) as { matched?: unknown; coordinates?: unknown };
   return {
@@ -137,6 +156,7 @@ export function receiptClaims(
       cap_percent: getConfig().SLA_CREDIT_CAP_PERCENT,
     },
     site_visit: siteVisit,
+    ...(visitRule ? { visit_rule: visitRule } : {}),
     issued_at: issuedAt.toISOString(),
   };
 }
@@ -206,7 +226,8 @@ export function receiptOf(task: Pick<Task, "receipt">): string | null {
 
 /**
  * Builds and signs the receipt of `task` (its columns as they will be after the change) ending
- * in `status` with `proof` and its site visit (null without one), issued at `issuedAt`: the one
+ * in `status` with `proof`, its site visit (null without one) and the visit rule that applied,
+ * issued at `issuedAt`: the one
  * call the state layer makes.
  * @returns the compact JWS
  */
@@ -216,6 +237,7 @@ export function issueReceipt(
   proof: readonly ReceiptProof[],
   issuedAt: Date,
   siteVisit: ReceiptSiteVisit | null = null,
+  visitRule?: ReceiptVisitRule,
 ): Promise<string> {
-  return signReceipt(receiptClaims(task, status, proof, issuedAt, siteVisit));
+  return signReceipt(receiptClaims(task, status, proof, issuedAt, siteVisit, visitRule));
 }

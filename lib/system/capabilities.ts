@@ -4,7 +4,8 @@
  * response times, languages, currencies, authentication (with each endpoint's scope and, for
  * admin operations, permissions, generated from the operation descriptors; the roles table), features, every task status in lifecycle order
  * (`task_statuses`, which the operator console's filters read) and the terminal ones,
- * endpoints, operations (the role table, the field check-in geofence, the deadline watch's share),
+ * endpoints, operations (the role table, the field check-in geofence, the site-visit rule of each
+ * service, the deadline watch's share),
  * quick start, links.
  */
 import { listServices, PRICING, typicalEstimateRange } from "../catalog/services.js";
@@ -23,6 +24,7 @@ import { RECEIPT_JWKS_PATH } from "../receipts/receipt.js";
 import { recourseTerms } from "../tasks/state/recourse.js";
 import type { ServiceType } from "../tasks/state/schemas.js";
 import { AT_RISK_WINDOW_SHARE, OPERATIONAL_HOURS, SLA } from "../tasks/state/sla.js";
+import { VISIT_RULE_MEANINGS, VISIT_RULES } from "../tasks/state/visit-rules.js";
 import { type EndpointEntry, PUBLIC_ENDPOINTS } from "./endpoints.js";
 
 /** Builds the manifest for `config`. */
@@ -65,6 +67,10 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       roles: ROLE_PERMISSIONS,
       geofence_radius_m: config.GEOFENCE_RADIUS_M,
       geofence_accuracy_cap_m: config.GEOFENCE_ACCURACY_CAP_M,
+      site_visit_rules: {
+        by_service: Object.fromEntries(Object.entries(VISIT_RULES).map(([id, d]) => [id, d.rule])),
+        meanings: VISIT_RULE_MEANINGS,
+      },
       at_risk_window_share: AT_RISK_WINDOW_SHARE,
     },
     quick_start: [
@@ -217,6 +223,7 @@ function completionReceipts(base: string) {
       "proof",
       "operator_notes_sha256",
       "site_visit",
+      "visit_rule",
       "issued_at",
     ],
     proof_files: "status proof_files[]: {filename, type, size, sha256, capture}",

@@ -26,6 +26,7 @@ import { readSiteVisit, siteVisitView } from "./state/site-visit.js";
 import { seesContent, type TaskAccess } from "./state/task-access.js";
 import { taskLinks } from "./state/task-links.js";
 import { awaitsPayment, isTerminal } from "./state/transitions.js";
+import { visitRuleOf, visitRuleView } from "./state/visit-rules.js";
 import { nextPollSeconds, publicAction, recommendedAction } from "./task-advice.js";
 
 /**
@@ -286,6 +287,12 @@ export async function taskStatusView(
     policy: policyView(task),
     assignment,
     site_visit: siteVisitView(visit),
+    visit_rule: visitRuleView(
+      task.visitRule ?? visitRuleOf(task.serviceType),
+      task.status,
+      visit,
+      task.noVisitReason,
+    ),
   };
   if (access === "admin") view.at_risk_at = task.atRiskAt?.toISOString() ?? null;
   const taxed = taxesView(task);

@@ -36,6 +36,7 @@ const CALLBACK_KEYS = [
   "event_id",
   "proof_file_details",
   "site_visit",
+  "visit_rule",
   "receipt",
 ];
 
@@ -65,6 +66,7 @@ export function callbackBody(event: TaskEvent, task: Task, fileCount: number): R
     event_id: event.id,
     ...(Array.isArray(event.payload.proof_files) ? { proof_file_details: event.payload.proof_files } : {}),
     ...("site_visit" in event.payload ? { site_visit: event.payload.site_visit } : {}),
+    ...("visit_rule" in event.payload ? { visit_rule: event.payload.visit_rule } : {}),
     ...(typeof event.payload.receipt === "string" ? { receipt: event.payload.receipt } : {}),
   };
 }

@@ -45,7 +45,12 @@ beforeAll(async () => {
   charged = (await submitTask({ ...validTask, task_description: TRICKY }, keyHeaders(key, identity))).body
     .task_id;
   await reviewTask(admin, { task_id: charged, action: "approve", price_cad: 200 });
-  await completeTask(admin, { task_id: charged, action: "complete", operator_notes: "done" });
+  await completeTask(admin, {
+    task_id: charged,
+    action: "complete",
+    no_visit_reason: "Test: completed without a site visit",
+    operator_notes: "done",
+  });
   const other = await makeKey(["audit_only", "task_create"], "other@example.com");
   manual = (await submitTask({ ...validTask, service_type: "SVC-05" }, keyHeaders(other, identity))).body
     .task_id;

@@ -272,6 +272,7 @@ describe.skipIf(!CHROMIUM)("client dashboard in Chromium", () => {
     const done = await api("POST", "/api/task-complete", env.admin, {
       task_id: taskId,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       operator_notes: "Storefront photographed; hours posted 9-17.",
       proof_files: [proof],
     });

@@ -170,7 +170,8 @@ describe("assignment", () => {
   });
 
   it("a field person completes only a task assigned to it; an admin key any", async () => {
-    const { taskId } = await paidTask(admin, agent);
+    // SVC-03 (auction proxy): a visit is optional, so completion here is about the assignee only.
+    const { taskId } = await paidTask(admin, agent, { service_type: "SVC-03" });
     const asField = (id: string) =>
       call(complete, "/api/task-complete", {
         method: "POST",
@@ -186,7 +187,7 @@ describe("assignment", () => {
     expect(done.res.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.status).toBe("completed");
 
-    const second = await paidTask(admin, agent);
+    const second = await paidTask(admin, agent, { service_type: "SVC-03" });
     await assign(staffHeaders(dispatcher), { task_id: second.taskId, staff_id: other.staffId });
     const byKey = await completeTask(admin, { task_id: second.taskId, action: "complete" });
     expect(byKey.body.status).toBe("completed");

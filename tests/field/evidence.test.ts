@@ -187,7 +187,7 @@ describe("proof from the field, one file per request", () => {
     const done = await call(complete, "/api/task-complete", {
       method: "POST",
       headers: { "x-api-key": admin },
-      json: { task_id: taskId, action: "complete" },
+      json: { task_id: taskId, action: "complete", no_visit_reason: "Test: completed without a site visit" },
     });
     expect(done.body.site_visit).toBeNull();
     expect(claimsOf(done.body.receipt).site_visit).toBeNull();

@@ -66,6 +66,7 @@ describe("task lifecycle over HTTP", () => {
     const done = await api("POST", "/api/task-complete", admin, {
       task_id: id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       proof_files: [proof],
       operator_notes: "ok",
     });

@@ -80,7 +80,12 @@ describe("MCP tools over billing, scores and webhooks", () => {
     const { body: created } = await submitTask(validTask, keyHeaders(agent));
     await reviewTask(admin, { task_id: created.task_id, action: "approve" });
     await recordPayment(admin, { task_id: created.task_id });
-    await completeTask(admin, { task_id: created.task_id, action: "complete", proof_files: [pngProof()] });
+    await completeTask(admin, {
+      task_id: created.task_id,
+      action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
+      proof_files: [pngProof()],
+    });
     const client = await connect({ "x-api-key": agent });
     const scored = await client.callTool({
       name: "score_task",

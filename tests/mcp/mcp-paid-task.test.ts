@@ -120,6 +120,7 @@ describe("a paid task observed through MCP Tasks", () => {
     const done = await completeTask(admin, {
       task_id: taskId,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       operator_notes: "Storefront photographed; hours posted 9-17.",
       proof_files: [photo],
     });

@@ -413,6 +413,7 @@ describe("per-task callback_url", () => {
     await completeTask(admin, {
       task_id: task.task_id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       operator_notes: "All good",
       proof_files: [pngProof("a.png"), pngProof("b.png")],
     });

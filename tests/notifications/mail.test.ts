@@ -105,6 +105,7 @@ describe("requester e-mail (embedded outbox)", () => {
     await completeTask(admin, {
       task_id: t.task_id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       operator_notes: "Storefront photographed",
       proof_files: [pngProof("front.png")],
     });
@@ -293,7 +294,12 @@ describe("Resend", () => {
     await reviewTask(admin, { task_id: t.task_id, action: "approve", price_cad: 200 });
     await recordPayment(admin, { task_id: t.task_id });
     const proof = pngProof("site.png");
-    await completeTask(admin, { task_id: t.task_id, action: "complete", proof_files: [proof] });
+    await completeTask(admin, {
+      task_id: t.task_id,
+      action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
+      proof_files: [proof],
+    });
     const mail = await mailOf(t.task_id);
     expect(mail.every((m) => m.status === "sent" && m.provider === "resend")).toBe(true);
     expect(mail.map((m) => m.providerMessageId)).toEqual(

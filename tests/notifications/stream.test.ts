@@ -212,7 +212,12 @@ describe("live stream", () => {
     await recordPayment(admin, { task_id: t.task_id });
     await completeTask(admin, { task_id: t.task_id, action: "dispatch" });
     await completeTask(admin, { task_id: t.task_id, action: "on_site" });
-    await completeTask(admin, { task_id: t.task_id, action: "complete", operator_notes: "done" });
+    await completeTask(admin, {
+      task_id: t.task_id,
+      action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
+      operator_notes: "done",
+    });
     // After the terminal event the server closes; the client reconnects with Last-Event-ID and gets 204.
     await f.until(() => f.errors.some((e) => e.code === 204));
     expect(f.es.readyState).toBe(EventSource.CLOSED);

@@ -145,6 +145,7 @@ describe("a completed task", () => {
     const done = await api("POST", "/api/task-complete", admin, {
       task_id: id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       operator_notes: "Storefront photographed.",
       proof_files: [photo, report],
     });
@@ -200,6 +201,7 @@ describe("a completed task", () => {
     await api("POST", "/api/task-complete", admin, {
       task_id: id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       proof_files: [pngProof()],
     });
     const { body } = await api("GET", `/api/submit-task?task_id=${id}`, agent);
@@ -246,6 +248,7 @@ describe("capture metadata", () => {
     const done = await api("POST", "/api/task-complete", admin, {
       task_id: id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       proof_files: [jpeg("far-gps.jpg"), jpeg("no-exif.jpg")],
     });
     expect(done.status).toBe(200);

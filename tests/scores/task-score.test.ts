@@ -23,7 +23,7 @@ async function finishedTask(service: string, end: "complete" | "fail", headers: 
   await completeTask(admin, {
     task_id: body.task_id,
     action: end,
-    ...(end === "fail" ? { reason: "closed" } : {}),
+    ...(end === "fail" ? { reason: "closed" } : { no_visit_reason: "Test: completed without a site visit" }),
   });
   return body.task_id as string;
 }

@@ -87,6 +87,7 @@ async function finish(taskId: string): Promise<void> {
   const done = await completeTask(admin, {
     task_id: taskId,
     action: "complete",
+    no_visit_reason: "Test: completed without a site visit",
     operator_notes: "Storefront photographed.",
     proof_files: [pngProof("front.png")],
   });

@@ -104,7 +104,12 @@ describe("every audited change leaves one row with its actor", () => {
     expect(who(await newRows())).toEqual([OWNER("task.dispatch")]);
     await completeTask(admin, { task_id, action: "on_site" });
     expect(who(await newRows())).toEqual([OWNER("task.arrive")]);
-    const done = await completeTask(admin, { task_id, action: "complete", proof_files: [pngProof()] });
+    const done = await completeTask(admin, {
+      task_id,
+      action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
+      proof_files: [pngProof()],
+    });
     expect(done.res.status).toBe(200);
     expect(who(await newRows())).toEqual([OWNER("task.complete")]);
   });
@@ -191,7 +196,12 @@ describe("every audited change leaves one row with its actor", () => {
     const { task_id } = await submitted();
     await reviewTask(admin, { task_id, action: "approve", price_cad: 200 });
     await recordPayment(admin, { task_id, tx_hash: `0x${"78".repeat(32)}`, network: "base" });
-    await completeTask(admin, { task_id, action: "complete", proof_files: [pngProof()] });
+    await completeTask(admin, {
+      task_id,
+      action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
+      proof_files: [pngProof()],
+    });
     await newRows();
     const opened = await call(disputePost, "/api/task-dispute", {
       method: "POST",

@@ -201,6 +201,7 @@ describe("review, payment and execution", () => {
     const done = await completeTask(admin, {
       task_id: id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       operator_notes: "Storefront photographed; hours posted 9-17.",
       proof_files: [proof],
     });
@@ -223,7 +224,11 @@ describe("review, payment and execution", () => {
 
   it("answers 409 CONFLICT naming the current status for a transition the table forbids", async () => {
     const { body: created } = await submitTask();
-    const early = await completeTask(admin, { task_id: created.task_id, action: "complete" });
+    const early = await completeTask(admin, {
+      task_id: created.task_id,
+      action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
+    });
     const error = expectEnvelope(early.body, early.res, 409, "CONFLICT");
     expect(error.current_status).toBe("received");
     expect(error.message).toMatch(/status is received/);
@@ -297,12 +302,14 @@ describe("review, payment and execution", () => {
     const res = await completeTask(admin, {
       task_id: created.task_id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       proof_files: [lying],
     });
     expectEnvelope(res.body, res.res, 422, "VALIDATION_ERROR");
     const notBase64 = await completeTask(admin, {
       task_id: created.task_id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       proof_files: [{ filename: "a.png", type: "image/png", content: "@@not base64@@" }],
     });
     expectEnvelope(notBase64.body, notBase64.res, 400, "INVALID_FORMAT");

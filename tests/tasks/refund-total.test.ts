@@ -59,7 +59,12 @@ async function manualTask(price: number) {
   const paid = await recordPayment(admin, { task_id: id, note: "Interac e-transfer" });
   expect(paid.body.payment).toMatchObject({ method: "manual" });
   await completeTask(admin, { task_id: id, action: "dispatch" });
-  const done = await completeTask(admin, { task_id: id, action: "complete", proof_files: [pngProof()] });
+  const done = await completeTask(admin, {
+    task_id: id,
+    action: "complete",
+    no_visit_reason: "Test: completed without a site visit",
+    proof_files: [pngProof()],
+  });
   expect(done.body.status).toBe("completed");
   return id;
 }

@@ -96,6 +96,7 @@ describe("pay_task on revision 2026-07-28", () => {
     const done = await completeTask(world.admin, {
       task_id: id,
       action: "complete",
+      no_visit_reason: "Test: completed without a site visit",
       operator_notes: "Storefront photographed.",
       proof_files: [photo],
     });

@@ -177,6 +177,13 @@ export type EmailStatus = (typeof EMAIL_STATUSES)[number];
  * Staff roles (issue 26 item 2; what each may do: lib/permissions.ts `ROLE_PERMISSIONS`). An admin
  * API key acts as `owner`.
  */
+/**
+ * Whether a service's tasks need a site visit (a check-in by the assignee) before completion
+ * (issue 44 item 1; docs/staff-and-audit.md "Visit rules"; the catalog says which, per service).
+ */
+export const SITE_VISIT_RULES = ["required", "optional", "none"] as const;
+export type SiteVisitRule = (typeof SITE_VISIT_RULES)[number];
+
 export const ROLES = ["owner", "reviewer", "dispatcher", "field", "finance"] as const;
 export type Role = (typeof ROLES)[number];
 

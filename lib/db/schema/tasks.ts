@@ -8,6 +8,7 @@ import {
   type PaymentMethod,
   type RefundStatus,
   type ServiceType,
+  type SiteVisitRule,
   type TaskStatus,
   type Urgency,
 } from "./enums.js";
@@ -185,6 +186,16 @@ export const tasks = pgTable(
     assignedAt: timestamptz("assigned_at"),
     /** When the deadline watch reported `task.at_risk` (once per task). */
     atRiskAt: timestamptz("at_risk_at"),
+    /**
+     * The catalog's site-visit rule applied when the task was completed or failed (issue 44 item 1;
+     * `SITE_VISIT_RULES`), null before: the receipt and the status say which rule held.
+     */
+    visitRule: text("visit_rule").$type<SiteVisitRule>(),
+    /**
+     * Why a task whose service requires a visit was completed without one (an owner or an admin
+     * key; flagged `NO_SITE_VISIT`), else null.
+     */
+    noVisitReason: text("no_visit_reason"),
 
     // --- Cancellation and refund ---
     cancelledAt: timestamptz("cancelled_at"),

@@ -97,6 +97,15 @@ export const capabilitiesSchema = z
         geofence_accuracy_cap_m: z.number().meta({
           description: "Most of a phone's reported accuracy added to the radius, metres.",
         }),
+        site_visit_rules: z
+          .object({
+            by_service: z.record(z.string(), z.enum(["required", "optional", "none"])),
+            meanings: z.record(z.string(), z.string()),
+          })
+          .meta({
+            description:
+              "Whether each service's tasks need a site visit (a check-in) before completion, and what each rule means; each catalog entry and contract carries its own (`site_visit`).",
+          }),
         at_risk_window_share: z.number().meta({
           description:
             "A paid or dispatched task with less than this share of its payment → execution-deadline window left is flagged task.at_risk.",

@@ -41,6 +41,15 @@ export const completeTaskBodySchema = z
       .optional()
       .meta({ description: "complete: proof files, base64 content." }),
     reason: plainText(z.string().trim().max(1000)).optional().meta({ description: "fail: why." }),
+    no_visit_reason: plainText(z.string().trim().min(1).max(1000))
+      .optional()
+      .meta({
+        description:
+          "complete, by an owner or an admin key, a task whose service requires a site visit (catalog `site_visit`) and " +
+          "that has none: why it was done without one (recorded, flagged NO_SITE_VISIT in the status and the receipt). " +
+          "Missing then → 422 VALIDATION_ERROR on no_visit_reason; a field person must check in instead (409 CONFLICT). " +
+          "Refused (422) when the task has a visit.",
+      }),
   })
   .meta({ id: "TaskCompleteRequest" });
 export type CompleteTaskBody = z.output<typeof completeTaskBodySchema>;

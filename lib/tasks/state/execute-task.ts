@@ -8,7 +8,8 @@
  * Files uploaded from the field before completion (POST /api/field-proof, one per request) are
  * already attached to the task: completion lists them first (upload order), then the files of its
  * own body, in the receipt's `proof` and the event's `proof_files`. The task's site visit (if any)
- * goes into the receipt and the completion event (`site_visit`, issue 26 item 6).
+ * goes into the receipt and the completion event (`site_visit`, issue 26 item 6), with the
+ * service's site-visit rule, enforced at completion (`checkVisitRule`, issue 44 item 1).
  *
  * A staff member restricted to its assignments (`field`, lib/tasks/state/task-access.ts
  * `assigneeOnly`) may act only on a task assigned to it: checked on the locked row.
@@ -16,13 +17,15 @@
 import { asc, eq } from "drizzle-orm";
 import type { Tx } from "../../db/client.js";
 import { proofFiles, type SiteVisit, type Task } from "../../db/schema/index.js";
+import { DomainError } from "../../errors.js";
 import { type CaptureContext, readCapture } from "../../receipts/capture.js";
 import { issueReceipt, type ReceiptProof } from "../../receipts/receipt.js";
 import type { CompleteTaskBody } from "./admin-schemas.js";
 import { applyTransition, type TransitionResult } from "./apply-transition.js";
 import { decodeProofFiles, proofFileRows } from "./proof-files.js";
 import { readSiteVisit, siteVisitView } from "./site-visit.js";
-import { assertAssignee, type TaskPrincipal } from "./task-access.js";
+import { assertAssignee, assigneeOnly, type TaskPrincipal } from "./task-access.js";
+import { type VisitRuleView, visitRuleOf, visitRuleView } from "./visit-rules.js";
 
 /** Who acts (the request's caller), when it matters: a `field` staff member must be the assignee. */
 export interface ExecuteOptions {
@@ -42,6 +45,52 @@ export function captureContextOf(task: Task, windowEnd: Date, visit: SiteVisit |
   };
 }
 
+/**
+ * Enforces the site-visit rule of `task`'s service at completion (issue 44 item 1;
+ * docs/staff-and-audit.md "Visit rules"). A `required` rule with no visit: a person restricted to
+ * their assignments (`field`) is refused (409 CONFLICT, `missing: "check_in"`: they check in, even
+ * outside the fence with a reason); anyone else (owner, admin key) must give `noVisitReason` (422
+ * VALIDATION_ERROR on `no_visit_reason`). A sandbox task is simulated and never refused. A
+ * `no_visit_reason` given while the task has a visit contradicts it (422).
+ * @returns the rule's view to store and sign (the reason kept only when there is no visit)
+ * @throws DomainError CONFLICT, VALIDATION_ERROR
+ */
+export function checkVisitRule(
+  task: Pick<Task, "id" | "serviceType" | "sandbox">,
+  visit: Pick<SiteVisit, "withinGeofence"> | null,
+  noVisitReason: string | undefined,
+  caller: ExecuteOptions["caller"],
+): VisitRuleView {
+  const rule = visitRuleOf(task.serviceType);
+  if (visit && noVisitReason) {
+    throw new DomainError(
+      "VALIDATION_ERROR",
+      `Task ${task.id} has a site visit: no_visit_reason is only for a completion without one`,
+      { field: "no_visit_reason" },
+    );
+  }
+  if (!visit && rule === "required" && !task.sandbox) {
+    const facts = { site_visit_rule: rule, missing: "check_in", service_type: task.serviceType };
+    if (assigneeOnly(caller)) {
+      throw new DomainError(
+        "CONFLICT",
+        `Task ${task.id} (${task.serviceType}) requires a site visit: check in at the address first ` +
+          "(from elsewhere, give a reason for the distance)",
+        { field: "task_id", extra: facts },
+      );
+    }
+    if (!noVisitReason) {
+      throw new DomainError(
+        "VALIDATION_ERROR",
+        `Task ${task.id} (${task.serviceType}) requires a site visit and has none: give no_visit_reason ` +
+          "to complete it without one (flagged NO_SITE_VISIT)",
+        { field: "no_visit_reason", extra: facts },
+      );
+    }
+  }
+  return visitRuleView(rule, "completed", visit, visit ? null : (noVisitReason ?? null));
+}
+
 /** The proof files already attached to task `taskId` (uploaded from the field), in upload order. */
 async function attachedProof(tx: Tx, taskId: string) {
   return tx
@@ -58,7 +107,7 @@ async function attachedProof(tx: Tx, taskId: string) {
 
 /**
  * Applies an execution step.
- * @throws DomainError NOT_FOUND, FORBIDDEN (a field staff member on a task not assigned to it), CONFLICT (wrong status), INVALID_FORMAT / VALIDATION_ERROR / PAYLOAD_TOO_LARGE (proof files)
+ * @throws DomainError NOT_FOUND, FORBIDDEN (a field staff member on a task not assigned to it), CONFLICT (wrong status; a field person completing a task that requires a visit without one), VALIDATION_ERROR (no_visit_reason missing or contradicting a visit), INVALID_FORMAT / VALIDATION_ERROR / PAYLOAD_TOO_LARGE (proof files)
  */
 export async function executeTask(
   body: CompleteTaskBody,
@@ -85,6 +134,7 @@ export async function executeTask(
       });
     case "fail": {
       let visit: ReturnType<typeof siteVisitView> = null;
+      let rule: VisitRuleView | null = null;
       return applyTransition(body.task_id, "fail", {
         guard,
         changes: async (task, tx) => {
@@ -92,24 +142,39 @@ export async function executeTask(
             failureReason: body.reason ?? "The operator could not complete the task",
             operatorNotes: body.operator_notes ?? null,
           };
-          visit = siteVisitView(await readSiteVisit(task.id, tx));
+          const row = await readSiteVisit(task.id, tx);
+          visit = siteVisitView(row);
+          rule = visitRuleView(visitRuleOf(task.serviceType), "failed", row, null);
           return {
             ...changes,
-            receipt: await issueReceipt({ ...task, ...changes }, "failed", [], now, visit),
+            visitRule: rule.rule,
+            receipt: await issueReceipt({ ...task, ...changes }, "failed", [], now, visit, rule),
           };
         },
-        payload: (t) => ({ reason: t.failureReason, receipt: t.receipt, site_visit: visit }),
+        payload: (t) => ({
+          reason: t.failureReason,
+          receipt: t.receipt,
+          site_visit: visit,
+          visit_rule: rule,
+        }),
       });
     }
     case "complete": {
       const files = await decodeProofFiles(body.proof_files ?? [], "proof_files");
       let attached: (ReceiptProof & { filename: string })[] = [];
       let visit: SiteVisit | null = null;
+      let rule: VisitRuleView | null = null;
       return applyTransition(body.task_id, "complete", {
         guard,
         changes: async (task, tx) => {
-          const changes = { completedAt: now, operatorNotes: body.operator_notes ?? null };
           [attached, visit] = await Promise.all([attachedProof(tx, task.id), readSiteVisit(task.id, tx)]);
+          rule = checkVisitRule(task, visit, body.no_visit_reason, caller);
+          const changes = {
+            completedAt: now,
+            operatorNotes: body.operator_notes ?? null,
+            visitRule: rule.rule,
+            noVisitReason: rule.no_visit_reason ?? null,
+          };
           const proof = [
             ...attached,
             ...files.map((f) => ({ sha256: f.sha256, size: f.sizeBytes, type: f.mimeType })),
@@ -122,6 +187,7 @@ export async function executeTask(
               proof,
               now,
               siteVisitView(visit),
+              rule,
             ),
           };
         },
@@ -147,6 +213,7 @@ export async function executeTask(
             })),
           ],
           site_visit: siteVisitView(visit),
+          visit_rule: rule,
           receipt: t.receipt,
         }),
       });

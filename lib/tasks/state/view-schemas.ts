@@ -1,6 +1,6 @@
 /** Response schemas of the task operations (docs/api-conventions.md "Status response"), for /openapi.json. */
 import { z } from "zod";
-import { TASK_STATUSES } from "../../db/schema/enums.js";
+import { SITE_VISIT_RULES, TASK_STATUSES } from "../../db/schema/enums.js";
 import { disputeSummarySchema } from "./dispute-schemas.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
@@ -114,6 +114,30 @@ export const siteVisitSchema = z
   })
   .meta({ id: "SiteVisit" });
 
+/**
+ * How a task stands against its service's site-visit rule (issue 44 item 1; lib/tasks/state/visit-rules.ts):
+ * in the owner's and admin's status, the field app's task, the `task.completed` / `task.failed`
+ * events and the signed receipt (`visit_rule`).
+ */
+export const visitRuleSchema = z
+  .object({
+    rule: z.enum(SITE_VISIT_RULES).meta({
+      description:
+        "The service's rule (catalog `site_visit`): required, optional or none. Stored when the task finished; before that, the catalog's.",
+    }),
+    outcome: z.enum(["inside_geofence", "outside_geofence", "no_visit"]).meta({
+      description: "The visit so far: a check-in inside the geofence, outside it (with a reason), or none.",
+    }),
+    flags: z.array(z.enum(["OUTSIDE_GEOFENCE", "NO_SITE_VISIT"])).meta({
+      description:
+        "OUTSIDE_GEOFENCE: checked in outside the fence (the reason is in site_visit); NO_SITE_VISIT: completed without the visit its service requires (the reason is no_visit_reason).",
+    }),
+    no_visit_reason: z.string().optional().meta({
+      description: "Why an owner or an admin key completed a task that requires a visit without one.",
+    }),
+  })
+  .meta({ id: "VisitRule" });
+
 /** The words every owner-only member of the status carries. */
 const OWNER_ONLY =
   'Owner or admin only (docs/security.md "Who can read what"): absent from the public status.';
@@ -177,6 +201,7 @@ export const taskStatusSchema = z
         .nullable(),
     ),
     site_visit: ownerOnly(siteVisitSchema.nullable()),
+    visit_rule: ownerOnly(visitRuleSchema),
     at_risk_at: z.string().meta({ format: "date-time" }).nullable().optional().meta({
       description:
         "Admin only: when the deadline watch reported the task at risk of missing its execution deadline (task.at_risk), or null.",

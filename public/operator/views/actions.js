@@ -255,6 +255,8 @@ function assignmentForms(task) {
 function executionForms(task) {
   const id = task.task_id;
   const picker = proofPicker();
+  // A service that requires a site visit, not visited: completing here needs a reason (flagged).
+  const needsReason = task.visit_rule?.rule === "required" && !task.site_visit && !task.sandbox;
   return [
     actionForm({
       title: t("action.complete"),
@@ -262,6 +264,14 @@ function executionForms(task) {
       fields: [
         picker.element,
         field(t("action.notes"), "textarea", { name: "operator_notes", rows: "3", maxlength: "5000" }),
+        needsReason
+          ? field(
+              t("action.no_visit_reason"),
+              "textarea",
+              { name: "no_visit_reason", rows: "2", maxlength: "1000", required: true },
+              { hint: t("action.no_visit_hint") },
+            )
+          : null,
       ],
       submitLabel: t("action.complete_submit"),
       endpoint: "/api/task-complete",
@@ -275,6 +285,7 @@ function executionForms(task) {
           action: "complete",
           operator_notes: value(f, "operator_notes"),
           proof_files: files.length ? files : undefined,
+          no_visit_reason: needsReason ? value(f, "no_visit_reason") : undefined,
         };
       },
     }),

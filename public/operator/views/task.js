@@ -219,14 +219,24 @@ function resultSection(task) {
 /** The assignment, the deadline watch and the site visit (issue 26): who goes, and where they were. */
 function fieldSection(task) {
   const visit = task.site_visit;
-  if (!task.assignment && !visit && !task.at_risk_at) return null;
+  const rule = task.visit_rule;
+  const flags = rule?.flags ?? [];
+  if (!task.assignment && !visit && !task.at_risk_at && !flags.length) return null;
   const metres = (m) => (m === null || m === undefined ? null : `${Math.round(m)} m`);
   return h(
     "section",
     { class: "panel", "aria-labelledby": "sec-field" },
     h("h2", { id: "sec-field" }, t("task.field")),
-    task.at_risk_at ? h("p", {}, badge(t("task.at_risk"), "urgent")) : null,
+    task.at_risk_at || flags.length
+      ? h(
+          "p",
+          { class: "badges" },
+          task.at_risk_at ? badge(t("task.at_risk"), "urgent") : null,
+          flags.map((flag) => badge(t(`task.visit_flag.${flag}`), "urgent")),
+        )
+      : null,
     definitions([
+      [t("task.visit_rule"), rule ? t(`task.visit_rule.${rule.rule}`) : null],
       [
         t("task.assigned_to"),
         task.assignment
@@ -245,6 +255,7 @@ function fieldSection(task) {
           : null,
       ],
       [t("task.visit_reason"), visit?.reason ?? null],
+      [t("task.no_visit_reason"), rule?.no_visit_reason ?? null],
       [t("task.visit_out"), visit?.checked_out_at ? formatDateTime(visit.checked_out_at) : null],
     ]),
     visit ? null : h("p", { class: "muted" }, t("task.no_visit")),
