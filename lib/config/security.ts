@@ -33,6 +33,16 @@ export const securitySettings = () => ({
   LOGIN_ATTEMPTS_PER_IP_PER_HOUR: int(5, 1),
   /** Login attempts per account e-mail per hour, from any IP (password guessing spread over many IPs). */
   LOGIN_ATTEMPTS_PER_EMAIL_PER_HOUR: int(10, 1),
+  /**
+   * Failed staff sign-ins per IP per hour (successes are not counted; issue 44 item 4): high enough
+   * for an office or a carrier NAT where a whole team shares one address and mistypes now and then;
+   * it stops a password sprayer hitting many accounts from one address.
+   */
+  STAFF_SIGN_IN_FAILURES_PER_IP_PER_HOUR: int(100, 1),
+  /** Failed sign-ins of one staff account (from any IP) that lock it for STAFF_LOCKOUT_SECONDS. */
+  STAFF_SIGN_IN_FAILURES_PER_ACCOUNT: int(5, 1),
+  /** The window of STAFF_SIGN_IN_FAILURES_PER_ACCOUNT and the lockout it causes, seconds. */
+  STAFF_LOCKOUT_SECONDS: int(900, 60, 86_400),
   /** `reset-request` and `verify-email` calls per IP per hour (each action counted on its own). */
   EMAIL_CODE_ATTEMPTS_PER_IP_PER_HOUR: int(10, 1),
   /** `reset-request` and `verify-email` calls per account e-mail per hour (each action on its own). */

@@ -38,15 +38,59 @@ export async function enforceLimits(
  * @param what the limit in words, e.g. "5 login attempts per IP per hour"
  * @param now the current time in milliseconds since the epoch (default: the limiters' clock,
  *   `limitFacts`)
+ * @param extra more `error.*` members (e.g. `reason`)
  */
-export function rateLimitExceeded(failed: RateLimitResult, what: string, now?: number): DomainError {
+export function rateLimitExceeded(
+  failed: RateLimitResult,
+  what: string,
+  now?: number,
+  extra: Record<string, unknown> = {},
+): DomainError {
   const { rateLimit, retryAfterSeconds } = limitFacts(failed, now);
   return new DomainError("RATE_LIMITED", `Rate limit exceeded: ${what}; retry after ${retryAfterSeconds} s`, {
-    extra: { limit: failed.limit, policy: failed.policy },
+    extra: { limit: failed.limit, policy: failed.policy, ...extra },
     rateLimit,
     retryAfterSeconds,
   });
 }
+
+/** One failure-only limit: its policy, the identifier counted, the `reason` of its refusal and the limit in words. */
+export interface FailureLimit {
+  policy: RateLimitPolicy;
+  identifier: string;
+  /** `error.reason` of the 429, e.g. `account_locked`. */
+  reason: string;
+  /** The limit in words for the message, e.g. "failed sign-ins of this account in 15 min". */
+  what: string;
+}
+
+/**
+ * Limits that count failures only (staff sign-in, issue 44 item 4): `check` before the attempt
+ * refuses when one is spent, without counting; `fail` counts one failure on each after the attempt
+ * failed. A success counts nothing. Same limiters and storage as every other limit (@upstash/ratelimit
+ * when configured), so the same 503 when the storage fails.
+ */
+export const failureLimits = {
+  /**
+   * @throws DomainError RATE_LIMITED (429, Retry-After) with `reason` of the first spent limit, in
+   *   the order given; StorageError (503)
+   */
+  async check(limits: readonly FailureLimit[]): Promise<void> {
+    const results = await Promise.all(limits.map((l) => getLimiter(l.policy).peek(l.identifier)));
+    const index = results.findIndex((r) => !r.success);
+    if (index < 0) return;
+    const spent = limits[index]!;
+    const failed = results[index]!;
+    throw rateLimitExceeded(failed, `${failed.limit} ${spent.what}`, undefined, {
+      reason: spent.reason,
+      retry_after_seconds: limitFacts(failed).retryAfterSeconds,
+    });
+  },
+  /** Counts one failure on each limit. @throws StorageError (503) */
+  async fail(limits: readonly FailureLimit[]): Promise<void> {
+    await Promise.all(limits.map((l) => getLimiter(l.policy).limit(l.identifier)));
+  },
+};
 
 /** The limiter identifier of an e-mail address: the SHA-256 of its trimmed lowercase form. */
 export function emailIdentifier(email: string): string {

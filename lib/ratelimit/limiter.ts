@@ -23,7 +23,9 @@ import { ipaddrLib } from "../ip-address.js";
 
 /**
  * The named limits. `login_email`, `reset_*` and `verify_*` are counted by lib/accounts/client-auth.ts
- * (per e-mail and per IP, lib/ratelimit/enforce.ts), the others by the handler wrapper.
+ * (per e-mail and per IP, lib/ratelimit/enforce.ts); `staff_sign_in_*` count the failed staff
+ * sign-ins only (lib/staff/accounts.ts `signIn`, lib/ratelimit/enforce.ts `failureLimits`); the others
+ * are counted by the handler wrapper.
  */
 export type RateLimitPolicy =
   | "key"
@@ -38,7 +40,9 @@ export type RateLimitPolicy =
   | "verify_email"
   | "oauth"
   | "oauth_clients_ip"
-  | "oauth_registration";
+  | "oauth_registration"
+  | "staff_sign_in_ip"
+  | "staff_sign_in_account";
 
 /** Outcome of one check. `reset` is the epoch ms at which the current window ends. */
 export interface RateLimitResult {
@@ -55,6 +59,11 @@ export interface Limiter {
   limit(identifier: string, cost?: number): Promise<RateLimitResult>;
   /** `limit` answered at once, for a limiter that keeps its counts in this process. */
   limitNow?(identifier: string, cost?: number): RateLimitResult;
+  /**
+   * What is left for `identifier` without counting anything (`success` false when nothing is):
+   * for limits that count only failures, read before the attempt and spent only when it fails.
+   */
+  peek(identifier: string): Promise<RateLimitResult>;
 }
 
 /** Requests allowed and window length (seconds) of each policy under `config`. */
@@ -87,6 +96,13 @@ export function policyLimits(
       return { tokens: config.OAUTH_CLIENT_REQUESTS_PER_IP_PER_MIN, windowSeconds: 60 };
     case "oauth_registration":
       return { tokens: config.OAUTH_REGISTRATIONS_PER_IP_PER_HOUR, windowSeconds: 3600 };
+    case "staff_sign_in_ip":
+      return { tokens: config.STAFF_SIGN_IN_FAILURES_PER_IP_PER_HOUR, windowSeconds: 3600 };
+    case "staff_sign_in_account":
+      return {
+        tokens: config.STAFF_SIGN_IN_FAILURES_PER_ACCOUNT,
+        windowSeconds: config.STAFF_LOCKOUT_SECONDS,
+      };
   }
 }
 
@@ -109,6 +125,24 @@ export class MemoryLimiter implements Limiter {
 
   async limit(identifier: string, cost = 1): Promise<RateLimitResult> {
     return this.limitNow(identifier, cost);
+  }
+
+  async peek(identifier: string): Promise<RateLimitResult> {
+    const now = this.now();
+    const window = Math.floor(now / this.windowMs);
+    const state = this.states.get(identifier);
+    const current = state?.window === window ? state.current : 0;
+    const previous = !state
+      ? 0
+      : state.window === window
+        ? state.previous
+        : state.window === window - 1
+          ? state.current
+          : 0;
+    const elapsed = (now - window * this.windowMs) / this.windowMs;
+    const remaining = Math.max(0, this.tokens - current - Math.floor(previous * (1 - elapsed)));
+    const reset = (window + 1) * this.windowMs;
+    return { policy: this.policy, success: remaining > 0, limit: this.tokens, remaining, reset };
   }
 
   limitNow(identifier: string, cost = 1): RateLimitResult {
@@ -183,6 +217,27 @@ export class UpstashLimiter implements Limiter {
       reset: result.reset,
     };
   }
+
+  async peek(identifier: string): Promise<RateLimitResult> {
+    let left: Awaited<ReturnType<Ratelimit["getRemaining"]>>;
+    try {
+      this.ratelimit ??= this.create();
+      left = await withTimeout((await this.ratelimit).getRemaining(identifier), this.timeoutMs);
+    } catch (error) {
+      throw new StorageError("rate-limit storage failed", { cause: error });
+    }
+    const remaining = Math.max(0, left.remaining);
+    return { policy: this.policy, success: remaining > 0, limit: left.limit, remaining, reset: left.reset };
+  }
+}
+
+/** `promise`, or a rejection after `ms` (getRemaining has no timeout of its own; the client's signal also bounds it). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 let cache: { config: Config; limiters: Map<RateLimitPolicy, Limiter>; redis?: Promise<Redis> } | undefined;

@@ -8,16 +8,18 @@
  *   answered once so that an authenticator app can read it; the code stays valid until
  *   `confirmEnrollment` {code, totp_code} proves the app has it, which spends the code, activates
  *   the account and opens a session.
- * - `signIn` {email, password, totp_code}: LOGIN_ATTEMPTS_PER_IP_PER_HOUR per IP (wrapper) and
- *   LOGIN_ATTEMPTS_PER_EMAIL_PER_HOUR per e-mail, as for clients; one answer (401) for every wrong
- *   part, a code never accepted twice.
+ * - `signIn` {email, password, totp_code}: failures only are counted (issue 44 item 4), per IP
+ *   (STAFF_SIGN_IN_FAILURES_PER_IP_PER_HOUR, high enough for a team behind one address) and per
+ *   account (STAFF_SIGN_IN_FAILURES_PER_ACCOUNT within STAFF_LOCKOUT_SECONDS, then the account is
+ *   locked: 429 `reason: account_locked` with Retry-After); one answer (401) for every wrong part,
+ *   a code never accepted twice.
  * - Management (permission `staff.manage`): invite here; set_role, suspend, activate and reinvite
  *   in lib/staff/manage-staff.ts.
  * Every change records its audit row in its own transaction (`staff.*`).
  */
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { hashPassword, verifyPassword } from "../auth/passwords.js";
-import { publicBaseUrl } from "../config.js";
+import { getConfig, publicBaseUrl } from "../config.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb, type Tx } from "../db/client.js";
 import type { Role } from "../db/schema/enums.js";
@@ -30,7 +32,8 @@ import {
 } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
-import { emailIdentifier, enforceLimits } from "../ratelimit/enforce.js";
+import { emailIdentifier, type FailureLimit, failureLimits } from "../ratelimit/enforce.js";
+import { rateLimitSubject } from "../ratelimit/limiter.js";
 import { type OpenedStaffSession, openStaffSession } from "./sessions.js";
 import { checkTotp, newTotpSecret, totpUri } from "./totp.js";
 
@@ -256,35 +259,59 @@ export async function confirmEnrollment(
 }
 
 /**
- * Signs a staff member in with e-mail, password and a TOTP code.
- * @throws DomainError RATE_LIMITED (per e-mail), UNAUTHORIZED (any part wrong, or the code
- *   already used), FORBIDDEN (`reason` `staff_suspended`, once the credentials were right)
+ * The failure-only limits of a staff sign-in from `ip` for `email` (docs/staff-and-audit.md
+ * "Sign-in limits"): the account first (its lockout is the more precise answer), then the IP. The
+ * account is counted by its e-mail's hash, whether or not an account has it (no enumeration).
+ */
+function signInLimits(email: string, ip: string): FailureLimit[] {
+  const config = getConfig();
+  return [
+    {
+      policy: "staff_sign_in_account",
+      identifier: emailIdentifier(`staff:${email}`),
+      reason: "account_locked",
+      what: `failed sign-ins of this account within ${Math.round(config.STAFF_LOCKOUT_SECONDS / 60)} min: the account is locked`,
+    },
+    {
+      policy: "staff_sign_in_ip",
+      identifier: rateLimitSubject(ip),
+      reason: "too_many_failures_from_ip",
+      what: "failed sign-ins from this address per hour",
+    },
+  ];
+}
+
+/**
+ * Signs a staff member in with e-mail, password and a TOTP code, from `ip` (the caller's address,
+ * for the per-IP failure limit). Only failures are counted (a wrong part, a replayed code).
+ * @throws DomainError RATE_LIMITED (`reason` `account_locked` or `too_many_failures_from_ip`, with
+ *   Retry-After), UNAUTHORIZED (any part wrong, or the code already used), FORBIDDEN (`reason`
+ *   `staff_suspended`, once the credentials were right); StorageError (the limits' storage)
  */
 export async function signIn(
-  input: { email: string; password: string; totpCode: string },
+  input: { email: string; password: string; totpCode: string; ip: string },
   now = new Date(),
 ): Promise<{ staff: StaffMember; session: OpenedStaffSession }> {
-  await enforceLimits([
-    {
-      policy: "login_email",
-      identifier: emailIdentifier(`staff:${input.email}`),
-      what: "sign-in attempts per e-mail per hour",
-    },
-  ]);
-  const db = await getDb();
   const email = input.email.trim().toLowerCase();
+  const limits = signInLimits(email, input.ip);
+  await failureLimits.check(limits);
+  const refused = new DomainError("UNAUTHORIZED", "Invalid e-mail, password or authenticator code");
+  const fail = async (): Promise<never> => {
+    await failureLimits.fail(limits);
+    throw refused;
+  };
+  const db = await getDb();
   const [staff] = await db.select().from(staffMembers).where(eq(staffMembers.email, email));
   const passwordOk = await verifyPassword(input.password, staff?.passwordHash ?? null);
-  const refused = new DomainError("UNAUTHORIZED", "Invalid e-mail, password or authenticator code");
-  if (!staff || !passwordOk || !staff.totpSecret || !staff.totpEnabledAt) throw refused;
+  if (!staff || !passwordOk || !staff.totpSecret || !staff.totpEnabledAt) return fail();
   const step = await checkTotp(staff.totpSecret, input.totpCode, staff.totpLastStep);
-  if (step === null) throw refused;
+  if (step === null) return fail();
   if (staff.status !== "active") {
     throw new DomainError("FORBIDDEN", "This staff account is suspended; ask an owner", {
       extra: { reason: "staff_suspended" },
     });
   }
-  return db.transaction(async (tx) => {
+  const opened = await db.transaction(async (tx) => {
     // A code is spent by one sign-in only: the step moves forward or the sign-in is refused.
     const [spent] = await tx
       .update(staffMembers)
@@ -296,7 +323,8 @@ export async function signIn(
         ),
       )
       .returning({ id: staffMembers.id });
-    if (!spent) throw refused;
+    if (!spent) return null;
     return { staff, session: await openStaffSession(tx, staff.id, now) };
   });
+  return opened ?? fail();
 }

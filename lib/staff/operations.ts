@@ -21,7 +21,11 @@ export const staffAuthOperation = defineOperation({
   description:
     "`action=sign-in` (default) {email, password, totp_code} → a 12 h session: `token` (sts_…, send as " +
     "`Authorization: Bearer`) and the `staff_session` cookie (HttpOnly, SameSite=Strict, Secure over HTTPS) " +
-    "with its `csrf_token` for X-CSRF-Token. Limited per IP and per e-mail as client logins (429). " +
+    "with its `csrf_token` for X-CSRF-Token. Only failed sign-ins are counted: per IP " +
+    "(STAFF_SIGN_IN_FAILURES_PER_IP_PER_HOUR, default 100, so a team behind one address signs in freely) and per " +
+    "account (STAFF_SIGN_IN_FAILURES_PER_ACCOUNT, default 5, within STAFF_LOCKOUT_SECONDS, default 900, then the " +
+    "account is locked): 429 RATE_LIMITED with `reason` `account_locked` or `too_many_failures_from_ip`, " +
+    "`retry_after_seconds` and Retry-After. " +
     "`accept-invite` {code, password, display_name} → `totp_secret` and `otpauth_uri`; `confirm-totp` " +
     "{code, totp_code} activates the account and signs in. `sign-out` revokes the presented session. " +
     "Wrong credentials, codes or an expired invitation → 401; a suspended account → 403.",
@@ -31,14 +35,6 @@ export const staffAuthOperation = defineOperation({
   body: staffAuthBodySchema,
   response: staffAuthResponseSchema,
   errors: ["VALIDATION_ERROR", "UNAUTHORIZED", "FORBIDDEN", "CONFLICT", "RATE_LIMITED"],
-});
-
-/** `action=sign-in`: the same operation with the per-IP login limit (not listed separately). */
-export const staffSignInOperation = defineOperation({
-  ...staffAuthOperation,
-  id: "staffSignIn",
-  internal: true,
-  rateLimits: ["login"],
 });
 
 export const staffSessionOperation = defineOperation({

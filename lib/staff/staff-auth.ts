@@ -59,7 +59,7 @@ function signedIn(
 }
 
 /**
- * Runs `action` of POST /api/staff-auth.
+ * Runs `action` of POST /api/staff-auth for a caller at `ip` (the sign-in's per-IP failure limit).
  * @throws DomainError VALIDATION_ERROR (missing member, weak password), UNAUTHORIZED, FORBIDDEN,
  *   CONFLICT, RATE_LIMITED (see lib/staff/accounts.ts)
  */
@@ -67,6 +67,7 @@ export async function staffAuth(
   action: StaffAuthAction,
   body: StaffAuthBody,
   request: Request,
+  ip: string,
 ): Promise<StaffAuthResult> {
   switch (action) {
     case "sign-in": {
@@ -74,6 +75,7 @@ export async function staffAuth(
         email: need(body, "email", action),
         password: need(body, "password", action),
         totpCode: need(body, "totp_code", action),
+        ip,
       });
       return signedIn(request, staff, session, "Signed in for 12 hours.");
     }

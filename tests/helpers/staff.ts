@@ -99,6 +99,7 @@ export async function signInStaff(staff: TestStaff): Promise<TestStaff> {
     email: staff.email,
     password: staff.password,
     totpCode: await nextTotpCode(staff),
+    ip: "127.0.0.1",
   });
   return { ...staff, token: session.token, csrfToken: session.csrfToken };
 }
