@@ -18,6 +18,8 @@ const { announce } = messages;
 /** The photos section of `task` (its already attached files listed first). */
 export function photosSection(task) {
   const list = h("ul", { class: "proof-list", "aria-live": "polite" });
+  /** Thumbnails of the photos sent from this page, by SHA-256 (object URLs of the picked files). */
+  const thumbs = new Map();
   /** @type {{ file: File, key: string, state: "sending" | "sent" | "failed" }[]} */
   const pending = [];
 
@@ -26,6 +28,13 @@ export function photosSection(task) {
       h(
         "li",
         { class: "proof-item" },
+        thumbs.has(f.sha256)
+          ? h("img", {
+              class: "thumb",
+              src: thumbs.get(f.sha256),
+              alt: t("photos.thumb", { name: f.filename }),
+            })
+          : null,
         h("span", { class: "proof-name" }, `${f.filename} (${formatBytes(f.size)})`),
       ),
     );
@@ -74,6 +83,9 @@ export function photosSection(task) {
         },
       });
       item.state = "sent";
+      if (item.file.type.startsWith("image/") && !thumbs.has(answer.file.sha256)) {
+        thumbs.set(answer.file.sha256, URL.createObjectURL(item.file));
+      }
       if (!task.proof_files.some((f) => f.sha256 === answer.file.sha256)) task.proof_files.push(answer.file);
       announce(t("photos.sent", { name: answer.file.filename }));
     } catch {

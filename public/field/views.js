@@ -70,10 +70,23 @@ export async function listView() {
   );
 }
 
-/** A form that POSTs `build(form)` to task-complete, then goes back to the list. */
-function finishForm({ className, fields, label, submitClass, confirm, build, done }) {
+/**
+ * A form that POSTs `build(form)` to task-complete, then goes back to the list. `blocked`: a
+ * sentence saying why it cannot be sent yet (the button is disabled and described by it).
+ */
+function finishForm({ className, fields, label, submitClass, confirm, build, done, blocked }) {
   const error = errorBox();
-  const button = h("button", { type: "submit", class: ["button", submitClass] }, label);
+  const blockedNote = blocked ? h("p", { class: "notice", id: `${className}-blocked` }, blocked) : null;
+  const button = h(
+    "button",
+    {
+      type: "submit",
+      class: ["button", submitClass],
+      disabled: Boolean(blocked),
+      "aria-describedby": blocked ? `${className}-blocked` : undefined,
+    },
+    label,
+  );
   const form = h(
     "form",
     {
@@ -99,9 +112,18 @@ function finishForm({ className, fields, label, submitClass, confirm, build, don
     },
     fields,
     error,
+    blockedNote,
     button,
   );
   return form;
+}
+
+/** The task page's heading: "Task" and the id, which may wrap only as a whole (one line at 390 px). */
+function taskHeading(id) {
+  const title = heading("");
+  title.classList.add("task-heading");
+  title.replaceChildren(`${t("task.title_prefix")} `, h("span", { class: "task-id" }, id));
+  return title;
 }
 
 /** #/task/<id>. */
@@ -118,10 +140,12 @@ export async function taskView(id) {
     );
   }
   const text = (form, name) => form.elements.namedItem(name).value.trim() || undefined;
+  // The service requires a site visit and there is none yet: completion would be refused (409).
+  const needsVisit = task.visit_rule?.rule === "required" && !task.site_visit;
   return h(
     "section",
     {},
-    heading(t("task.title", { id: task.task_id })),
+    taskHeading(task.task_id),
     badges(task),
     h(
       "section",
@@ -158,6 +182,7 @@ export async function taskView(id) {
         fields: field(t("done.notes"), "textarea", { name: "operator_notes", maxlength: "5000", rows: "3" }),
         label: t("done.complete"),
         submitClass: "primary",
+        blocked: needsVisit ? t("done.needs_visit") : undefined,
         build: (form) => ({
           task_id: task.task_id,
           action: "complete",
@@ -165,6 +190,11 @@ export async function taskView(id) {
         }),
         done: "done.completed",
       }),
+    ),
+    h(
+      "section",
+      { class: "panel fail-panel", "aria-labelledby": "sec-fail" },
+      h("h2", { id: "sec-fail" }, t("fail.title")),
       finishForm({
         className: "fail",
         fields: field(t("fail.reason"), "textarea", {

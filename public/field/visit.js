@@ -9,7 +9,7 @@ import { definitions, field, h } from "../shared/dom.js";
 import { badge } from "../shared/views.js";
 import { ApiError, newIdempotencyKey, request } from "./api.js";
 import { messages, render } from "./context.js";
-import { formatDateTime, formatNumber, t } from "./i18n.js";
+import { formatDateTime, formatDistance, t } from "./i18n.js";
 
 const { announce, errorBox, showError } = messages;
 
@@ -45,7 +45,7 @@ function post(task, action, coords, reason) {
 
 /** What the recorded visit says. */
 function visitFacts(visit) {
-  const metres = (n) => (n === null || n === undefined ? null : t("visit.metres", { n: formatNumber(n, 0) }));
+  const metres = (n) => (n === null || n === undefined ? null : formatDistance(n));
   return h(
     "div",
     {},
@@ -93,6 +93,7 @@ export function visitSection(task) {
         showReason(e);
         return;
       }
+      announce(t("visit.not_recorded"));
       showError(error, e);
     }
   }
@@ -118,12 +119,14 @@ export function visitSection(task) {
         { class: "form-error", role: "alert" },
         distance === null || distance === undefined
           ? t("visit.too_far_unknown")
-          : t("visit.too_far", { distance: formatNumber(distance, 0), geofence: formatNumber(geofence, 0) }),
+          : t("visit.too_far", { distance: formatDistance(distance), geofence: formatDistance(geofence) }),
       ),
       field(t("visit.reason"), "textarea", { name: "reason", required: true, maxlength: "500", rows: "3" }),
       submit,
     );
     reasonSlot.replaceChildren(form);
+    // The status line said "Getting your position…": say what happened instead.
+    announce(t("visit.refused_far"));
     form.querySelector("textarea")?.focus();
   }
 
@@ -142,6 +145,7 @@ export function visitSection(task) {
     "section",
     { class: "panel", "aria-labelledby": "sec-visit" },
     h("h2", { id: "sec-visit" }, t("visit.title")),
+    task.visit_rule ? h("p", { class: "muted visit-rule" }, t(`visit.rule.${task.visit_rule.rule}`)) : null,
     visit ? visitFacts(visit) : null,
     error,
     visit ? (visit.checked_out_at ? null : checkOut) : checkIn,

@@ -96,6 +96,18 @@ export function formatDuration(ms) {
   return `${mins} min`;
 }
 
+/**
+ * A distance in metres as people say it, localized: "850 m", "1.2 km", "40 km" (fr-CA "1,2 km").
+ * Under 1 km to the metre; 1-10 km with one decimal; beyond, whole kilometres.
+ */
+export function formatDistance(metres) {
+  if (metres === null || metres === undefined) return t("app.none");
+  const unit = (value, u, digits) =>
+    new Intl.NumberFormat(locale(), { style: "unit", unit: u, maximumFractionDigits: digits }).format(value);
+  if (metres < 1000) return unit(Math.round(metres), "meter", 0);
+  return unit(metres / 1000, "kilometer", metres < 10_000 ? 1 : 0);
+}
+
 /** A byte count as "1.2 MB". */
 export function formatBytes(bytes) {
   const unit = current === "fr" ? ["o", "Ko", "Mo"] : ["B", "KB", "MB"];

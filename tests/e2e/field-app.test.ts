@@ -136,9 +136,25 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
       `geo:${lat},${lon}`,
     );
 
+    // SVC-01 requires a site visit: "Complete task" is disabled until the check-in, and says why.
+    const completeButton = page.getByRole("button", { name: "Complete task" });
+    expect(await completeButton.isDisabled()).toBe(true);
+    expect(await page.locator("#complete-blocked").textContent()).toMatch(
+      /requires a site visit\. Check in above/,
+    );
+    expect(await completeButton.getAttribute("aria-describedby")).toBe("complete-blocked");
+    // The heading "Task TASK-…" holds on one line at 390 px.
+    const headingLines = await page.locator("h1.task-heading").evaluate((el) => {
+      const style = getComputedStyle(el);
+      return el.getBoundingClientRect().height / Number.parseFloat(style.lineHeight);
+    });
+    expect(headingLines).toBeLessThan(1.5);
+    await shot(page, env.shots, "field-needs-visit-phone.png", true);
+
     await page.getByRole("button", { name: "Check in" }).click();
     await expect.poll(() => page.locator("#status").textContent()).toBe("Checked in.");
     await page.getByText("Inside the geofence").waitFor();
+    expect(await page.getByRole("button", { name: "Complete task" }).isDisabled()).toBe(false);
     await page.getByRole("button", { name: "Check out" }).waitFor();
 
     const camera = page.getByLabel("Take photos");
@@ -147,6 +163,9 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
     await camera.setInputFiles(PHOTO);
     await page.locator(".proof-item", { hasText: "with-gps.jpg" }).waitFor();
     await expect.poll(() => page.locator("#status").textContent()).toBe("with-gps.jpg sent.");
+    // The uploaded photo is shown as a thumbnail (decoded: it has pixels), not only its name.
+    const thumb = page.getByRole("img", { name: "Photo with-gps.jpg" });
+    await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
     await shot(page, env.shots, "field-task-phone.png", true);
 
     await page.getByLabel("Notes (optional)").fill("Front photographed; shop open.");
@@ -168,6 +187,7 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
       { sha256: done.proof_files[0].sha256, size: done.proof_files[0].size, type: "image/jpeg" },
     ]);
     expect(claims.site_visit).toEqual(done.site_visit);
+    expect(claims.visit_rule).toEqual({ rule: "required", outcome: "inside_geofence", flags: [] });
 
     // Every POST rode on the cookie with the CSRF token and an Idempotency-Key; no key anywhere.
     const posts = watch.requests.filter((r) => r.method === "POST" && !r.url.includes("/api/staff-auth"));
@@ -185,13 +205,13 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
     await context.close();
   }, 180_000);
 
-  it("refuses a check-in 2 km away with the distance, accepts it with a reason (flagged), in French", async () => {
+  it("refuses a check-in 40 km away with the distance, accepts it with a reason, completes flagged, in French", async () => {
     const alex = await createStaff("field", "Alex");
     const task = await assignedTask(
       { task_description: "Check the sign on the front of the building." },
       alex,
     );
-    const context = await phone(task.place, 2000);
+    const context = await phone(task.place, 40_000);
     const page = await context.newPage();
     await signIn(page, alex);
     await page.getByRole("link", { name: task.id }).click();
@@ -199,7 +219,11 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
     const refusal = page.locator("form.reason [role=alert]");
     await expect
       .poll(() => refusal.textContent())
-      .toMatch(/^You are 2,0\d\d m from the task's place; check-in is allowed within 265 m\.$/);
+      .toBe("You are 40 km from the task's place; check-in is allowed within 265 m.");
+    // The status line no longer says "Getting your position…".
+    await expect
+      .poll(() => page.locator("#status").textContent())
+      .toMatch(/^Not checked in: you are outside/);
     await shot(page, env.shots, "field-refused-phone.png");
     expect((await api("GET", `/api/submit-task?task_id=${task.id}`, env.admin)).body.status).toBe("paid");
 
@@ -218,6 +242,15 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
     await page.getByLabel("Language").selectOption("fr");
     await page.getByRole("heading", { level: 1, name: `Tâche ${task.id}`, exact: true }).waitFor();
     await page.getByText("Hors du périmètre (signalé)").waitFor();
+    await page.getByText("40 km", { exact: true }).waitFor();
+    await shot(page, env.shots, "field-flagged-phone-fr.png", true);
+    await page.getByRole("button", { name: "Terminer la tâche" }).click();
+    await expect.poll(() => page.locator("#status").textContent()).toBe("Tâche terminée.");
+    const done = (await api("GET", `/api/submit-task?task_id=${task.id}`, env.admin)).body;
+    expect(done).toMatchObject({
+      status: "completed",
+      visit_rule: { rule: "required", outcome: "outside_geofence", flags: ["OUTSIDE_GEOFENCE"] },
+    });
     await page.getByRole("button", { name: "Se déconnecter" }).click();
     await page.getByRole("heading", { level: 1, name: "Connexion terrain", exact: true }).waitFor();
     await context.close();
