@@ -68,9 +68,14 @@ export function staffView(row: StaffMember): StaffView {
   };
 }
 
-/** The console's enrolment page with the code filled in (the invitation e-mail links to it). */
-export function invitationLink(code: string): string {
-  return `${publicBaseUrl()}/operator/#/accept?code=${encodeURIComponent(code)}`;
+/**
+ * The enrolment page with the code filled in (the invitation e-mail links to it): the field app's
+ * (`/field/#/accept?code=…`) for the `field` role, who work there and have no console section
+ * (issue 44 item 2), else the console's (`/operator/#/accept?code=…`). Both enrol and sign in.
+ */
+export function invitationLink(code: string, role: Role): string {
+  const page = role === "field" ? "/field/" : "/operator/";
+  return `${publicBaseUrl()}${page}#/accept?code=${encodeURIComponent(code)}`;
 }
 
 /**
@@ -87,15 +92,18 @@ export async function issueInvitation(
   await tx
     .insert(staffInvitations)
     .values({ codeHash: sha256Hex(code), staffId: staff.id, expiresAt, createdAt: now });
-  const link = invitationLink(code);
+  const link = invitationLink(code, staff.role);
+  const field = staff.role === "field";
   await tx.insert(emails).values({
     id: prefixedId("em"),
     toAddress: staff.email,
-    subject: "Invitation — operator console / Invitation — console de l'opérateur",
+    subject: field
+      ? "Invitation — field app / Invitation — application terrain"
+      : "Invitation — operator console / Invitation — console de l'opérateur",
     textBody:
-      `You are invited to the operator console as ${staff.role}. Open ${link} within 48 hours, choose a ` +
+      `You are invited to the ${field ? "field app" : "operator console"} as ${staff.role}. Open ${link} within 48 hours, choose a ` +
       `password and add the account to an authenticator app (TOTP). Code: ${code}\n\n` +
-      `Vous êtes invité·e à la console de l'opérateur (rôle ${staff.role}). Ouvrez ${link} d'ici 48 heures, ` +
+      `Vous êtes invité·e ${field ? "à l'application terrain" : "à la console de l'opérateur"} (rôle ${staff.role}). Ouvrez ${link} d'ici 48 heures, ` +
       `choisissez un mot de passe et ajoutez le compte à une application d'authentification (TOTP). Code : ${code}\n`,
     template: "staff_invitation",
     lang: "fr",

@@ -42,7 +42,7 @@ export async function inviteFromHost(input: {
     role: staff.role,
     display_name: staff.displayName,
     invitation_code: invitation.code,
-    invitation_link: invitationLink(invitation.code),
+    invitation_link: invitationLink(invitation.code, staff.role),
     expires_at: invitation.expiresAt.toISOString(),
   };
 }

@@ -5,14 +5,16 @@
  *
  *   #/tasks        my assigned open tasks, closest deadline first, at-risk badge
  *   #/task/<id>    address, map links, instructions, deadline, check-in/out, photos, complete or fail
+ *   #/accept?code= the invitation of a field person: password, authenticator app, signed in
  *
  * Authentication: the staff sign-in (e-mail, password, TOTP) sets an HttpOnly cookie; the page keeps
  * only the session's CSRF token in memory (api.js) and stores no key or token anywhere.
  */
 import { h } from "../shared/dom.js";
 import { applyStaticStrings, markCurrentNav, showView, startShell } from "../shared/shell.js";
+import { acceptView as staffAcceptView } from "../shared/staff-enrol.js";
 import { heading } from "../shared/views.js";
-import { ApiError, currentSession, forgetSession, loadSession, signOut } from "./api.js";
+import { ApiError, currentSession, forgetSession, loadSession, request, signOut } from "./api.js";
 import { messages, setRenderer } from "./context.js";
 import { t } from "./i18n.js";
 import { loginView } from "./login.js";
@@ -43,15 +45,29 @@ async function render({ focus = true } = {}) {
   nav.hidden = !signedIn;
   logoutButton.hidden = !signedIn;
   let view;
-  if (!signedIn) {
+  const hash = location.hash.replace(/^#/, "");
+  if (!signedIn && hash.startsWith("/accept")) {
+    // The invitation e-mail of a field person links here (issue 44 item 2): enrol, then signed in.
+    const code = new URLSearchParams(hash.split("?")[1] ?? "").get("code") ?? "";
+    view = staffAcceptView(code, {
+      messages,
+      request,
+      keep: () => loadSession(),
+      title: t("accept.title_field"),
+      signedIn: () => {
+        location.hash = "#/tasks";
+        render();
+      },
+    });
+  } else if (!signedIn) {
     view = loginView({ messages, signedIn: () => render() });
   } else {
-    const hash = location.hash.replace(/^#/, "") || "/tasks";
+    const route = hash.startsWith("/task/") ? hash : "/tasks";
     markCurrentNav(nav.querySelectorAll("a"), (target) => target === "/tasks");
     main.setAttribute("aria-busy", "true");
     try {
-      view = hash.startsWith("/task/")
-        ? await taskView(decodeURIComponent(hash.slice("/task/".length)))
+      view = route.startsWith("/task/")
+        ? await taskView(decodeURIComponent(route.slice("/task/".length)))
         : await listView();
     } catch (error) {
       if (token !== renderToken) return;

@@ -10,7 +10,8 @@
  *
  * Authentication: the console's staff session (the HttpOnly cookie, read with GET
  * /api/staff-auth; ./login.js); the sign-in form is shown when there is none. Permission
- * `analytics.read` (owner); another role sees the 403 naming it. Every chart has a text alternative (aria-label on the
+ * `analytics.read` (owner); another role is sent to the page it can use (the console, or the field
+ * app for field staff; issue 44 item 2). Every chart has a text alternative (aria-label on the
  * canvas) and a table of its data. Everything from the API is inserted as text nodes.
  */
 
@@ -19,7 +20,7 @@ import { pageMessages } from "../shared/feedback.js";
 import { applyStaticStrings, showView } from "../shared/shell.js";
 import { heading, table } from "../shared/views.js";
 import { EN, FR } from "./analytics-messages.js";
-import { ApiError, get, getSession, setSession } from "./api.js";
+import { ApiError, can, get, getSession, setSession } from "./api.js";
 import { addMessages, formatCad, formatDateTime, formatNumber, t } from "./i18n.js";
 import { loadSession, signInView } from "./login.js";
 import { showSignedIn, startOperatorShell } from "./session.js";
@@ -331,6 +332,10 @@ async function render({ focus = true } = {}) {
   showSignedIn(whoami, nav);
   if (!signedIn) {
     view = signInView({ messages, signedIn: () => render() });
+  } else if (!can("analytics.read")) {
+    // Not an error page: the console for a role that reads tasks, the field app for field staff.
+    location.replace(can("tasks.read") ? "/operator/" : "/field/");
+    return;
   } else {
     const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
     main.setAttribute("aria-busy", "true");

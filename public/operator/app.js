@@ -14,13 +14,14 @@
  * Authentication: a staff account (e-mail, password, TOTP code; ./login.js). The session rides in
  * the HttpOnly cookie; the page keeps its CSRF token in memory (./api.js), nothing in storage.
  * Navigation and actions the role lacks are hidden (the server still checks each request); a 403
- * shows the permission it names. All text from the API is inserted as text nodes. The views live
+ * shows the permission it names. A route the role cannot use sends it to one it can: the first
+ * section it may read, or the field app for field staff (issue 44 item 2). All text from the API is inserted as text nodes. The views live
  * in ./views/ (lists, payments, disputes, task page, actions, staff); this file routes.
  */
 import { h } from "../shared/dom.js";
 import { applyStaticStrings, markCurrentNav, showView } from "../shared/shell.js";
 import { heading } from "../shared/views.js";
-import { ApiError, getSession, setSession } from "./api.js";
+import { ApiError, can, getSession, setSession } from "./api.js";
 import { messages, refreshButton, setRenderer } from "./context.js";
 import { t } from "./i18n.js";
 import { acceptView, loadSession, signInView } from "./login.js";
@@ -49,6 +50,43 @@ function markNav(path) {
     nav.querySelectorAll("a"),
     (target) => path === target || (target === "/queue" && path.startsWith("/task/")),
   );
+}
+
+/**
+ * The permission each console route needs (the same as its navigation link's `data-permission`;
+ * `owner` for owner-only sections). A task page (`/task/…`) needs `tasks.read`.
+ */
+const ROUTE_PERMISSIONS = {
+  "/queue": "tasks.read",
+  "/tasks": "tasks.read",
+  "/task/": "tasks.read",
+  "/payments": "payments.read",
+  "/refunds": "tasks.read",
+  "/disputes": "disputes.read",
+  "/dead-letters": "owner",
+  "/staff": "staff.manage",
+};
+
+/** Whether the signed-in role may use `path` (routes not listed: yes). */
+function mayUse(path) {
+  const needed = Object.entries(ROUTE_PERMISSIONS).find(
+    ([p]) => path === p || (p.endsWith("/") && path.startsWith(p)),
+  )?.[1];
+  if (!needed) return true;
+  return needed === "owner" ? getSession()?.staff.role === "owner" : can(needed);
+}
+
+/**
+ * Where a signed-in staff member who landed on a route their role cannot use is sent (issue 44
+ * item 2): a role without any console section (`field`) to the field app, any other to the first
+ * section it may use. Null when the route is theirs.
+ */
+function redirectFor(path) {
+  if (mayUse(path)) return null;
+  const first = [...nav.querySelectorAll("a[data-permission]")]
+    .map((a) => a.getAttribute("href"))
+    .find((href) => href.startsWith("#/") && mayUse(href.slice(1)));
+  return first ?? "/field/";
 }
 
 let renderToken = 0;
@@ -91,6 +129,13 @@ async function render({ focus = true } = {}) {
     view = signInView({ messages, signedIn: afterSignIn });
   } else {
     const { path, params } = route;
+    const target = redirectFor(path);
+    if (target) {
+      // Not an error page: the section this role works in (the field app for field staff).
+      if (target.startsWith("#")) location.replace(target);
+      else location.assign(target);
+      return;
+    }
     markNav(path);
     main.setAttribute("aria-busy", "true");
     try {

@@ -1,14 +1,19 @@
 /**
  * Staff roles in the operator console (issue 26 items 1 and 3), in Chromium: a reviewer signs in
  * and approves a task (the navigation and actions the role lacks are hidden; a page it may not
- * read shows the 403 with the permission); a finance person settles a refund; the task page shows
+ * use sends it to one it can, issue 44 item 2); a field person invited by e-mail lands on the field
+ * app, enrols there and is signed in; a field person opening the console is sent to the field app; a finance person settles a refund; the task page shows
  * who did each step (staff, admin key, requester); an owner invites a person from #/staff, who
  * accepts the invitation in the page, enrols an authenticator (a code computed with otplib from
  * the secret the page shows) and lands signed in; the owner then suspends them.
  */
+
+import { eq } from "drizzle-orm";
 import { generate } from "otplib";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "../../lib/db/client.js";
+import { emails } from "../../lib/db/schema/index.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { createStaff, invitationCodeFor } from "../helpers/staff.js";
@@ -86,16 +91,15 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await page.evaluate(() => document.getElementById("sec-history")?.scrollIntoView());
     await shot(page, env.shots, "operator-task-actors.png");
 
-    // A section the role may not read: the 403 names the permission.
+    // A section the role may not use: sent to the first one it can (issue 44 item 2), no error.
     await page.goto(`${env.host.url}/operator/#/payments`);
-    await expect
-      .poll(() => page.locator("main [role=alert]").textContent())
-      .toContain("Your role (reviewer) lacks the permission payments.read.");
-    // The analytics page too.
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
+    expect(new URL(page.url()).hash).toBe("#/queue");
+    expect(await page.locator("main [role=alert]").count()).toBe(0);
+    // The analytics page too: back to the console.
     await page.goto(`${env.host.url}/operator/analytics`);
-    await expect
-      .poll(() => page.locator("main [role=alert]").textContent())
-      .toContain("Your role (reviewer) lacks the permission analytics.read.");
+    await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/operator/");
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await page.context().close();
   }, 180_000);
@@ -227,6 +231,53 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await page.getByRole("heading", { level: 1, name: "Operator sign-in", exact: true }).waitFor();
     await ownerPage.context().close();
     await page.context().close();
+  }, 180_000);
+
+  it("a field person's invitation links to /field/, which enrols and signs them in; the console sends them there", async () => {
+    const email = `felix.${Date.now()}@staff.example.com`;
+    const invited = await api("POST", "/api/staff", env.admin, {
+      action: "invite",
+      email,
+      role: "field",
+      display_name: "Félix",
+    });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(200);
+    const db = await getDb();
+    const [mail] = await db.select().from(emails).where(eq(emails.toAddress, email));
+    const link = /https?:\/\/\S+\/field\/#\/accept\?code=inv_[A-Za-z0-9]{40}/.exec(mail!.textBody)?.[0];
+    expect(link, mail!.textBody).toBeDefined();
+    expect(mail!.textBody).not.toContain("/operator/");
+
+    const context = await newWatchedContext(env.browser, watch, {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      locale: "en-CA",
+    });
+    const page = await context.newPage();
+    await page.goto(`${env.host.url}${new URL(link!).pathname}${new URL(link!).hash}`);
+    await page.getByRole("heading", { level: 1, name: "Join the field team" }).waitFor();
+    await page.getByLabel("Display name").fill("Félix T.");
+    await page.getByLabel("Password").fill("a long enough password");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page
+      .getByRole("heading", { level: 1, name: "Add the account to your authenticator app" })
+      .waitFor();
+    const secret = await page.getByLabel("Secret key").inputValue();
+    await shot(page, env.shots, "field-enrol-phone.png");
+    await page.getByLabel("Authenticator code").fill(await generate({ secret }));
+    await page.getByRole("button", { name: "Confirm and sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "My tasks", exact: true }).waitFor();
+    expect(new URL(page.url()).hash).toBe("#/tasks");
+
+    // The same person opening the console (a bookmark, an old link) is sent to the field app.
+    await page.goto(`${env.host.url}/operator/#/queue`);
+    await page.getByRole("heading", { level: 1, name: "My tasks", exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/field/");
+    await page.goto(`${env.host.url}/operator/analytics`);
+    await page.getByRole("heading", { level: 1, name: "My tasks", exact: true }).waitFor();
+    expect(await page.getByText("FORBIDDEN").count()).toBe(0);
+    await context.close();
   }, 180_000);
 
   it("loaded every page without console errors or CSP violations", () => {
