@@ -2,11 +2,13 @@
  * Loads the configuration: the schema of the whole process environment (the groups of
  * lib/config/*.ts), its parsing with the cross-variable checks, and the cached instance.
  */
+
 import { z } from "zod";
 import { accountsSettings } from "./accounts.js";
 import { notificationsSettings } from "./notifications.js";
 import { paymentsSettings } from "./payments.js";
 import { privacyTaxSettings } from "./privacy-taxes.js";
+import { currentRequestOrigin } from "./request-origin.js";
 import { securitySettings } from "./security.js";
 import { serverSettings } from "./server.js";
 
@@ -115,7 +117,14 @@ export function resetConfig(): void {
   cached = undefined;
 }
 
-/** Public origin for absolute links, without a trailing slash. */
+/**
+ * Public origin for absolute links, without a trailing slash: PUBLIC_BASE_URL; unset, the origin
+ * the current request reached us at when its Host is trusted (lib/config/request-origin.ts: a
+ * loopback name or MCP_ALLOWED_HOSTS), else `http://localhost:PORT`.
+ */
 export function publicBaseUrl(config: Config = getConfig()): string {
-  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, "");
+  return (config.PUBLIC_BASE_URL ?? currentRequestOrigin() ?? `http://localhost:${config.PORT}`).replace(
+    /\/+$/,
+    "",
+  );
 }

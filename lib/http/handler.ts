@@ -14,7 +14,8 @@
 import type { z } from "zod";
 import { type AgentIdentity, agentIdentityWarning, parseAgentIdentity } from "../activity/agent-identity.js";
 import { recordActivity } from "../activity/record-activity.js";
-import { type Config, getConfig } from "../config.js";
+import { runWithRequestOrigin, trustedRequestOrigin } from "../config/request-origin.js";
+import { type Config, getConfig, productionProfile } from "../config.js";
 import { type Actor, runAsActor, systemActor } from "../db/actor.js";
 // Registers the outbox kick with the state layer's "events committed" hook (lib/db/after-events.ts).
 import "../events/kick-outbox.js";
@@ -141,7 +142,11 @@ export function endpoint<Q extends z.ZodType, B extends z.ZodType, R extends z.Z
       state.extraHeaders.warning = agentIdentityWarning(state.identity.reason);
     let response: MaybePromise<Response>;
     try {
-      response = begin(op, run, state);
+      // Links built while answering use the origin the request reached us at, when trusted and no
+      // PUBLIC_BASE_URL is set (lib/config/request-origin.ts).
+      const config = getConfig();
+      const origin = trustedRequestOrigin(request, config, productionProfile(config).active);
+      response = runWithRequestOrigin(origin, () => begin(op, run, state));
     } catch (error) {
       response = toErrorResponse(error, requestId, request);
     }
