@@ -208,6 +208,10 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await camera.setInputFiles(photo);
     await page.locator(".proof-item", { hasText: "storefront.png" }).waitFor();
     await page.getByLabel("Operator notes (optional)").fill("Shop open; front window photographed.");
+    // SVC-01 requires a site visit and nobody checked in from the field app: the console asks why.
+    await page
+      .getByLabel("Why complete without a site visit?")
+      .fill("Photos taken by the building manager on our behalf.");
     await page.getByRole("button", { name: "Complete task" }).click();
     await expect.poll(() => page.locator("#status").textContent()).toBe("Task completed.");
     await page.getByRole("img", { name: "storefront.png" }).waitFor();
@@ -218,6 +222,12 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     const done = (await api("GET", `/api/submit-task?task_id=${urgent}`, agent)).body;
     expect(done.status).toBe("completed");
     expect(done.operator_notes).toBe("Shop open; front window photographed.");
+    expect(done.visit_rule).toEqual({
+      rule: "required",
+      outcome: "no_visit",
+      flags: ["NO_SITE_VISIT"],
+      no_visit_reason: "Photos taken by the building manager on our behalf.",
+    });
     expect(done.proof_files_data).toEqual([
       { filename: "storefront.png", type: "image/png", content: png.toString("base64") },
     ]);
@@ -390,6 +400,7 @@ describe.skipIf(!CHROMIUM)("operator console in Chromium", () => {
     await page.getByRole("heading", { level: 1, name: `Task ${id}`, exact: true }).waitFor();
     await page.getByLabel("Take or choose photos").setInputFiles(file);
     await page.locator(".proof-item", { hasText: "IMG_0001.jpg" }).waitFor();
+    await page.getByLabel("Why complete without a site visit?").fill("Photo sent by the site's manager.");
     await page.getByRole("button", { name: "Complete task" }).click();
     await expect.poll(() => page.locator("#status").textContent()).toBe("Task completed.");
     await context.close();
