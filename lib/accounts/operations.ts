@@ -1,4 +1,5 @@
 /** Operation descriptors of /api/client-account and /api/account-admin. */
+import { EXPORT_ACCEPTED_RESPONSE } from "../descriptors/export-job.js";
 import { defineOperation } from "../descriptors/operation.js";
 import {
   accountAdminBodySchema,
@@ -59,6 +60,7 @@ export const getClientAccountOperation = defineOperation({
   query: getAccountQuerySchema,
   response: accountResponseSchema,
   contentType: ["application/json", "application/pdf"],
+  responses: { 202: EXPORT_ACCEPTED_RESPONSE },
   errors: ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "VALIDATION_ERROR"],
 });
 

@@ -3,6 +3,7 @@ import { unionAll } from "drizzle-orm/pg-core";
 import { DateTime } from "luxon";
 import { flushActivityBeforeRead } from "../activity/record-activity.js";
 import { dayRange } from "../billing/dates.js";
+import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import {
   activityAgentsDaily,
@@ -64,7 +65,7 @@ export async function runAnalytics(query: AnalyticsQuery): Promise<unknown> {
       return org(query);
     case "export": {
       const { from, to } = period(query, 30);
-      return exportOrg(query, orgIdOf(query), from, to);
+      return exportOrg(query, orgIdOf(query), from, to, getConfig().EXPORT_JOB_THRESHOLD_ROWS);
     }
     case "dashboard":
       return dashboard(query);

@@ -1,14 +1,14 @@
 /**
  * The compliance exports of GET /api/analytics (`action=export&org_id=&format=csv|json&dataset=
  * activity|tasks`; docs/accounts.md "Analytics"): an organisation's activity rows or tasks over a
- * period, read in keyset pages of {@link EXPORT_PAGE_ROWS} and streamed as they are read (issue 32
- * item 4), as CSV (csv-stringify, formula injection neutralized) or JSON.
+ * period, read in keyset pages of {@link EXPORT_PAGE_ROWS}, as CSV (csv-stringify, formula injection
+ * neutralized) or JSON (streamed as it is read, issue 32 item 4). An export past
+ * EXPORT_JOB_THRESHOLD_ROWS runs as an export job (lib/exports/jobs.ts; docs/decisions.md 48).
  */
-import { Readable } from "node:stream";
-import { stringify } from "csv-stringify";
-import { and, asc, eq, gte, lt } from "drizzle-orm";
+import { stringify as stringifySync } from "csv-stringify/sync";
+import { and, asc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
-import { keyCompare, keysetPages } from "../db/keyset-pages.js";
+import { keyCompare } from "../db/keyset-pages.js";
 import { activityLog, tasks } from "../db/schema/index.js";
 import { timestampText } from "../db/timestamp-text.js";
 import { describeError } from "../log-error.js";
@@ -16,15 +16,14 @@ import { jsonWithArray, textStream } from "../text-stream.js";
 import type { AnalyticsQuery } from "./schemas.js";
 
 /**
- * A CSV document to download, streamed (issue 32 item 4): `filename` (letters, digits, `_.-`
- * only) and `body`, the CSV bytes as they are produced from pages of rows, so an export of any
- * size never sits whole in memory. The HTTP adapter sends it as `text/csv` with a
- * Content-Disposition attachment.
+ * A CSV document to download: `filename` (letters, digits, `_.-` only) and `body`, the whole CSV
+ * text (at most EXPORT_JOB_THRESHOLD_ROWS rows; larger exports run as jobs). The HTTP adapter
+ * sends it as `text/csv` with a Content-Disposition attachment.
  */
 export class CsvExport {
   constructor(
     readonly filename: string,
-    readonly body: ReadableStream<Uint8Array>,
+    readonly body: string,
   ) {}
 }
 
@@ -39,33 +38,6 @@ export class JsonExport {
 
 /** Rows per page of a streamed export (one indexed range read each). */
 export const EXPORT_PAGE_ROWS = 5_000;
-
-/**
- * The CSV of `records` with a header of `columns`, as a byte stream (csv-stringify's stream API;
- * every string cell through `neutralizeFormula`).
- */
-function csvStream(
-  records: AsyncIterable<Record<string, unknown>>,
-  columns: readonly string[],
-): ReadableStream<Uint8Array> {
-  const stringifier = stringify({
-    header: true,
-    columns: [...columns],
-    cast: { boolean: (v) => String(v), string: neutralizeFormula },
-  });
-  Readable.from(records)
-    .on("error", (e) => stringifier.destroy(e))
-    .pipe(stringifier);
-  return Readable.toWeb(stringifier) as unknown as ReadableStream<Uint8Array>;
-}
-
-/** The rows of a keyset-paged query ({@link keysetPages} of EXPORT_PAGE_ROWS), one by one. */
-async function* pages<R, K>(
-  page: (after: K | null) => Promise<R[]>,
-  keyOf: (row: R) => K,
-): AsyncGenerator<R> {
-  for await (const rows of keysetPages(page, keyOf, EXPORT_PAGE_ROWS)) yield* rows;
-}
 
 /** First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection"). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -153,70 +125,130 @@ function taskRecord(t: typeof tasks.$inferSelect): Record<string, unknown> {
   };
 }
 
-/**
- * The export's records, page by page in (time, id) order: activity by `(at, id)`, tasks by
- * `(created_at, id)`, each page a keyset range of the organisation's index.
- */
-async function* exportRecords(
-  dataset: AnalyticsQuery["dataset"],
-  orgId: string,
-  from: Date,
-  to: Date,
-): AsyncGenerator<Record<string, unknown>> {
-  const db = await getDb();
-  if (dataset === "activity") {
-    const rows = pages(
-      (after: { at: string; id: number } | null) =>
-        db
-          .select({ row: activityLog, key: timestampText(activityLog.at) })
-          .from(activityLog)
-          .where(
-            and(
-              eq(activityLog.orgId, orgId),
-              gte(activityLog.at, from),
-              lt(activityLog.at, to),
-              after
-                ? keyCompare([activityLog.at, activityLog.id], ">", [after.at, String(after.id)])
-                : undefined,
-            ),
-          )
-          .orderBy(asc(activityLog.at), asc(activityLog.id))
-          .limit(EXPORT_PAGE_ROWS),
-      (r) => ({ at: r.key, id: r.row.id }),
-    );
-    for await (const r of rows) yield activityRecord(r.row);
-    return;
-  }
-  const rows = pages(
-    (after: { at: string; id: string } | null) =>
-      db
-        .select({
-          task: tasks,
-          key: timestampText(tasks.createdAt),
-        })
-        .from(tasks)
-        .where(
-          and(
-            eq(tasks.orgId, orgId),
-            eq(tasks.sandbox, false),
-            gte(tasks.createdAt, from),
-            lt(tasks.createdAt, to),
-            after ? keyCompare([tasks.createdAt, tasks.id], ">", [after.at, after.id]) : undefined,
-          ),
-        )
-        .orderBy(asc(tasks.createdAt), asc(tasks.id))
-        .limit(EXPORT_PAGE_ROWS),
-    (r) => ({ at: r.key, id: r.task.id }),
-  );
-  for await (const r of rows) yield taskRecord(r.task);
+/** The filter of an export's rows: one organisation over `[from, to)`. */
+export interface ExportFilter {
+  dataset: AnalyticsQuery["dataset"];
+  orgId: string;
+  from: Date;
+  to: Date;
 }
 
+/** The `where` of `filter`'s rows (sandbox tasks excluded), without any page bound. */
+function filterWhere(f: ExportFilter): SQL {
+  if (f.dataset === "activity")
+    return and(eq(activityLog.orgId, f.orgId), gte(activityLog.at, f.from), lt(activityLog.at, f.to))!;
+  return and(
+    eq(tasks.orgId, f.orgId),
+    eq(tasks.sandbox, false),
+    gte(tasks.createdAt, f.from),
+    lt(tasks.createdAt, f.to),
+  )!;
+}
+
+/**
+ * One keyset page of an export: up to `limit` records after the key `after` (`[time, id]` as text;
+ * null: from the start) in (time, id) order — activity by `(at, id)`, tasks by `(created_at, id)`,
+ * each page a range of the organisation's index — and the last record's key.
+ */
+export async function exportPage(
+  f: ExportFilter,
+  after: string[] | null,
+  limit: number,
+): Promise<{ rows: Record<string, unknown>[]; last: string[] | null }> {
+  const db = await getDb();
+  if (f.dataset === "activity") {
+    const rows = await db
+      .select({ row: activityLog, key: timestampText(activityLog.at) })
+      .from(activityLog)
+      .where(
+        and(filterWhere(f), after ? keyCompare([activityLog.at, activityLog.id], ">", after) : undefined),
+      )
+      .orderBy(asc(activityLog.at), asc(activityLog.id))
+      .limit(limit);
+    const last = rows.at(-1);
+    return {
+      rows: rows.map((r) => activityRecord(r.row)),
+      last: last ? [last.key, String(last.row.id)] : null,
+    };
+  }
+  const rows = await db
+    .select({ task: tasks, key: timestampText(tasks.createdAt) })
+    .from(tasks)
+    .where(and(filterWhere(f), after ? keyCompare([tasks.createdAt, tasks.id], ">", after) : undefined))
+    .orderBy(asc(tasks.createdAt), asc(tasks.id))
+    .limit(limit);
+  const last = rows.at(-1);
+  return { rows: rows.map((r) => taskRecord(r.task)), last: last ? [last.key, last.task.id] : null };
+}
+
+/** The export's records, page by page ({@link exportPage} of EXPORT_PAGE_ROWS). */
+async function* exportRecords(f: ExportFilter): AsyncGenerator<Record<string, unknown>> {
+  let after: string[] | null = null;
+  for (;;) {
+    const page = await exportPage(f, after, EXPORT_PAGE_ROWS);
+    yield* page.rows;
+    if (page.rows.length < EXPORT_PAGE_ROWS) return;
+    after = page.last;
+  }
+}
+
+/**
+ * Whether the export of `f` has more than `threshold` records, read as a capped count (at most
+ * `threshold + 1` index entries, whatever the organisation's size).
+ */
+export async function exportExceeds(f: ExportFilter, threshold: number): Promise<boolean> {
+  const db = await getDb();
+  const table = f.dataset === "activity" ? activityLog : tasks;
+  const inner = db
+    .select({ one: sql`1` })
+    .from(table)
+    .where(filterWhere(f))
+    .limit(threshold + 1);
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(inner.as("capped"));
+  return (row?.n ?? 0) > threshold;
+}
+
+/**
+ * An export past EXPORT_JOB_THRESHOLD_ROWS: answered 202 by the HTTP adapter, which queues it as
+ * an export job (lib/exports/jobs.ts) instead of answering the file in this request.
+ */
+export class LargeExport {
+  constructor(
+    readonly filter: ExportFilter,
+    readonly format: "csv" | "json",
+  ) {}
+}
+
+/** The CSV text of `records` with a header of `columns` (every string cell through `neutralizeFormula`). */
+export function csvText(
+  records: Record<string, unknown>[],
+  columns: readonly string[],
+  header: boolean,
+): string {
+  return stringifySync(records, {
+    header,
+    columns: [...columns],
+    cast: { boolean: (v) => String(v), string: neutralizeFormula },
+  });
+}
+
+/**
+ * The export of `query` for organisation `orgId` over `[from, to)`: past `threshold` records a
+ * {@link LargeExport} (the adapter queues a job, docs/decisions.md 48); below it, JSON is streamed
+ * with its `count` and `complete: true` last (a reader of a body cut short never sees them), and
+ * CSV — which has no place for such a record — is built whole before its first byte (at most
+ * `threshold` rows), so a failure is answered in the error envelope, never as a truncated 200
+ * (docs/decisions.md 50).
+ */
 export async function exportOrg(
   query: AnalyticsQuery,
   orgId: string,
   from: Date,
   to: Date,
-): Promise<CsvExport | JsonExport> {
+  threshold: number,
+): Promise<CsvExport | JsonExport | LargeExport> {
+  const filter: ExportFilter = { dataset: query.dataset, orgId, from, to };
+  if (await exportExceeds(filter, threshold)) return new LargeExport(filter, query.format);
   if (query.format === "json") {
     const head = {
       action: "export",
@@ -227,19 +259,23 @@ export async function exportOrg(
     };
     let count = 0;
     async function* counted() {
-      for await (const r of exportRecords(query.dataset, orgId, from, to)) {
+      for await (const r of exportRecords(filter)) {
         count++;
         yield r;
       }
     }
-    const pieces = jsonWithArray(head, "records", counted(), () => ({ count }));
+    const pieces = jsonWithArray(head, "records", counted(), () => ({ count, complete: true }));
     return new JsonExport(
       textStream(pieces, (e) => console.error(`[analytics] export of ${orgId}: ${describeError(e)}`)),
     );
   }
-  const safeOrg = orgId.replace(/[^A-Za-z0-9_.-]/g, "_");
-  return new CsvExport(
-    `org-${safeOrg}-${query.dataset}.csv`,
-    csvStream(exportRecords(query.dataset, orgId, from, to), EXPORT_COLUMNS[query.dataset]),
-  );
+  const records: Record<string, unknown>[] = [];
+  for await (const r of exportRecords(filter)) records.push(r);
+  return new CsvExport(exportFilename(filter, "csv"), csvText(records, EXPORT_COLUMNS[query.dataset], true));
+}
+
+/** The download name of an export of `f`: letters, digits and `_.-` only. */
+export function exportFilename(f: ExportFilter, format: "csv" | "json"): string {
+  const safeOrg = f.orgId.replace(/[^A-Za-z0-9_.-]/g, "_");
+  return `org-${safeOrg}-${f.dataset}.${format}`;
 }

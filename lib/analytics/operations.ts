@@ -1,4 +1,5 @@
 /** Operation descriptor of GET /api/analytics (admin). */
+import { EXPORT_ACCEPTED_RESPONSE } from "../descriptors/export-job.js";
 import { defineOperation } from "../descriptors/operation.js";
 import { analyticsQuerySchema, analyticsResponseSchema } from "./schemas.js";
 
@@ -19,5 +20,6 @@ export const analyticsOperation = defineOperation({
   response: analyticsResponseSchema,
   // export answers text/csv unless format=json; every other action JSON.
   contentType: ["application/json", "text/csv"],
+  responses: { 202: EXPORT_ACCEPTED_RESPONSE },
   errors: ["MISSING_FIELD", "VALIDATION_ERROR"],
 });

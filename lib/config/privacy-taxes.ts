@@ -22,6 +22,23 @@ export const privacyTaxSettings = () => ({
   ACTIVITY_LOG_RETENTION_DAYS: int(365, 0, 36_500),
   /** Retention of proof files (photos, reports) after their upload, days; 0 = kept. */
   PROOF_FILE_RETENTION_DAYS: int(730, 0, 36_500),
+  /**
+   * Exports past this many rows run as export jobs (docs/privacy.md "Large exports"; docs/decisions.md
+   * 48): a Law 25 export whose account has more tasks, ledger entries or activity rows (each counted
+   * up to this), a compliance export (`GET /api/analytics?action=export`) with more records.
+   * Below it the answer is the file itself, as before.
+   */
+  EXPORT_JOB_THRESHOLD_ROWS: int(20_000, 1, 10_000_000),
+  /** Rows an export job writes per chunk (one part of its file, one transaction). */
+  EXPORT_JOB_CHUNK_ROWS: int(5_000, 1, 100_000),
+  /** Time budget of one run of the export-jobs cron, seconds (inside the function's 60 s). */
+  EXPORT_JOB_BUDGET_SECONDS: int(40, 1, 290),
+  /** Attempts of one chunk before the job fails and the requester is told (e-mail). */
+  EXPORT_JOB_MAX_ATTEMPTS: int(5, 1, 20),
+  /** Delay after a chunk's first failure, seconds; doubled after each further one. */
+  EXPORT_JOB_RETRY_SECONDS: int(30, 0, 3600),
+  /** Lifetime of an export's download link, hours; the file is deleted after it. */
+  EXPORT_LINK_TTL_HOURS: int(72, 1, 720),
   /** Registered for GST/QST: estimates, charges and invoices add the taxes. false = small supplier. */
   TAX_REGISTERED: bool(false),
   /** GST/HST registration number, 9 digits + `RT` + 4 digits (e.g. 123456789RT0001). */

@@ -34,6 +34,8 @@ export const TEMPLATE_NAMES = [
   "refund-settled",
   "task-notice",
   "recourse",
+  "export-ready",
+  "export-failed",
 ] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
@@ -81,6 +83,14 @@ const FILES: Record<TemplateName, Record<Lang, URL>> = {
   recourse: {
     fr: new URL("./templates/recourse.fr.txt", import.meta.url),
     en: new URL("./templates/recourse.en.txt", import.meta.url),
+  },
+  "export-ready": {
+    fr: new URL("./templates/export-ready.fr.txt", import.meta.url),
+    en: new URL("./templates/export-ready.en.txt", import.meta.url),
+  },
+  "export-failed": {
+    fr: new URL("./templates/export-failed.fr.txt", import.meta.url),
+    en: new URL("./templates/export-failed.en.txt", import.meta.url),
   },
 };
 

@@ -9,6 +9,7 @@ import { listAuditLogOperation } from "../audit/operations.js";
 import { clientAuthOperation } from "../auth/operations.js";
 import { getBillingOperation, preAuthorizeOperation } from "../billing/operations.js";
 import { listServicesOperation } from "../catalog/operations.js";
+import { downloadExportOperation, getExportJobOperation } from "../exports/operations.js";
 import {
   assignTaskOperation,
   listAssignableStaffOperation,
@@ -57,6 +58,7 @@ import {
   deadlineWatchOperation,
   deliverWebhooksOperation,
   expirePaymentsOperation,
+  exportJobsOperation,
   getCapabilitiesOperation,
   getLlmsTxtOperation,
   getOpenApiOperation,
@@ -132,6 +134,8 @@ export function allOperations(): Operation[] {
     privacyRequestOperation,
     listPrivacyAdminOperation,
     privacyAdminOperation,
+    getExportJobOperation,
+    downloadExportOperation,
     analyticsOperation,
     listAuditLogOperation,
     staffAuthOperation,
@@ -156,6 +160,7 @@ export function allOperations(): Operation[] {
     deliverWebhooksOperation,
     expirePaymentsOperation,
     privacyRetentionOperation,
+    exportJobsOperation,
     slaCreditsOperation,
     deadlineWatchOperation,
   ] as Operation[];

@@ -156,6 +156,26 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     erasure: "kept",
     none: "id pair rate source as_of fetched_at",
   }),
+  export_jobs: table({
+    purpose:
+      "large exports run in chunks (Law 25 access requests, compliance exports): progress and where to send the link",
+    export: {
+      excluded:
+        "the job of an export, not a record about the person: the export it produces is the access answer",
+    },
+    erasure: "deleted with the account's other rows; deleted with their file when their link expires",
+    personal: "notify_email",
+    none:
+      "id kind format account_id requested_by lang params active_key status section after section_rows counts parts bytes " +
+      "attempts next_attempt_at locked_until error audit_id created_at completed_at expires_at",
+  }),
+  export_job_parts: table({
+    purpose: "the file an export job produces, in parts",
+    export: { excluded: "a copy of an export already given to the requester; deleted when its link expires" },
+    erasure: "deleted with the job",
+    personal: "content",
+    none: "job_id seq",
+  }),
   idempotency_keys: table({
     purpose: "replay of retried requests (24 h)",
     export: { excluded: "kept 24 h only; the stored answers are encrypted copies of other records" },

@@ -9,9 +9,10 @@
  * one is exported once and de-identified, across the export's pages and erasure's chunks.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as accountGet } from "../../api/client-account.js";
 import { POST as adminPost } from "../../api/privacy-admin.js";
+import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { activityLog, apiKeys, privacyAudit, tasks } from "../../lib/db/schema/index.js";
 import { openLinkedAccount, readAccount } from "../accounts/helpers.js";
@@ -49,7 +50,20 @@ async function seedTasks(prefix: string, n: number, keyId: string | null, accoun
   }
 }
 
+/**
+ * This file tests the streamed answer with an account past the protocol's parameter limit: the
+ * threshold above which the export runs as a job (tests/exports/export-jobs.test.ts) is raised here.
+ */
+const savedThreshold = process.env.EXPORT_JOB_THRESHOLD_ROWS;
+afterAll(() => {
+  if (savedThreshold === undefined) delete process.env.EXPORT_JOB_THRESHOLD_ROWS;
+  else process.env.EXPORT_JOB_THRESHOLD_ROWS = savedThreshold;
+  resetConfig();
+});
+
 beforeAll(async () => {
+  process.env.EXPORT_JOB_THRESHOLD_ROWS = "1000000";
+  resetConfig();
   admin = await makeKey(["admin"]);
   const key = await makeKey();
   const opened = await openLinkedAccount(key);
@@ -108,7 +122,12 @@ describe("Law 25 with more than 65,535 tasks (issue 32 item 5)", () => {
       .select({ details: privacyAudit.details })
       .from(privacyAudit)
       .where(and(eq(privacyAudit.accountId, accountId), eq(privacyAudit.action, "export")));
-    expect(audits.at(-1)!.details).toMatchObject({ streamed: true, tasks: BY_KEY + BY_ACCOUNT });
+    expect(audits.at(-1)!.details).toMatchObject({
+      delivery: "stream",
+      outcome: "complete",
+      tasks: BY_KEY + BY_ACCOUNT,
+    });
+    expect(doc.export).toMatchObject({ complete: true, counts: { tasks: BY_KEY + BY_ACCOUNT } });
   }, 120_000);
 
   it("de-identifies it: every task, and the named task of another once terminal", async () => {

@@ -20,6 +20,7 @@ export * from "./disputes.js";
 export * from "./emails.js";
 export * from "./enums.js";
 export * from "./exchange-rates.js";
+export * from "./export-jobs.js";
 export * from "./idempotency-keys.js";
 export * from "./invoices.js";
 export * from "./job-runs.js";

@@ -117,6 +117,10 @@ export const privacyRetentionOperation = cronOperation(
   "privacy-retention",
   "De-identify accounts whose erasure is due; delete activity logs and proof files past their retention",
 );
+export const exportJobsOperation = cronOperation(
+  "export-jobs",
+  "Write the chunks of queued export jobs (Law 25, large compliance exports); delete files past their link",
+);
 export const deadlineWatchOperation = cronOperation(
   "deadline-watch",
   "Flag paid and dispatched tasks near their execution deadline (task.at_risk, once)",
