@@ -188,7 +188,7 @@ async function* exportText(
     }
     yield `,"counts":${JSON.stringify(counts)},"complete":true}}`;
   } catch (error) {
-    await auditStreamFailure(audit!.id, account.id, counts, error);
+    auditStreamFailure(audit!.id, account.id, counts, error);
     throw error;
   }
   await db
@@ -197,35 +197,42 @@ async function* exportText(
     .where(eq(privacyAudit.id, audit!.id));
 }
 
+/** Attempts to audit a failed stream, and the pause between them, ms: the database may be what failed. */
+const AUDIT_FAILURE_ATTEMPTS = 10;
+const AUDIT_FAILURE_PAUSE_MS = 3_000;
+
 /**
  * Marks the `export` audit row `id` failed (`outcome: failed`, the error, the rows written by
- * section). The database may be what failed: the update is tried once on a fresh statement and a
- * failure of it is logged, never thrown (the stream's own error is what the caller reports).
+ * section). The database may be what failed: the update is retried in the background (up to
+ * AUDIT_FAILURE_ATTEMPTS, AUDIT_FAILURE_PAUSE_MS apart) so the stream's error reaches the client at
+ * once; a row never updated still says `started`, never complete. Every failed try is logged.
  */
-async function auditStreamFailure(
+function auditStreamFailure(
   id: number,
   accountId: string,
   counts: Record<string, number>,
   error: unknown,
-): Promise<void> {
-  try {
-    const db = await getDb();
-    await db
-      .update(privacyAudit)
-      .set({
-        details: {
-          delivery: "stream",
-          outcome: "failed",
-          error: describeError(error).slice(0, 500),
-          rows_written: counts,
-        },
-      })
-      .where(eq(privacyAudit.id, id));
-  } catch (auditError) {
-    console.error(
-      `[export] account ${accountId}: the failure could not be audited: ${describeError(auditError)}`,
-    );
-  }
+): void {
+  const details = {
+    delivery: "stream",
+    outcome: "failed",
+    error: describeError(error).slice(0, 500),
+    rows_written: { ...counts },
+  };
+  void (async () => {
+    for (let attempt = 1; attempt <= AUDIT_FAILURE_ATTEMPTS; attempt++) {
+      try {
+        const db = await getDb();
+        await db.update(privacyAudit).set({ details }).where(eq(privacyAudit.id, id));
+        return;
+      } catch (auditError) {
+        console.error(
+          `[export] account ${accountId}: the failure could not be audited (try ${attempt}): ${describeError(auditError)}`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, AUDIT_FAILURE_PAUSE_MS));
+      }
+    }
+  })();
 }
 
 /**
