@@ -163,7 +163,8 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
       excluded:
         "the job of an export, not a record about the person: the export it produces is the access answer",
     },
-    erasure: "deleted with the account's other rows; deleted with their file when their link expires",
+    erasure:
+      "deleted with their file when the account is erased (its Law 25 jobs, and every compliance export whose rows include the account's tasks or activity); files deleted when their link expires",
     personal: "notify_email",
     none:
       "id kind format account_id requested_by lang params active_key status section after section_rows counts parts bytes " +
@@ -172,7 +173,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
   export_job_parts: table({
     purpose: "the file an export job produces, in parts",
     export: { excluded: "a copy of an export already given to the requester; deleted when its link expires" },
-    erasure: "deleted with the job",
+    erasure: "deleted with the job (on the account's erasure, or when its link expires)",
     personal: "content",
     none: "job_id seq",
   }),

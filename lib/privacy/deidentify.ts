@@ -2,21 +2,24 @@
  * De-identification of an account (Law 25; docs/privacy.md "Erasure"), the step ./erasure.ts runs
  * when a request is due or processed early: every `personal` column of the subject's rows
  * (./subject.ts) replaced or cleared, the subject's files and e-mails deleted, its keys revoked,
- * the accounting records kept, and the requester contact of other tenants' terminal tasks naming
- * the account's e-mail replaced. Large sections are changed in chunks of {@link ERASURE_CHUNK_ROWS}
+ * the accounting records kept, the export files holding copies of its rows deleted, and the
+ * requester contact of other tenants' terminal tasks naming the account's e-mail replaced. Large sections are changed in chunks of {@link ERASURE_CHUNK_ROWS}
  * rows inside the caller's transaction.
  */
-import { and, asc, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
-import type { PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { and, asc, eq, exists, inArray, ne, or, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { jsonList } from "../db/bulk.js";
 import type { Db, Tx } from "../db/client.js";
 import { keyCompare, keyOfRow, keysetPages, keyText } from "../db/keyset-pages.js";
 import {
+  activityLog,
   apiKeys,
   authTokens,
   type ClientAccount,
   clientAccounts,
   emails,
+  exportJobParts,
+  exportJobs,
   tasks,
   webhooks,
 } from "../db/schema/index.js";
@@ -193,6 +196,7 @@ export async function deidentifyAccount(
   await rewrite("activity", { ip: null, agentName: null });
   await rewrite("preauthorizations", { agentId: DEIDENTIFIED });
   await remove("sessions");
+  Object.assign(counts, await deleteExportFiles(tx, account, where));
   await tx.delete(authTokens).where(eq(authTokens.accountId, account.id));
   await tx
     .update(clientAccounts)
@@ -213,4 +217,58 @@ export async function deidentifyAccount(
     .where(eq(clientAccounts.id, account.id));
   counts.account = 1;
   return counts;
+}
+
+/**
+ * Deletes the export jobs (lib/exports/jobs.ts) that hold a copy of the subject's rows, with their
+ * files (`export_job_parts`): the account's Law 25 exports, and every compliance export whose
+ * filter (organisation, dataset, period) takes in at least one of the subject's tasks or activity
+ * rows — whatever their status (queued, running, ready to download). docs/privacy.md "Erasure".
+ * @returns `{ export_jobs, export_job_parts }`: the rows deleted
+ */
+async function deleteExportFiles(
+  tx: Tx,
+  account: ClientAccount,
+  where: SubjectRows,
+): Promise<{ export_jobs: number; export_job_parts: number }> {
+  const param = (name: string) => sql`(${exportJobs.params}->>${name})`;
+  const inFilter = (orgId: PgColumn, at: PgColumn) =>
+    and(
+      sql`${orgId} = ${param("org_id")}`,
+      sql`${at} >= ${param("from")}::timestamptz`,
+      sql`${at} < ${param("to")}::timestamptz`,
+    );
+  const holdsSubject = or(
+    eq(exportJobs.accountId, account.id),
+    and(
+      eq(exportJobs.kind, "analytics"),
+      or(
+        and(
+          sql`${param("dataset")} = 'tasks'`,
+          exists(
+            tx
+              .select({ one: sql`1` })
+              .from(tasks)
+              .where(and(where.tasks, inFilter(tasks.orgId, tasks.createdAt))),
+          ),
+        ),
+        and(
+          sql`${param("dataset")} = 'activity'`,
+          exists(
+            tx
+              .select({ one: sql`1` })
+              .from(activityLog)
+              .where(and(where.activity, inFilter(activityLog.orgId, activityLog.at))),
+          ),
+        ),
+      ),
+    ),
+  );
+  const jobs = tx.select({ id: exportJobs.id }).from(exportJobs).where(holdsSubject);
+  const parts = await tx
+    .delete(exportJobParts)
+    .where(inArray(exportJobParts.jobId, jobs))
+    .returning({ seq: exportJobParts.seq });
+  const deleted = await tx.delete(exportJobs).where(holdsSubject).returning({ id: exportJobs.id });
+  return { export_jobs: deleted.length, export_job_parts: parts.length };
 }

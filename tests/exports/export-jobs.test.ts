@@ -7,11 +7,12 @@
  * link for another account, another job or past its expiry is 404. A compliance export past the
  * threshold runs the same way. The threshold and chunk size are set low: 130 tasks need 6 chunks.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as analyticsGet } from "../../api/analytics.js";
 import { GET as downloadGet } from "../../api/export-download.js";
 import { GET as jobGet } from "../../api/export-jobs.js";
+import { POST as privacyAdminPost } from "../../api/privacy-admin.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { apiKeys, emails, exportJobParts, exportJobs, privacyAudit } from "../../lib/db/schema/index.js";
@@ -283,5 +284,62 @@ describe("compliance export past the threshold as a job", () => {
     const ids = lines.slice(1).map((l) => l.split(",")[0]);
     expect(ids.length).toBe(TASKS);
     expect(new Set(ids).size).toBe(TASKS);
+  });
+});
+
+describe("erasure of the account", () => {
+  it("deletes its export jobs and files, and the compliance exports holding its rows; others stay", async () => {
+    const db = await getDb();
+    // A file of the account's own (the Law 25 job queued by the last test, written out), the
+    // compliance export of org-exj above (the account's tasks are in it), and a compliance export
+    // of an organisation where the account has no row.
+    await drain();
+    await seedTasks("OTHER", 60, null, null);
+    await db.execute(sql`update tasks set org_id = 'org-exj-other' where id like 'TASK-EXJ-OTHER-%'`);
+    const otherUrl = "/api/analytics?action=export&org_id=org-exj-other&dataset=tasks&format=json";
+    const other = await call(analyticsGet, otherUrl, { headers: { authorization: `Bearer ${admin}` } });
+    expect(other.res.status).toBe(202);
+    await drain();
+    const before = await db.select().from(exportJobs);
+    const ours = before.filter((j) => j.accountId === accountId || j.params.org_id === "org-exj");
+    expect(ours.filter((j) => j.status === "succeeded").length).toBeGreaterThanOrEqual(2);
+    const [withParts] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(exportJobParts)
+      .where(
+        inArray(
+          exportJobParts.jobId,
+          ours.map((j) => j.id),
+        ),
+      );
+    expect(withParts!.n).toBeGreaterThan(0);
+
+    const erased = await call(privacyAdminPost, "/api/privacy-admin", {
+      method: "POST",
+      headers: { "x-api-key": admin },
+      json: { action: "process_erasure", account_id: accountId, reason: "test: export files" },
+    });
+    expect(erased.res.status).toBe(200);
+
+    const after = await db.select().from(exportJobs);
+    expect(after.filter((j) => ours.some((o) => o.id === j.id))).toEqual([]);
+    const [left] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(exportJobParts)
+      .where(
+        inArray(
+          exportJobParts.jobId,
+          ours.map((j) => j.id),
+        ),
+      );
+    expect(left!.n).toBe(0);
+    // The other organisation's export is no copy of the account's rows: it stays, file and all.
+    const kept = after.find((j) => j.id === other.body.job.job_id);
+    expect(kept?.status).toBe("succeeded");
+    const [audit] = await db
+      .select()
+      .from(privacyAudit)
+      .where(and(eq(privacyAudit.accountId, accountId), eq(privacyAudit.action, "deidentified")));
+    expect(audit!.details).toMatchObject({ export_jobs: ours.length, export_job_parts: withParts!.n });
   });
 });
