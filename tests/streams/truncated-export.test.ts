@@ -61,6 +61,23 @@ describe.skipIf(!ADMIN_URL)(
       await scratch?.drop();
     });
 
+    it("ends a whole export with its counts and complete: true, audited complete (the marker a cut body lacks)", async () => {
+      const res = await fetch(`${host.url}/api/client-account?action=export`, {
+        headers: { authorization: `Bearer ${jwt}` },
+      });
+      expect(res.status).toBe(200);
+      const doc = JSON.parse(await res.text());
+      expect(doc.export.complete).toBe(true);
+      expect(doc.export.counts.tasks).toBe(TASKS);
+      expect(doc.export.tasks.length).toBe(TASKS);
+      const db = await getDb();
+      const rows = await db
+        .select({ details: privacyAudit.details })
+        .from(privacyAudit)
+        .where(and(eq(privacyAudit.accountId, accountId), eq(privacyAudit.action, "export")));
+      expect(rows.at(-1)?.details).toMatchObject({ delivery: "stream", outcome: "complete", tasks: TASKS });
+    }, 120_000);
+
     it("lets the client tell the body is incomplete, and audits the export as failed", async () => {
       const res = await fetch(`${host.url}/api/client-account?action=export`, {
         headers: { authorization: `Bearer ${jwt}` },
