@@ -611,7 +611,7 @@ export interface paths {
         };
         /**
          * Progress of an export job (Law 25 or compliance export)
-         * @description The client JWT of the exported account, an admin key, or the key that asked for it. Status, sections done, rows by section, bytes, attempts and the last error. 404 for a job that is not the caller's. The file itself is only sent through the e-mailed link (GET /api/export-download).
+         * @description The client JWT of the exported account, an admin key, or the key or staff session that asked for it. Status, sections done, rows by section, bytes, attempts and the last error. 404 for a job that is not the caller's. The file itself is only sent through the e-mailed link (GET /api/export-download).
          */
         get: operations["getExportJob"];
         put?: never;

@@ -24,11 +24,14 @@ export const getExportJobOperation = defineOperation({
   path: "/api/export-jobs",
   summary: "Progress of an export job (Law 25 or compliance export)",
   description:
-    "The client JWT of the exported account, an admin key, or the key that asked for it. Status, sections done, rows " +
+    "The client JWT of the exported account, an admin key, or the key or staff session that asked for it. Status, " +
+    "sections done, rows " +
     "by section, bytes, attempts and the last error. 404 for a job that is not the caller's. The file itself is " +
     "only sent through the e-mailed link (GET /api/export-download).",
   tags: ["Privacy"],
   auth: "key_or_client",
+  // The staff member who asked for a compliance export follows its progress with their session.
+  staffAccess: true,
   query: exportJobQuerySchema,
   response: exportJobResponseSchema,
   errors: ["VALIDATION_ERROR", "NOT_FOUND"],

@@ -54,7 +54,10 @@ export async function law25ExportJobIfLarge(
   return accepted({ kind: "law25", account, requestedBy: actor });
 }
 
-/** The 202 of a compliance export past EXPORT_JOB_THRESHOLD_ROWS, its link e-mailed to the caller's contact. */
+/**
+ * The 202 of a compliance export past EXPORT_JOB_THRESHOLD_ROWS, its link e-mailed to the caller:
+ * an admin key's contact, or a staff member's own address (`staffCaller` sets `contact` to it).
+ */
 export function analyticsExportJob(large: LargeExport, caller: Caller): Promise<ExportAccepted> {
   return accepted({
     kind: "analytics",

@@ -21,6 +21,7 @@ import { openLinkedAccount, readAccount } from "../accounts/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
+import { createStaff, staffHeaders } from "../helpers/staff.js";
 
 useTestDatabase();
 
@@ -284,6 +285,30 @@ describe("compliance export past the threshold as a job", () => {
     const ids = lines.slice(1).map((l) => l.split(",")[0]);
     expect(ids.length).toBe(TASKS);
     expect(new Set(ids).size).toBe(TASKS);
+  });
+});
+
+describe("compliance export past the threshold asked by a staff member", () => {
+  it("e-mails the link to the staff member's own address, and the link serves the file", async () => {
+    const staff = await createStaff("owner");
+    const url = "/api/analytics?action=export&org_id=org-exj&dataset=tasks&format=json";
+    const { res, body } = await call(analyticsGet, url, { headers: staffHeaders(staff) });
+    expect(res.status).toBe(202);
+    const id = body.job.job_id as string;
+    const progress = await call(jobGet, `/api/export-jobs?job_id=${id}`, { headers: staffHeaders(staff) });
+    expect(progress.res.status).toBe(200);
+    await drain();
+    const db = await getDb();
+    const [job] = await db.select().from(exportJobs).where(eq(exportJobs.id, id));
+    expect(job).toMatchObject({ requestedBy: `staff:${staff.staffId}`, notifyEmail: staff.email });
+    const [mail] = await db
+      .select()
+      .from(emails)
+      .where(eq(emails.dedupeKey, `export-ready:${id}`));
+    expect(mail!.toAddress).toBe(staff.email);
+    const file = await download(await linkOf(id));
+    expect(file.res.status).toBe(200);
+    expect(file.body).toMatchObject({ org_id: "org-exj", count: TASKS, complete: true });
   });
 });
 

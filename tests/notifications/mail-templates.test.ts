@@ -77,6 +77,9 @@ function expectNoCode(where: string, lang: Lang, message: { subject: string; tex
   }
 }
 
+/** Templates about no task (an export's file or failure): they name their job, not a task id. */
+const NOT_ABOUT_A_TASK: ReadonlySet<string> = new Set(["export-ready", "export-failed"]);
+
 describe("every template, every section combination", () => {
   it.each(TEMPLATE_NAMES.flatMap((name) => LANGS.map((lang) => [name, lang] as const)))(
     "%s (%s) never shows template code",
@@ -92,7 +95,8 @@ describe("every template, every section combination", () => {
         for (const s of sections) values[s] = on.has(s) ? (values[s] ?? true) : null;
         const message = renderTemplate(name, lang, values);
         expectNoTemplateCode(`${name}.${lang} with {${[...on].join(", ")}}`, message);
-        if (!sections.includes("task_id") || on.has("task_id")) expect(message.text).toContain("TASK-1");
+        if (NOT_ABOUT_A_TASK.has(name)) expect(message.subject).toContain("[job_id]");
+        else if (!sections.includes("task_id") || on.has("task_id")) expect(message.text).toContain("TASK-1");
         rendered++;
       }
       expect(rendered).toBe(2 ** sections.length);
