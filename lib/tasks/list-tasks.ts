@@ -10,7 +10,7 @@
  * the policy screen's record (outcome, reason codes, matched rules, override) for the console.
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { getDb } from "../db/client.js";
+import { type Db, getDb } from "../db/client.js";
 import { keyCompare } from "../db/keyset-pages.js";
 import { TASK_SEARCH_TEXT, type Task, type TaskPolicyRecord, tasks } from "../db/schema/index.js";
 import { timestampText } from "../db/timestamp-text.js";
@@ -114,23 +114,26 @@ function decodeCursor(text: string, sort: string, offset: number): TaskListCurso
 }
 
 /**
- * Lists tasks for the operator: one page of `query` and the number of matching tasks, counted up to
- * TASK_LIST_TOTAL_CAP, or TASK_LIST_SEARCH_TOTAL_CAP when `q` is set (`total_capped` true when more
- * match).
+ * The two statements of one task-list request, unexecuted: `page` (up to `limit + 1` rows of
+ * `{ task, sortKey }` in the sort's order, after the cursor or `offset`) and `count` (`{ n }`, the
+ * matching tasks counted up to `cap + 1`). {@link listTasks} runs them; the plan test
+ * (tests/tasks/task-list-plans.test.ts) reads their plans.
  * @throws DomainError VALIDATION_ERROR (a bad cursor, or a cursor with an offset)
  */
-export async function listTasks(query: TaskListQuery): Promise<{
-  tasks: TaskListItem[];
-  total: number;
-  total_capped: boolean;
-  limit: number;
-  offset: number;
-  next_cursor: string | null;
-}> {
-  const db = await getDb();
+export function taskListQueries(db: Db, query: TaskListQuery) {
   const where: SQL[] = [];
   if (!query.include_sandbox) where.push(eq(tasks.sandbox, false));
-  if (query.status?.length) where.push(inArray(tasks.status, query.status));
+  // One status (the console's filter): written as a range of one value, not `=`, so the planner keeps
+  // `status` as the first ordering column (an `=` makes it a constant it drops): only the status's
+  // own range of `(status, sort, id)` then gives the order without a sort, never a walk of every
+  // task in time order skipping the other statuses, whatever the statistics say
+  // (tasks_list_status_*_id_idx; issue 45 item 2, tests/tasks/task-list-plans.test.ts).
+  const oneStatus =
+    query.status?.length === 1 && !query.include_sandbox && query.sort.replace(/^-/, "") !== "review_deadline"
+      ? query.status[0]!
+      : undefined;
+  if (oneStatus) where.push(sql`${tasks.status} between ${oneStatus} and ${oneStatus}`);
+  else if (query.status?.length) where.push(inArray(tasks.status, query.status));
   if (query.service_type) where.push(eq(tasks.serviceType, query.service_type));
   if (query.q) {
     const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -151,8 +154,9 @@ export async function listTasks(query: TaskListQuery): Promise<{
   const page = after
     ? and(condition, keyCompare([column, tasks.id], descending ? "<" : ">", [after.value, after.id]))
     : condition;
-  const [rows, [totalRow]] = await Promise.all([
-    db
+  return {
+    cap,
+    page: db
       .select({
         task: tasks,
         // The sort value at full precision (microseconds): a millisecond ISO string would cut
@@ -161,11 +165,12 @@ export async function listTasks(query: TaskListQuery): Promise<{
       })
       .from(tasks)
       .where(page)
-      .orderBy(direction(column), direction(tasks.id))
+      // One status: ordered by it first (it is fixed: the order is the same; see above).
+      .orderBy(...(oneStatus ? [direction(tasks.status)] : []), direction(column), direction(tasks.id))
       .limit(query.limit + 1)
       .offset(query.offset),
     // Counts at most CAP + 1 rows: the inner LIMIT stops the scan there.
-    db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(
+    count: db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(
       db
         .select({ one: sql`1`.as("one") })
         .from(tasks)
@@ -173,7 +178,26 @@ export async function listTasks(query: TaskListQuery): Promise<{
         .limit(cap + 1)
         .as("matching"),
     ),
-  ]);
+  };
+}
+
+/**
+ * Lists tasks for the operator: one page of `query` and the number of matching tasks, counted up to
+ * TASK_LIST_TOTAL_CAP, or TASK_LIST_SEARCH_TOTAL_CAP when `q` is set (`total_capped` true when more
+ * match).
+ * @throws DomainError VALIDATION_ERROR (a bad cursor, or a cursor with an offset)
+ */
+export async function listTasks(query: TaskListQuery): Promise<{
+  tasks: TaskListItem[];
+  total: number;
+  total_capped: boolean;
+  limit: number;
+  offset: number;
+  next_cursor: string | null;
+}> {
+  const db = await getDb();
+  const { cap, page, count } = taskListQueries(db, query);
+  const [rows, [totalRow]] = await Promise.all([page, count]);
   const counted = totalRow?.n ?? 0;
   const shown = rows.slice(0, query.limit);
   const last = shown[shown.length - 1];

@@ -243,6 +243,21 @@ export const tasks = pgTable(
     index("tasks_list_created_at_id_idx").on(t.createdAt, t.id).where(sql`not sandbox`),
     index("tasks_list_updated_at_id_idx").on(t.updatedAt, t.id).where(sql`not sandbox`),
     index("tasks_list_review_deadline_id_idx").on(t.reviewDeadline, t.id).where(sql`not sandbox`),
+    /**
+     * The task list filtered by one status (the console's status filter, newest first; its refunds
+     * view, cancelled by last change): the status's own range of `(sort, id)`, so a rare status is
+     * never found by walking every task in time order (issue 45 item 2; tests/tasks/task-list-plans.test.ts).
+     */
+    index("tasks_list_status_created_at_id_idx").on(t.status, t.createdAt, t.id).where(sql`not sandbox`),
+    index("tasks_list_status_updated_at_id_idx").on(t.status, t.updatedAt, t.id).where(sql`not sandbox`),
+    /**
+     * The review queue (`status=received&sort=review_deadline`): only the waiting tasks, a few
+     * hundred whatever the history, by deadline. All of them are recent; the deadline index of every
+     * task walked the whole history before reaching them (issue 45).
+     */
+    index("tasks_review_queue_idx")
+      .on(t.reviewDeadline, t.id)
+      .where(sql`status = 'received' and not sandbox`),
     /** The SLA-credit job's candidates (`SLA_CREDIT_CANDIDATE`), oldest deadline first. */
     index("tasks_sla_credit_candidates_idx").on(t.executionDeadline, t.id).where(SLA_CREDIT_CANDIDATE),
     index("tasks_api_key_id_idx").on(t.apiKeyId),

@@ -1,0 +1,3 @@
+CREATE INDEX "tasks_list_status_created_at_id_idx" ON "tasks" USING btree ("status","created_at","id") WHERE not sandbox;--> statement-breakpoint
+CREATE INDEX "tasks_list_status_updated_at_id_idx" ON "tasks" USING btree ("status","updated_at","id") WHERE not sandbox;--> statement-breakpoint
+CREATE INDEX "tasks_review_queue_idx" ON "tasks" USING btree ("review_deadline","id") WHERE status = 'received' and not sandbox;
