@@ -227,7 +227,7 @@ export interface paths {
         };
         /**
          * Prepaid balance, spending level and transactions of an account
-         * @description `action=balance|transactions`, `agent_id` = the account e-mail or the name of a key linked to it. A key sees only the account its owner linked it to (POST /api/account-keys; 403 otherwise — the key's contact e-mail grants nothing); an admin sees any. Transactions: newest first; `date_from`/`date_to` (YYYY-MM-DD, inclusive, America/Toronto), `service_type`, `limit` (default 50, max 200), `offset`; `total` counts all matches. `available_balance_cad` is the ledger balance minus live pre-authorization holds. An unknown `action` or an `agent_id` over 254 characters is 400 INVALID_FORMAT (spec: 400 missing/invalid action or agent_id).
+         * @description `action=balance|transactions`, `agent_id` = the account e-mail or the name of a key linked to it. A key sees only the account its owner linked it to (POST /api/account-keys; 403 otherwise — the key's contact e-mail grants nothing); an admin sees any. Transactions: newest first; `date_from`/`date_to` (YYYY-MM-DD, inclusive, America/Toronto), `service_type`, `limit` (default 50, max 200), `offset`; `total` counts the matches up to `offset` + 1,000 (`total_capped` when more). `available_balance_cad` is the ledger balance minus live pre-authorization holds. An unknown `action` or an `agent_id` over 254 characters is 400 INVALID_FORMAT (spec: 400 missing/invalid action or agent_id).
          */
         get: operations["getBilling"];
         put?: never;
@@ -1477,7 +1477,10 @@ export interface components {
             /** @constant */
             currency: "CAD";
             transactions?: components["schemas"]["BillingTransaction"][];
+            /** @description `transactions`: matching entries, counted up to `offset` + 1,000. */
             total?: number;
+            /** @description `transactions`: true when more entries match than `total` counts. */
+            total_capped?: boolean;
             limit?: number;
             offset?: number;
         };

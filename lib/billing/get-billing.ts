@@ -1,9 +1,11 @@
 /**
  * GET /api/billing (MCP `check_balance`): the balance of the account `agent_id` names
  * and, for `transactions`, its ledger newest first with date and service filters and
- * pagination (`limit` default 50, max 200; `total` counts every match).
+ * pagination (`limit` default 50, max 200; `total` counts the matches up to `offset` +
+ * TRANSACTIONS_TOTAL_CAP, then `total_capped` is true: issue 45, a key with 92,000 entries counted
+ * them all on every page).
  */
-import { and, count, desc, eq, gte, lt, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import type { RefundReason } from "../db/schema/enums.js";
 import { ledgerEntries, tasks } from "../db/schema/index.js";
@@ -12,7 +14,7 @@ import { refundReasonsOf, singleRefundReason } from "../tasks/state/refund-reaso
 import { accountBalance, type SpendingLevel, spendingLevel } from "./balance.js";
 import { dayRange } from "./dates.js";
 import { resolveBillingAccount } from "./resolve-agent.js";
-import { type BillingQuery, TRANSACTIONS_DEFAULT_LIMIT } from "./schemas.js";
+import { type BillingQuery, TRANSACTIONS_DEFAULT_LIMIT, TRANSACTIONS_TOTAL_CAP } from "./schemas.js";
 
 /** One ledger entry as a transaction. */
 export interface BillingTransaction {
@@ -44,6 +46,7 @@ export interface BillingResponse {
   currency: "CAD";
   transactions?: BillingTransaction[];
   total?: number;
+  total_capped?: boolean;
   limit?: number;
   offset?: number;
 }
@@ -73,6 +76,7 @@ export async function getBilling(caller: Caller, query: BillingQuery): Promise<B
   if (query.service_type) where.push(eq(tasks.serviceType, query.service_type));
   const db = await getDb();
   const condition = and(...where);
+  const cap = offset + TRANSACTIONS_TOTAL_CAP;
   const [rows, [totalRow]] = await Promise.all([
     db
       .select({ entry: ledgerEntries, serviceType: tasks.serviceType })
@@ -82,11 +86,20 @@ export async function getBilling(caller: Caller, query: BillingQuery): Promise<B
       .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
       .limit(limit)
       .offset(offset),
-    db
-      .select({ n: count() })
-      .from(ledgerEntries)
-      .leftJoin(tasks, eq(tasks.id, ledgerEntries.taskId))
-      .where(condition),
+    // Counts at most `cap` + 1 entries (the inner LIMIT stops the index range there), joining the
+    // tasks only when their service filters.
+    db.select({ n: count() }).from(
+      (query.service_type
+        ? db
+            .select({ one: sql`1`.as("one") })
+            .from(ledgerEntries)
+            .leftJoin(tasks, eq(tasks.id, ledgerEntries.taskId))
+        : db.select({ one: sql`1`.as("one") }).from(ledgerEntries)
+      )
+        .where(condition)
+        .limit(cap + 1)
+        .as("matching"),
+    ),
   ]);
   const reasons = await refundReasonsOf(
     db,
@@ -106,7 +119,8 @@ export async function getBilling(caller: Caller, query: BillingQuery): Promise<B
       invoice_id: entry.invoiceId,
       created_at: entry.createdAt.toISOString(),
     })),
-    total: totalRow?.n ?? 0,
+    total: Math.min(totalRow?.n ?? 0, cap),
+    total_capped: (totalRow?.n ?? 0) > cap,
     limit,
     offset,
   };

@@ -16,7 +16,7 @@ export const getBillingOperation = defineOperation({
     "`action=balance|transactions`, `agent_id` = the account e-mail or the name of a key linked to it. A key sees " +
     "only the account its owner linked it to (POST /api/account-keys; 403 otherwise — the key's contact e-mail " +
     "grants nothing); an admin sees any. Transactions: newest first; `date_from`/`date_to` (YYYY-MM-DD, inclusive, America/Toronto), " +
-    "`service_type`, `limit` (default 50, max 200), `offset`; `total` counts all matches. `available_balance_cad` " +
+    "`service_type`, `limit` (default 50, max 200), `offset`; `total` counts the matches up to `offset` + 1,000 (`total_capped` when more). `available_balance_cad` " +
     "is the ledger balance minus live pre-authorization holds. An unknown `action` or an `agent_id` over 254 " +
     "characters is 400 INVALID_FORMAT (spec: 400 missing/invalid action or agent_id).",
   tags: ["Billing"],

@@ -7,6 +7,11 @@ import { queryNumber } from "../validation.js";
 /** Default and maximum page size of `transactions`. */
 export const TRANSACTIONS_DEFAULT_LIMIT = 50;
 export const TRANSACTIONS_MAX_LIMIT = 200;
+/**
+ * `transactions`: `total` counts at most `offset` + this many entries (then `total_capped`), so a
+ * page costs the same whatever the account's history (issue 45; the task list's TASK_LIST_TOTAL_CAP).
+ */
+export const TRANSACTIONS_TOTAL_CAP = 1_000;
 
 const dateTime = z.string().meta({ format: "date-time" });
 
@@ -183,7 +188,15 @@ export const billingResponseSchema = z
     spending_level: spendingLevel,
     currency: z.literal("CAD"),
     transactions: z.array(transactionSchema).optional(),
-    total: z.number().int().optional(),
+    total: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "`transactions`: matching entries, counted up to `offset` + 1,000." }),
+    total_capped: z
+      .boolean()
+      .optional()
+      .meta({ description: "`transactions`: true when more entries match than `total` counts." }),
     limit: z.number().int().optional(),
     offset: z.number().int().optional(),
   })

@@ -3,7 +3,7 @@
  * /api/billing pre_authorize (5-minute holds, 402 denials, consumption by a charge),
  * spending levels and their events, with the bad inputs.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as billingGet } from "../../api/billing.js";
 import { getDb } from "../../lib/db/client.js";
@@ -265,5 +265,28 @@ describe("POST /api/billing pre_authorize", () => {
     const { body } = await billing(key, "action=balance&agent_id=payer@example.com");
     expect(body.balance_cad).toBe(sum);
     expect(sum).toBe(400);
+  });
+
+  it("caps the transactions total at offset + 1,000 and says so (a long history is not counted whole)", async () => {
+    const bigKey = await makeKey([...SCOPES], "long-history@example.com");
+    const big = (await openLinkedAccount(bigKey)).body.account.account_id as string;
+    const db = await getDb();
+    // 1,010 adjustments of +0.01 and -0.01: the balance stays 0, the history is long.
+    await db.execute(sql`
+      insert into ledger_entries (id, account_id, kind, amount_cad, description, created_at)
+      select 'le_cap_' || g, ${big}, 'adjustment', case when g % 2 = 0 then 0.01 else -0.01 end,
+             'test entry', now() - g * interval '1 second'
+      from generate_series(1, 1010) as g`);
+    const first = await billing(bigKey, "action=transactions&agent_id=long-history@example.com&limit=5");
+    expect(first.res.status).toBe(200);
+    expect(first.body).toMatchObject({ total: 1000, total_capped: true });
+    expect(first.body.transactions).toHaveLength(5);
+    const deep = await billing(
+      bigKey,
+      "action=transactions&agent_id=long-history@example.com&limit=5&offset=100",
+    );
+    expect(deep.body).toMatchObject({ total: 1010, total_capped: false });
+    const small = await billing(key, "action=transactions&agent_id=payer@example.com");
+    expect(small.body.total_capped).toBe(false);
   });
 });
