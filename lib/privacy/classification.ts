@@ -375,9 +375,9 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     erasure:
       "the account's tasks: address, description, contact, instructions, callback, identity, policy record, receipt and every free text replaced or cleared; other tenants' tasks naming its e-mail: the requester contact replaced once terminal",
     personal:
-      "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason cancel_reason refund_note policy receipt",
+      "location_address task_description requester_contact special_instructions callback_url agent_identity location review_reason operator_notes failure_reason no_visit_reason cancel_reason refund_note policy receipt",
     secret: "access_token_hash",
-    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash receipt_invoice_id paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at assigned_staff_id assigned_at at_risk_at refund_tx_hash refund_usdc_micro redo_of_task_id version created_at updated_at",
+    none: "id sandbox service_type status urgency budget_limit max_cost_cad preferred_output lang api_key_id org_id estimate_cad estimate needs_counter_offer price_cad counter_offer_amount review_deadline execution_deadline reviewed_at exchange_rate rate_source rate_as_of payment_usdc_micro payment_expires_at payment_method account_id payment_network payment_tx_hash receipt_invoice_id paid_at dispatched_at on_site_at completed_at cancelled_at refund_status refund_amount_cad refund_settled_at assigned_staff_id assigned_at at_risk_at refund_tx_hash refund_usdc_micro redo_of_task_id visit_rule version created_at updated_at",
   }),
   tasks_paid_daily: table({
     purpose:

@@ -170,6 +170,7 @@ export async function deidentifyAccount(
     reviewReason: null,
     operatorNotes: null,
     failureReason: null,
+    noVisitReason: null,
     cancelReason: null,
     refundNote: null,
     // The screen's record quotes the description's matched words; the receipt signs the location.

@@ -128,11 +128,14 @@ describe("templates", () => {
     expect(files).toEqual(TEMPLATE_NAMES.flatMap((n) => [`${n}.en.txt`, `${n}.fr.txt`]).sort());
     for (const name of TEMPLATE_NAMES) {
       for (const lang of ["fr", "en"] as const) {
-        const { subject, text } = renderTemplate(name, lang, { task_id: "TASK-1", reason: "r" });
+        const values = { task_id: "TASK-1", job_id: "JOB-1", reason: "r" };
+        const { subject, text } = renderTemplate(name, lang, values);
         expect(subject.length).toBeGreaterThan(5);
         expect(subject).not.toContain("{{");
         expect(text).not.toMatch(/\{\{|\}\}/);
-        expect(text).toContain("TASK-1");
+        // The export e-mails name their export job (in the subject), every other one its task.
+        if (name.startsWith("export-")) expect(subject).toContain("JOB-1");
+        else expect(text).toContain("TASK-1");
       }
     }
   });

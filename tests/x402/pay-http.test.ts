@@ -101,7 +101,11 @@ describe("402 Payment Required", () => {
       { type: "task.accepted", payload: {}, createdAt: new Date() } as never,
       task,
     );
-    expect(mail?.textBody).toContain(status.payment.x402_url);
+    // The e-mail is composed outside the request, so its origin is the configured one; the status
+    // was read at 127.0.0.1 and says so (docs/decisions.md 47): the same endpoint and task.
+    expect(mail?.textBody).toContain(
+      new URL(status.payment.x402_url).pathname + new URL(status.payment.x402_url).search,
+    );
     await expectNothingRecorded(id);
   });
 
