@@ -452,7 +452,11 @@ describe("per-task callback_url", () => {
       ],
       site_visit: null, // completed from the console: no field check-in
       // SVC-01 requires a visit: completed without one, with the reason the test gave (flagged)
-      visit_rule: expect.objectContaining({ rule: "required", outcome: "no_visit", flags: ["NO_SITE_VISIT"] }),
+      visit_rule: expect.objectContaining({
+        rule: "required",
+        outcome: "no_visit",
+        flags: ["NO_SITE_VISIT"],
+      }),
       receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     });
     // links, digests and the signed receipt: no file bodies (each PNG alone is larger)
