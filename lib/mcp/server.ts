@@ -39,6 +39,7 @@ import { ApiError } from "../http/errors.js";
 import "../events/kick-outbox.js";
 import { chargeFailedAuthentication } from "../http/handler.js";
 import { parseOrThrow, rejectNulBytes } from "../http/validation.js";
+import { APP_ONLY_TOOLS, declaresUiExtension, uiToolMeta } from "./app/task-card.js";
 import { registerTaskMethods } from "./task-methods.js";
 import { protocolTask } from "./task-results.js";
 import type { ToolDefinition } from "./tool-kit.js";
@@ -82,22 +83,33 @@ export function serviceIcons(): NonNullable<Tool["icons"]> {
 
 /** The tools/list entries, computed once per process and base URL (the tools and their schemas are static). */
 let toolList: { base: string; tools: Tool[] } | undefined;
-export function listTools(): Tool[] {
+
+/**
+ * The tools/list entries. Tools that show the task card carry its `_meta.ui` (lib/mcp/app/task-card.ts);
+ * the card's app-only helper is listed only to a client that declared the MCP Apps extension
+ * (`apps`), so a model behind any other client never sees it.
+ */
+export function listTools(options: { apps: boolean } = { apps: false }): Tool[] {
   const base = publicBaseUrl(getConfig());
-  if (toolList?.base === base) return toolList.tools;
-  const icons = serviceIcons();
-  const tools = TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    icons,
-    description: tool.description,
-    inputSchema: objectJsonSchema(z.object(tool.input), "input"),
-    outputSchema: objectJsonSchema(tool.output, "output"),
-    annotations: tool.annotations,
-    ...(tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
-  }));
-  toolList = { base, tools };
-  return tools;
+  if (toolList?.base !== base) {
+    const icons = serviceIcons();
+    const tools = TOOLS.map((tool) => {
+      const meta = uiToolMeta(tool.name);
+      return {
+        name: tool.name,
+        title: tool.title,
+        icons,
+        description: tool.description,
+        inputSchema: objectJsonSchema(z.object(tool.input), "input"),
+        outputSchema: objectJsonSchema(tool.output, "output"),
+        annotations: tool.annotations,
+        ...(tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
+        ...(meta ? { _meta: meta } : {}),
+      };
+    });
+    toolList = { base, tools };
+  }
+  return options.apps ? toolList.tools : toolList.tools.filter((t) => !APP_ONLY_TOOLS.has(t.name));
 }
 
 /**
@@ -184,7 +196,9 @@ export function createMcpServer(ctx: ToolContext, options: McpServerOptions = { 
         "Prices in CAD.",
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: listTools({ apps: declaresUiExtension(ctx.clientCapabilities) }),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args, task, _meta } = request.params;
     const tool = TOOLS_BY_NAME.get(name);

@@ -4,12 +4,13 @@
  * `initialize`, the answer carries `Mcp-Session-Id`: a purpose-bound JWT (lib/auth/jwt.ts,
  * audience "mcp-session", {@link MCP_SESSION_DAYS} days) holding the capabilities the client
  * declared. A later request presenting it is served knowing them (today: whether the client takes
- * URL elicitation, lib/mcp/task-methods.ts); a session id that is forged, expired or not ours is
+ * URL elicitation, lib/mcp/task-methods.ts, and whether it renders MCP Apps, lib/mcp/app/task-card.ts); a session id that is forged, expired or not ours is
  * answered 404 with JSON-RPC -32001, on which a client starts a new session as the transport
  * prescribes. A request without a session id is served as before (stateless clients keep working).
  * DELETE stays 405: the server keeps nothing to end.
  */
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { declaresUiExtension, UI_EXTENSION } from "./app/task-card.js";
 
 /** The session id's audience. */
 const AUDIENCE = "mcp-session";
@@ -24,12 +25,14 @@ export interface McpSession {
 
 /** The members of declared capabilities this server reads, kept in the session id (small). */
 function kept(capabilities: ClientCapabilities | undefined): ClientCapabilities {
+  // The MCP Apps extension (lib/mcp/app/task-card.ts): whether to list the card's app-only tool.
+  const apps = declaresUiExtension(capabilities) ? { extensions: { [UI_EXTENSION]: {} } } : {};
   const elicitation = capabilities?.elicitation;
-  if (!elicitation || typeof elicitation !== "object") return {};
+  if (!elicitation || typeof elicitation !== "object") return apps as ClientCapabilities;
   const modes: Record<string, object> = {};
   if ("form" in elicitation || Object.keys(elicitation).length === 0) modes.form = {};
   if ("url" in elicitation) modes.url = {};
-  return { elicitation: modes } as ClientCapabilities;
+  return { ...apps, elicitation: modes } as ClientCapabilities;
 }
 
 /** A new session id for a client that declared `capabilities` at `initialize`. */

@@ -13,8 +13,9 @@
  * - `tasks/cancel`: the rules of DELETE /api/submit-task (lib/tasks/cancel-task.ts).
  * - `tasks/list`: the caller's tasks, newest first, paginated by `cursor`/`nextCursor`: those
  *   of its key, or the one task of an `access_token`.
- * - `resources/templates/list`, `resources/list` (empty: proof files are found through task
- *   results, the receipt through `payment.receipt_invoice_id`), `resources/read` of
+ * - `resources/templates/list`, `resources/list` (the task card only, lib/mcp/app/task-card.ts:
+ *   proof files are found through task results, the receipt through
+ *   `payment.receipt_invoice_id`), `resources/read` of
  *   `task://{task_id}/proof/{n}` (the file) and of `task://{task_id}/receipt` (the USDC receipt of
  *   a paid task: its invoice as JSON and as a PDF in the invoice's language, the one way a keyless
  *   requester reads it).
@@ -50,6 +51,7 @@ import type { Caller } from "../keys/credentials.js";
 import { type TaskOwnership, taskAccess } from "../tasks/state/task-access.js";
 import { awaitsPayment } from "../tasks/state/transitions.js";
 import { nextPollSeconds } from "../tasks/task-advice.js";
+import { parseAppUri, TASK_CARD_RESOURCE, TASK_CARD_TEMPLATE, taskCardContents } from "./app/task-card.js";
 import { takesUrlElicitation } from "./session.js";
 import {
   PROOF_URI_TEMPLATE,
@@ -293,9 +295,11 @@ export const RESOURCE_TEMPLATES = [
 ];
 
 /**
- * `resources/read` of `task://{task_id}/proof/{n}` or `task://{task_id}/receipt`, with the
- * credential of `params` (or the header key): the contents, or -32002 for a URI that is unknown,
- * unreadable by this caller, or has nothing yet (no such proof file, no receipt).
+ * `resources/read` of `task://{task_id}/proof/{n}`, `task://{task_id}/receipt`, the task card
+ * `ui://physical-tasks/task-card.html` (anyone) or `ui://physical-tasks/task/{task_id}` (the card
+ * opened on a task; lib/mcp/app/task-card.ts), with the credential of `params` (or the header
+ * key): the contents, or -32002 for a URI that is unknown, unreadable by this caller, or has
+ * nothing yet (no such proof file, no receipt).
  * @throws McpError -32002, or a JSON-RPC error of `answer`
  */
 export async function readTaskResource(
@@ -303,7 +307,9 @@ export async function readTaskResource(
   params: { uri: string; api_key?: string | undefined; access_token?: string | undefined },
 ) {
   const { uri } = params;
-  const parsed = parseTaskUri(uri);
+  const app = parseAppUri(uri);
+  if (app?.kind === "card") return { contents: await taskCardContents(uri) };
+  const parsed = app ? { taskId: app.taskId, kind: "card" as const } : parseTaskUri(uri);
   if (!parsed) throw resourceNotFound(uri);
   return answer(ctx, undefined, async () => {
     const credential = await credentialOf(ctx, params);
@@ -317,9 +323,14 @@ export async function readTaskResource(
       }
       throw error;
     }
+    // A task the caller may not see is answered as one that does not exist (same code and words).
     if (!(await follows(task, credential))) throw resourceNotFound(uri);
     const contents =
-      parsed.kind === "proof" ? await proofContents(uri, task, parsed.n) : await receiptContents(uri, task);
+      parsed.kind === "card"
+        ? await taskCardContents(uri, task.id)
+        : parsed.kind === "proof"
+          ? await proofContents(uri, task, parsed.n)
+          : await receiptContents(uri, task);
     if (!contents) throw resourceNotFound(uri);
     return { contents };
   });
@@ -327,10 +338,11 @@ export async function readTaskResource(
 
 /** Installs the task and resource methods on `server`, bound to `ctx`. */
 export function registerTaskMethods(server: Server, ctx: ToolContext, options: { tasks: boolean }): void {
+  // Revision 2025-11-25 lists the task card always (the MCP Apps extension's rule for that revision).
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: RESOURCE_TEMPLATES,
+    resourceTemplates: [...RESOURCE_TEMPLATES, TASK_CARD_TEMPLATE],
   }));
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [TASK_CARD_RESOURCE] }));
   server.setRequestHandler(readResourceRequest, (request) => readTaskResource(ctx, request.params));
 
   if (!options.tasks) return;

@@ -35,6 +35,7 @@ import {
 import { capabilitiesSchema } from "../system/descriptors/schemas.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 import { createWebhookBodySchema, webhookCreatedSchema } from "../webhooks/schemas.js";
+import { TASK_CARD_REFRESH_TOOL } from "./app/refresh-tool.js";
 import { PAY_TASK_TOOL } from "./pay-tool.js";
 import { TASK_TOOLS } from "./task-tools.js";
 import {
@@ -47,7 +48,10 @@ import {
   writeTool,
 } from "./tool-kit.js";
 
-/** The tool list, in the spec's order, then the tools MCP adds (cancel_task, dispute_task, list_my_tasks). */
+/**
+ * The tool list, in the spec's order, then the tools MCP adds (cancel_task, dispute_task, pay_task,
+ * list_my_tasks) and the task card's app-only helper (lib/mcp/app/refresh-tool.ts).
+ */
 export const TOOLS: ToolDefinition[] = [
   {
     name: "list_services",
@@ -230,4 +234,5 @@ export const TOOLS: ToolDefinition[] = [
   TASK_TOOLS.dispute_task!,
   PAY_TASK_TOOL,
   TASK_TOOLS.list_my_tasks!,
+  TASK_CARD_REFRESH_TOOL,
 ];

@@ -95,6 +95,8 @@ describe("MCP Tasks", () => {
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
       "task://{task_id}/proof/{n}",
       "task://{task_id}/receipt",
+      // The task card (MCP Apps): always listed in this revision (tests/mcp/mcp-app.test.ts).
+      "ui://physical-tasks/task/{task_id}",
     ]);
     await client.close();
   });

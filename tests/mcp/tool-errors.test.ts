@@ -241,6 +241,21 @@ const CASES: ErrorCase[] = [
     code: "UNAUTHORIZED",
   },
   { tool: "list_my_tasks", label: "no key", args: {}, credential: "none", code: "UNAUTHORIZED" },
+  // The task card's app-only helper (listed only to MCP Apps hosts, callable by any client).
+  {
+    tool: "task_card_refresh",
+    label: "unknown task",
+    args: { task_id: UNKNOWN_TASK },
+    credential: "key",
+    code: "NOT_FOUND",
+  },
+  {
+    tool: "task_card_refresh",
+    label: "no key",
+    args: { task_id: UNKNOWN_TASK },
+    credential: "none",
+    code: "UNAUTHORIZED",
+  },
   {
     tool: "list_my_tasks",
     label: "a cursor that is no cursor",

@@ -30,6 +30,7 @@ import {
 import { z } from "zod";
 import { getConfig, publicBaseUrl } from "../../config.js";
 import { API_VERSION } from "../../descriptors/version.js";
+import { declaresUiExtension, TASK_CARD_RESOURCE, TASK_CARD_TEMPLATE } from "../app/task-card.js";
 import { payingCredential } from "../pay-tool.js";
 import { listTools, runTool, serviceIcons } from "../server.js";
 import { takesUrlElicitation } from "../session.js";
@@ -172,7 +173,11 @@ export function createModernServer(ctx: ToolContext): ServerV2 {
       requestState: { verify: (state) => verifyRequestState(state) },
     },
   );
-  server.setRequestHandler("tools/list", () => ({ tools: listTools() }) as never);
+  server.setRequestHandler(
+    "tools/list",
+    (_request, sctx) =>
+      ({ tools: listTools({ apps: declaresUiExtension(declaredCapabilities(sctx)) }) }) as never,
+  );
   server.setRequestHandler("tools/call", async (request, sctx) => {
     const { name, arguments: args, _meta } = request.params;
     const tool = TOOLS_BY_NAME.get(name);
@@ -196,8 +201,16 @@ export function createModernServer(ctx: ToolContext): ServerV2 {
     const { getTaskOrThrow } = await import("../../tasks/state/apply-transition.js");
     return createTaskResult(await getTaskOrThrow(data.task_id), data.access_token) as never;
   });
-  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-  server.setRequestHandler("resources/list", () => ({ resources: [] }));
+  // The task card is listed to a client that declares the MCP Apps extension (the extension's
+  // rule for this revision); reading it needs no declaration.
+  server.setRequestHandler("resources/templates/list", (_request, sctx) => ({
+    resourceTemplates: declaresUiExtension(declaredCapabilities(sctx))
+      ? [...RESOURCE_TEMPLATES, TASK_CARD_TEMPLATE]
+      : RESOURCE_TEMPLATES,
+  }));
+  server.setRequestHandler("resources/list", (_request, sctx) => ({
+    resources: declaresUiExtension(declaredCapabilities(sctx)) ? [TASK_CARD_RESOURCE] : [],
+  }));
   server.setRequestHandler("resources/read", async (request) => {
     const params = z
       .looseObject({ uri: z.string(), ...credentialParams })
