@@ -90,6 +90,25 @@ const EN = {
   "reason.damaged": "Damaged",
   "reason.late": "Late",
   "reason.other": "Other",
+  "dispute.open": "Open",
+  "dispute.resolved": "Resolved",
+  "next.NOT_FOUND": "Check the task id. A task submitted with another key or account is not visible to you.",
+  "next.UNAUTHORIZED":
+    "Reconnect this service in your assistant (its key or sign-in is missing or no longer valid).",
+  "next.FORBIDDEN":
+    "Your key or sign-in lacks the permission this needs; ask for it again in your assistant.",
+  "next.RATE_LIMITED": "Too many requests: wait a moment, then try again.",
+  "next.VALIDATION_ERROR": "Correct the fields listed and try again.",
+  "next.MISSING_FIELD": "Fill in the missing field and try again.",
+  "next.INVALID_FORMAT": "Correct the field's format and try again.",
+  "next.FIELD_TOO_LONG": "Shorten the field and try again.",
+  "next.LOCATION_NOT_FOUND": "Give a fuller address or a city in Quebec.",
+  "next.OUT_OF_SERVICE_ZONE":
+    "The place is outside our service zone: choose a place in Quebec's served area.",
+  "next.PAYMENT_REQUIRED": "Pay the amount shown, then refresh.",
+  "next.CONFLICT": "The task changed meanwhile: refresh to see where it is.",
+  "next.POLICY_VIOLATION": "This request is not something we can take on; rephrase or contact us.",
+  "next.default": "Try again in a moment; quote the request id if you contact us.",
 } as const;
 
 export type Key = keyof typeof EN;
@@ -183,6 +202,26 @@ const FR: Record<Key, string> = {
   "reason.damaged": "Dommages",
   "reason.late": "En retard",
   "reason.other": "Autre",
+  "dispute.open": "Ouverte",
+  "dispute.resolved": "Réglée",
+  "next.NOT_FOUND":
+    "Vérifiez l'identifiant. Une tâche soumise avec une autre clé ou un autre compte ne vous est pas visible.",
+  "next.UNAUTHORIZED":
+    "Reconnectez ce service dans votre assistant (sa clé ou sa connexion manque ou n'est plus valide).",
+  "next.FORBIDDEN":
+    "Votre clé ou connexion n'a pas la permission requise ; redemandez-la dans votre assistant.",
+  "next.RATE_LIMITED": "Trop de requêtes : attendez un moment, puis réessayez.",
+  "next.VALIDATION_ERROR": "Corrigez les champs indiqués et réessayez.",
+  "next.MISSING_FIELD": "Remplissez le champ manquant et réessayez.",
+  "next.INVALID_FORMAT": "Corrigez le format du champ et réessayez.",
+  "next.FIELD_TOO_LONG": "Raccourcissez le champ et réessayez.",
+  "next.LOCATION_NOT_FOUND": "Donnez une adresse plus complète ou une ville du Québec.",
+  "next.OUT_OF_SERVICE_ZONE":
+    "Ce lieu est hors de notre zone de service : choisissez un lieu desservi au Québec.",
+  "next.PAYMENT_REQUIRED": "Payez le montant indiqué, puis actualisez.",
+  "next.CONFLICT": "La tâche a changé entre-temps : actualisez pour voir où elle en est.",
+  "next.POLICY_VIOLATION": "Nous ne pouvons pas prendre cette demande ; reformulez-la ou contactez-nous.",
+  "next.default": "Réessayez dans un moment ; citez l'identifiant de requête si vous nous écrivez.",
 };
 
 /** The language of a BCP 47 `locale` (French for fr-*, English otherwise). */

@@ -131,26 +131,28 @@ function renderError(result: Json): void {
       "div",
       { class: "error", role: "alert" },
       h("p", {}, h("strong", {}, String(error.code ?? "ERROR")), " — ", String(error.message ?? text ?? "")),
-      details.length > 0 &&
+      h("h2", {}, t("whatNext")),
+      h(
+        "ul",
+        {},
         h(
-          "div",
+          "li",
           {},
-          h("h2", {}, t("whatNext")),
-          h(
-            "ul",
-            {},
-            ...details.map((d) => {
-              const item = d as Json;
-              const line =
-                typeof d === "string"
-                  ? d
-                  : [item.field ?? item.path, item.message ?? item.issue ?? item.hint]
-                      .filter(Boolean)
-                      .join(": ") || JSON.stringify(d);
-              return h("li", {}, String(line));
-            }),
-          ),
+          t(`next.${String(error.code)}`).startsWith("next.")
+            ? t("next.default")
+            : t(`next.${String(error.code)}`),
         ),
+        ...details.map((d) => {
+          const item = d as Json;
+          const line =
+            typeof d === "string"
+              ? d
+              : [item.field ?? item.path, item.message ?? item.issue ?? item.hint]
+                  .filter(Boolean)
+                  .join(": ") || JSON.stringify(d);
+          return h("li", {}, String(line));
+        }),
+      ),
       typeof error.retry_after_seconds === "number" &&
         h("p", {}, `Retry-After: ${error.retry_after_seconds} s`),
       meta.request_id && h("p", { class: "muted" }, `request_id ${meta.request_id}`),
@@ -221,7 +223,8 @@ function renderServices(list: Json): void {
 
 /** The submit form: Submit asks, Confirm calls `submit_task` through the host. */
 function submitForm(address: string, urgency: string): HTMLElement {
-  const form = h("form", { class: "submit", novalidate: true }) as HTMLFormElement;
+  // Not a <form>: a host's sandbox (allow-scripts only) blocks form submission before any submit event.
+  const form = h("div", { class: "form", role: "group", "aria-label": t("submit") });
   const field = (key: Key, input: HTMLElement) => h("label", {}, h("span", {}, t(key)), input);
   const service = h(
     "select",
@@ -243,7 +246,7 @@ function submitForm(address: string, urgency: string): HTMLElement {
   });
   const sandbox = h("input", { name: "sandbox", type: "checkbox", checked: true });
   const status = h("p", { class: "confirm", role: "status" });
-  const submit = h("button", { type: "submit" }, t("submit"));
+  const submit = h("button", { type: "button", class: "primary" }, t("submit"));
   form.append(
     field("service", service),
     field("address", addr),
@@ -253,8 +256,7 @@ function submitForm(address: string, urgency: string): HTMLElement {
     submit,
     status,
   );
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
+  submit.addEventListener("click", () => {
     const args: Json = {
       service_type: (service as HTMLSelectElement).value,
       location_address: (addr as HTMLInputElement).value,
@@ -528,11 +530,11 @@ function disputeBlock(task: Json): Child {
       h(
         "p",
         { "data-testid": "dispute" },
-        `${String(dispute.status)} — ${t(`reason.${String(dispute.reason)}`)}`,
+        `${t(`dispute.${String(dispute.status)}`)} — ${t(`reason.${String(dispute.reason)}`)}`,
       ),
     );
   if (!task.owned_by_caller || !["completed", "failed"].includes(String(task.status))) return null;
-  const form = h("form", { class: "dispute" }) as HTMLFormElement;
+  const form = h("div", { class: "form", role: "group", "aria-label": t("dispute") });
   const reason = h(
     "select",
     { name: "reason" },
@@ -540,14 +542,14 @@ function disputeBlock(task: Json): Child {
   );
   const note = h("textarea", { name: "details", required: true, rows: 2 });
   const evidence = h("input", { name: "evidence", type: "file", accept: "image/jpeg,image/png" });
+  const send = h("button", { type: "button", class: "primary" }, t("disputeSend"));
   form.append(
     h("label", {}, h("span", {}, t("disputeReason")), reason),
     h("label", {}, h("span", {}, t("disputeNote")), note),
     h("label", {}, h("span", {}, t("disputeEvidence")), evidence),
-    h("button", { type: "submit" }, t("disputeSend")),
+    send,
   );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  send.addEventListener("click", async () => {
     const file = (evidence as HTMLInputElement).files?.[0];
     const evidenceFiles = file
       ? [{ filename: file.name, type: file.type, content: await base64(file) }]

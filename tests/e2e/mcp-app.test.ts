@@ -1,0 +1,303 @@
+/**
+ * The task card in an MCP Apps host (issue 43; docs/mcp.md "In the conversation"), in Chromium via
+ * playwright-core: a minimal host page (tests/e2e/mcp-app-host/host.ts: the official MCP client,
+ * revision 2026-07-28, and the extension's own `AppBridge`) loads our `ui://` resource from the
+ * running service into a sandboxed iframe under the CSP its `_meta.ui.csp` asks for, and drives:
+ * - an estimate → Submit (asked, then confirmed) → a sandbox task polled to completed, its proof
+ *   photo shown from `resources/read` and its receipt verified;
+ * - a real task awaiting payment → Pay opens the pay page through `ui/open-link`; a host refusing
+ *   the link → the address shown to copy;
+ * - a real task done by a field person: the assignee, the site visit with its map, the receipt,
+ *   then a dispute opened from the card;
+ * - an unknown task → the error view in words.
+ * Assertions are on what the person sees. Screenshots at 390×844 and 1280×800, fr/en, light/dark
+ * (docs/screenshots/mcp-app-*.png with UPDATE_SCREENSHOTS=1). Skipped without Chromium.
+ */
+import type { Page } from "playwright-core";
+import { build } from "vite";
+import { beforeAll, describe, expect, it } from "vitest";
+import { assign, near, paidTask, visit } from "../field/helpers.js";
+import { useTestDatabase } from "../helpers/db.js";
+import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { createStaff, staffHeaders, type TestStaff } from "../helpers/staff.js";
+import { completeTask, pngProof, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
+import {
+  CHROMIUM,
+  newWatchedContext,
+  ROOT,
+  useBrowserHost,
+  type Watch,
+  warnIfNoChromium,
+} from "./browser.js";
+
+warnIfNoChromium("tests/e2e/mcp-app.test.ts");
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+// Timeouts: each test drives Chromium through a host page, an iframe and MCP round trips (a
+// sandbox task polls once a second for ~6 steps): ~15 s on an idle machine; 180 s a test leaves
+// room for a loaded 2-core machine. They guard against a hang, they claim no speed.
+describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
+  useTestDatabase();
+  const env = useBrowserHost("ptes-e2e-app-");
+  let hostJs: string;
+  let key: string;
+  let dispatcher: TestStaff;
+  let field: TestStaff;
+
+  beforeAll(async () => {
+    const output = await build({
+      root: `${ROOT}/tests/e2e/mcp-app-host`,
+      configFile: false,
+      publicDir: false,
+      logLevel: "warn",
+      build: {
+        write: false,
+        target: "es2022",
+        minify: false,
+        lib: { entry: `${ROOT}/tests/e2e/mcp-app-host/host.ts`, formats: ["es"], fileName: "host" },
+      },
+    });
+    const results = Array.isArray(output) ? output : [output];
+    const chunk = results
+      .flatMap((r) => ("output" in r ? r.output : []))
+      .find((o) => o.type === "chunk" && o.isEntry);
+    hostJs = chunk?.type === "chunk" ? chunk.code : "";
+    key = await makeKey(["task_create", "audit_only", "task_cancel"]);
+    dispatcher = await createStaff("dispatcher");
+    field = await createStaff("field", "Sam from the field");
+  }, 120_000);
+
+  /** Opens the host page (same origin as the service) in a fresh context. */
+  async function openHost(
+    watch: Watch,
+    options: { locale: "en" | "fr"; theme: "light" | "dark"; viewport: typeof PHONE; denyOpenLink?: boolean },
+  ): Promise<Page> {
+    const context = await newWatchedContext(env.browser, watch, { viewport: options.viewport });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    const url = `${env.host.url}/__apps-host`;
+    await page.route(url, (route) =>
+      route.fulfill({
+        contentType: "text/html",
+        body:
+          `<!doctype html><html lang="${options.locale}"><head><meta charset="utf-8">` +
+          '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Host</title>' +
+          `<style>body{margin:0;background:${options.theme === "dark" ? "#0d1117" : "#fafafa"}}</style></head>` +
+          `<body><div id="slot"></div><script type="module">${hostJs.replace(/<\/script/g, "<\\/script")}</script></body></html>`,
+      }),
+    );
+    await page.addInitScript(
+      (config) => {
+        (window as unknown as { hostConfig: unknown }).hostConfig = config;
+      },
+      {
+        apiKey: key,
+        locale: options.locale === "fr" ? "fr-CA" : "en-CA",
+        theme: options.theme,
+        denyOpenLink: options.denyOpenLink ?? false,
+      },
+    );
+    await page.goto(url);
+    await page.waitForFunction(() => (window as any).hostReady || (window as any).hostError);
+    expect(await page.evaluate(() => (window as any).hostError ?? null)).toBeNull();
+    return page;
+  }
+
+  const show = (page: Page, tool: string, args: Record<string, unknown>) =>
+    page.evaluate(([t, a]) => (window as any).mcpHost.show(t, a), [tool, args] as const);
+
+  /** A full-page screenshot once the host has sized the iframe to the card (ui/notifications/size-changed). */
+  async function snap(page: Page, name: string) {
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    await expect
+      .poll(async () => {
+        const wanted = await frame.evaluate(() => document.documentElement.scrollHeight);
+        const given = await page.evaluate(
+          () => document.querySelector("iframe")!.getBoundingClientRect().height,
+        );
+        return given >= wanted;
+      })
+      .toBe(true);
+    // A fullPage screenshot paints an out-of-process iframe only partly: grow the viewport instead.
+    const viewport = page.viewportSize()!;
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, height) });
+    await page.waitForTimeout(300); // one paint of the grown viewport (not an assertion)
+    await page.screenshot({ path: `${env.shots}/${name}`, scale: "css", animations: "disabled" });
+    await page.setViewportSize(viewport);
+  }
+
+  it("estimate → confirmed submit → a sandbox task to completed, its photo and its verified receipt", async () => {
+    const watch: Watch = { problems: [], requests: [] };
+    const page = await openHost(watch, { locale: "en", theme: "light", viewport: PHONE });
+    await show(page, "get_estimate", { hours: 1, location: "Laval" });
+    const card = page.frameLocator("iframe");
+    await expect.poll(() => card.getByRole("heading", { name: "Estimate" }).isVisible()).toBe(true);
+    await expect.poll(() => card.getByTestId("total").textContent()).toMatch(/^\$\d+\.\d\d$/);
+    await expect.poll(() => card.getByText(/Laval — ✓ In the service zone/).isVisible()).toBe(true);
+    await snap(page, "mcp-app-estimate-390-en-light.png");
+
+    await card.getByLabel("What to do").fill("Photograph the storefront and the opening hours.");
+    await card.getByLabel("Your e-mail").fill("me@example.com");
+    await card.getByRole("button", { name: "Submit…" }).click();
+    // Asked first: nothing is submitted until the person confirms.
+    await expect.poll(() => card.getByTestId("confirm-submit").isVisible()).toBe(true);
+    const before = watch.requests.filter((r) => r.headers["mcp-name"] === "submit_task").length;
+    expect(before).toBe(0);
+    await card.getByTestId("confirm-submit").click();
+    await expect.poll(() => card.getByTestId("status").textContent(), { timeout: 60_000 }).toBe("Completed");
+    const photo = card.locator("img[src^='data:image/png;base64,']");
+    await expect.poll(() => photo.count()).toBe(1);
+    expect(await photo.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    await expect.poll(() => card.getByText(/^SHA-256 [0-9a-f]{64}$/).count()).toBe(1);
+    expect(await card.getByTestId("receipt").textContent()).toBe(
+      "✓ Signature verified against the service's keys",
+    );
+    expect(await card.getByText("Sandbox receipt: it proves nothing happened in the world").isVisible()).toBe(
+      true,
+    );
+    expect(await card.getByText("Updates stopped: the task is finished.").isVisible()).toBe(true);
+    expect(watch.problems).toEqual([]);
+    await page.context().close();
+  }, 180_000);
+
+  it("a real task awaiting payment: Pay opens the pay page; a host refusing it → the address to copy", async () => {
+    const { body } = await submitTask(validTask, keyHeaders(key));
+    const taskId = body.task_id as string;
+    expect(
+      (await reviewTask(env.admin, { task_id: taskId, action: "approve", price_cad: 120 })).res.status,
+    ).toBe(200);
+
+    const watch: Watch = { problems: [], requests: [] };
+    const page = await openHost(watch, { locale: "fr", theme: "dark", viewport: PHONE });
+    await show(page, "check_task_status", { task_id: taskId });
+    const card = page.frameLocator("iframe");
+    await expect.poll(() => card.getByTestId("status").textContent()).toBe("Approuvée, paiement attendu");
+    expect(
+      await card
+        .getByText(/120,00\s\$/)
+        .first()
+        .isVisible(),
+    ).toBe(true);
+    await snap(page, "mcp-app-pay-390-fr-dark.png");
+    await card.getByTestId("pay").click();
+    await expect.poll(() => page.evaluate(() => (window as any).mcpHost.opened.length)).toBe(1);
+    const opened = await page.evaluate(() => (window as any).mcpHost.opened[0] as string);
+    expect(opened).toMatch(new RegExp(`/pay/#task_id=${taskId}&pay_token=`));
+    await page.context().close();
+
+    const denying = await openHost(watch, {
+      locale: "en",
+      theme: "light",
+      viewport: PHONE,
+      denyOpenLink: true,
+    });
+    await show(denying, "check_task_status", { task_id: taskId });
+    const card2 = denying.frameLocator("iframe");
+    await expect.poll(() => card2.getByTestId("pay").isVisible()).toBe(true);
+    await card2.getByTestId("pay").click();
+    await expect
+      .poll(() => card2.getByText("The host did not open the page. Copy this address:").isVisible())
+      .toBe(true);
+    expect(await card2.getByRole("textbox", { name: "Pay" }).inputValue()).toMatch(/\/pay\/#task_id=/);
+    expect(watch.problems).toEqual([]);
+    await denying.context().close();
+  }, 180_000);
+
+  it("a task done on site: assignee, site visit with its map, receipt; then a dispute from the card", async () => {
+    const { taskId, place } = await paidTask(env.admin, key);
+    await assign(staffHeaders(dispatcher), { task_id: taskId, staff_id: field.staffId });
+    const checkIn = await visit(staffHeaders(field), {
+      task_id: taskId,
+      action: "check_in",
+      ...near(place, 60),
+    });
+    expect(checkIn.res.status, JSON.stringify(checkIn.body)).toBe(200);
+    const done = await completeTask(env.admin, {
+      task_id: taskId,
+      action: "complete",
+      operator_notes: "Storefront photographed.",
+      proof_files: [pngProof()],
+    });
+    expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+
+    const watch: Watch = { problems: [], requests: [] };
+    const page = await openHost(watch, { locale: "en", theme: "dark", viewport: DESKTOP });
+    await show(page, "check_task_status", { task_id: taskId });
+    const card = page.frameLocator("iframe");
+    await expect.poll(() => card.getByTestId("status").textContent()).toBe("Completed");
+    expect(await card.getByText("Sam from the field").isVisible()).toBe(true);
+    expect(await card.getByText("✓ Within the geofence").isVisible()).toBe(true);
+    const map = card.getByRole("img", { name: "Map of the site and the check-in distance" });
+    expect(await map.isVisible()).toBe(true);
+    expect(await map.locator("text").textContent()).toMatch(/^(59|60|61) m$/);
+    expect(await card.getByRole("link", { name: "Open in OpenStreetMap" }).getAttribute("href")).toMatch(
+      /^https:\/\/www\.openstreetmap\.org\/\?mlat=/,
+    );
+    await expect.poll(() => card.locator("img[src^='data:image/png;base64,']").count()).toBe(1);
+    expect(await card.getByTestId("receipt").textContent()).toBe(
+      "✓ Signature verified against the service's keys",
+    );
+    expect(await card.getByText("✓ Names exactly these files").isVisible()).toBe(true);
+    await snap(page, "mcp-app-task-1280-en-dark.png");
+    await page.setViewportSize(PHONE);
+    await snap(page, "mcp-app-task-390-en-dark.png");
+
+    await card.getByText("Dispute", { exact: true }).click();
+    await card.getByLabel("Reason").selectOption("incomplete");
+    await card.getByLabel("What went wrong").fill("The opening hours are missing from the photos.");
+    await card.getByRole("button", { name: "Open the dispute" }).click();
+    await expect.poll(() => card.getByTestId("dispute").textContent()).toBe("Open — Incomplete");
+    expect(watch.problems).toEqual([]);
+    await page.context().close();
+
+    const fr = await openHost(watch, { locale: "fr", theme: "light", viewport: DESKTOP });
+    await show(fr, "check_task_status", { task_id: taskId });
+    const frCard = fr.frameLocator("iframe");
+    await expect.poll(() => frCard.getByTestId("status").textContent()).toBe("Terminée");
+    expect(await frCard.getByTestId("dispute").textContent()).toBe("Ouverte — Incomplète");
+    await expect.poll(() => frCard.locator("img[src^='data:image/png;base64,']").count()).toBe(1);
+    await snap(fr, "mcp-app-task-1280-fr-light.png");
+    await fr.setViewportSize(PHONE);
+    await snap(fr, "mcp-app-task-390-fr-light.png");
+    await fr.context().close();
+  }, 180_000);
+
+  it("an unknown task: the error view in words, in both languages and themes", async () => {
+    const watch: Watch = { problems: [], requests: [] };
+    for (const [locale, theme, viewport, name] of [
+      ["en", "light", PHONE, "mcp-app-error-390-en-light.png"],
+      ["fr", "dark", DESKTOP, "mcp-app-error-1280-fr-dark.png"],
+    ] as const) {
+      const page = await openHost(watch, { locale, theme, viewport });
+      await show(page, "check_task_status", { task_id: "TASK-20260101-ZZZZ" });
+      const card = page.frameLocator("iframe");
+      await expect.poll(() => card.getByRole("alert").textContent()).toMatch(/^NOT_FOUND — /);
+      expect(await card.getByRole("heading", { level: 1 }).textContent()).toBe(
+        locale === "fr" ? "Un problème est survenu" : "Something went wrong",
+      );
+      // What to do next, in the host's language.
+      expect(
+        await card
+          .getByText(locale === "fr" ? /^Vérifiez l'identifiant\./ : /^Check the task id\./)
+          .isVisible(),
+      ).toBe(true);
+      await snap(page, name);
+      await page.context().close();
+    }
+    for (const [locale, theme, viewport, name] of [
+      ["fr", "dark", DESKTOP, "mcp-app-estimate-1280-fr-dark.png"],
+      ["en", "dark", PHONE, "mcp-app-estimate-390-en-dark.png"],
+    ] as const) {
+      const page = await openHost(watch, { locale, theme, viewport });
+      await show(page, "get_estimate", { hours: 2, location: "Laval", urgency: "urgent" });
+      const card = page.frameLocator("iframe");
+      await expect.poll(() => card.getByTestId("total").textContent()).toMatch(/\d/);
+      await snap(page, name);
+      await page.context().close();
+    }
+    expect(watch.problems).toEqual([]);
+  }, 180_000);
+});
