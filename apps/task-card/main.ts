@@ -244,6 +244,13 @@ function submitForm(address: string, urgency: string): HTMLElement {
     required: true,
     autocomplete: "email",
   });
+  // The speed: standard, or urgent (the total × the urgency multiplier shown above).
+  const speed = h(
+    "select",
+    { name: "urgency" },
+    h("option", { value: "standard", selected: urgency === "standard" }, t("standard")),
+    h("option", { value: "urgent", selected: urgency === "urgent" }, t("urgent")),
+  );
   const sandbox = h("input", { name: "sandbox", type: "checkbox", checked: true });
   const status = h("p", { class: "confirm", role: "status" });
   const submit = h("button", { type: "button", class: "primary" }, t("submit"));
@@ -252,6 +259,7 @@ function submitForm(address: string, urgency: string): HTMLElement {
     field("address", addr),
     field("description", desc),
     field("contact", contact),
+    field("urgency", speed),
     h("label", { class: "check" }, sandbox, h("span", {}, t("sandbox"))),
     submit,
     status,
@@ -262,7 +270,7 @@ function submitForm(address: string, urgency: string): HTMLElement {
       location_address: (addr as HTMLInputElement).value,
       task_description: (desc as HTMLTextAreaElement).value,
       requester_contact: (contact as HTMLInputElement).value,
-      urgency,
+      urgency: (speed as HTMLSelectElement).value,
       sandbox: (sandbox as HTMLInputElement).checked,
     };
     const confirm = h("button", { type: "button", "data-testid": "confirm-submit" }, t("confirmSubmit"));

@@ -141,6 +141,7 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
 
     await card.getByLabel("What to do").fill("Photograph the storefront and the opening hours.");
     await card.getByLabel("Your e-mail").fill("me@example.com");
+    expect(await card.getByLabel("Urgency").inputValue()).toBe("standard");
     await card.getByRole("button", { name: "Submit…" }).click();
     // Asked first: nothing is submitted until the person confirms.
     await expect.poll(() => card.getByTestId("confirm-submit").isVisible()).toBe(true);
