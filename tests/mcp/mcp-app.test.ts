@@ -197,6 +197,17 @@ describe("revision 2026-07-28", () => {
     expect(helper._meta.ui).toEqual({ resourceUri: TASK_CARD_URI, visibility: ["app"] });
   });
 
+  it("the three lists vary with the extension, so no shared cache may keep them (cacheScope private)", async () => {
+    for (const method of ["tools/list", "resources/list", "resources/templates/list"]) {
+      for (const ui of [false, true]) {
+        const { body } = await rpc(method, {}, { ui });
+        expect(body.result, `${method} ui=${ui}`).toMatchObject({ cacheScope: "private", ttlMs: 3_600_000 });
+      }
+    }
+    // Discovery does not vary: still shareable.
+    expect((await rpc("server/discover", {})).body.result).toMatchObject({ cacheScope: "public" });
+  });
+
   it("reads the card and the card of a task; a task the caller cannot see is not found as an unknown one", async () => {
     const card = await rpc("resources/read", { uri: TASK_CARD_URI }, { ui: true });
     expect(card.body.result.contents[0]).toMatchObject({

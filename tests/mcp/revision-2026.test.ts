@@ -164,14 +164,14 @@ describe("tracing", () => {
 });
 
 describe("server/discover and cache hints", () => {
-  it("offers 2026-07-28 with the Tasks extension, cacheable for an hour by anyone", async () => {
+  it("offers 2026-07-28 with the Tasks extension, cacheable for an hour by anyone; the tool list by the client only", async () => {
     const { status, body } = await rpc("server/discover", {});
     expect(status).toBe(200);
     expect(body.result.supportedVersions).toContain(REVISION);
     expect(body.result.capabilities.extensions).toHaveProperty([TASKS]);
     expect(body.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
     const list = await rpc("tools/list", {});
-    expect(list.body.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
+    expect(list.body.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "private" });
   });
 });
 

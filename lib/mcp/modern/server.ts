@@ -15,9 +15,11 @@
  *   the page taking a USDC transfer); the retry answers the task's state then: paid → its status
  *   (never a second payment), still unpaid → the x402 PaymentRequired result (x402 off: the status
  *   with its payment instructions);
- * - cacheable results carry cache hints ({@link CACHE_HINTS}): the tool list, templates and
- *   discovery are the same for everyone (`public`, an hour), a read resource is the caller's
- *   (`private`, five minutes: proof files and receipts never change once written).
+ * - cacheable results carry cache hints ({@link CACHE_HINTS}): discovery is the same for everyone
+ *   (`public`, an hour); the tool list, resource list and templates depend on whether the request
+ *   declares the MCP Apps extension (`io.modelcontextprotocol/ui`, decision 42) and the revision's
+ *   cache scope has no "vary", so they are the requesting client's (`private`, an hour); a read
+ *   resource is the caller's (`private`, five minutes: proof files and receipts never change).
  */
 
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
@@ -59,11 +61,15 @@ export const MODERN_REVISION = "2026-07-28";
 
 const HOUR_MS = 3_600_000;
 
-/** Cache hints of the cacheable results (revision 2026-07-28 `ttlMs` / `cacheScope`). */
+/**
+ * Cache hints of the cacheable results (revision 2026-07-28 `ttlMs` / `cacheScope`; SEP-2549
+ * defines only `public` and `private`, no key to vary on). The three lists answer differently to a
+ * request declaring `io.modelcontextprotocol/ui`, so a shared cache must not keep them: `private`.
+ */
 export const CACHE_HINTS = {
-  "tools/list": { ttlMs: HOUR_MS, cacheScope: "public" },
-  "resources/list": { ttlMs: HOUR_MS, cacheScope: "public" },
-  "resources/templates/list": { ttlMs: HOUR_MS, cacheScope: "public" },
+  "tools/list": { ttlMs: HOUR_MS, cacheScope: "private" },
+  "resources/list": { ttlMs: HOUR_MS, cacheScope: "private" },
+  "resources/templates/list": { ttlMs: HOUR_MS, cacheScope: "private" },
   "server/discover": { ttlMs: HOUR_MS, cacheScope: "public" },
   "resources/read": { ttlMs: 300_000, cacheScope: "private" },
 } as const;
