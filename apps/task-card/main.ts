@@ -248,14 +248,32 @@ function submitForm(address: string, urgency: string): HTMLElement {
   const speed = h(
     "select",
     { name: "urgency" },
-    h("option", { value: "standard", selected: urgency === "standard" }, t("standard")),
-    h("option", { value: "urgent", selected: urgency === "urgent" }, t("urgent")),
+    h("option", { value: "standard", selected: urgency === "standard" }, t("standardDeadline")),
+    h("option", { value: "urgent", selected: urgency === "urgent" }, t("urgentDeadline")),
   );
+  // What the chosen service includes: its catalog entry, read through the host (list_services).
+  const includes = h("div", { class: "includes", "data-testid": "includes", "aria-live": "polite" });
+  const describeService = async () => {
+    const id = (service as HTMLSelectElement).value;
+    const result = (await app
+      .callServerTool({ name: "list_services", arguments: { id, include_contract: false } })
+      .catch(() => null)) as Json | null;
+    const entry = ((result?.structuredContent as Json | undefined)?.services as Json[] | undefined)?.[0];
+    if (!entry || (service as HTMLSelectElement).value !== id) return;
+    includes.replaceChildren(
+      h("strong", {}, `${t("includes")} — ${String(entry.name ?? id)}`),
+      h("p", { class: "muted" }, String(entry.description ?? "")),
+      h("ul", {}, ...((entry.deliverables ?? []) as string[]).map((d) => h("li", {}, String(d)))),
+    );
+  };
+  service.addEventListener("change", () => void describeService());
+  void describeService();
   const sandbox = h("input", { name: "sandbox", type: "checkbox", checked: true });
   const status = h("p", { class: "confirm", role: "status" });
   const submit = h("button", { type: "button", class: "primary" }, t("submit"));
   form.append(
     field("service", service),
+    includes,
     field("address", addr),
     field("description", desc),
     field("contact", contact),
@@ -326,10 +344,78 @@ function timeline(task: Json): HTMLElement {
   );
 }
 
+/**
+ * The counter-offer (status `counter_offered`, the caller's own task): Accept opens the pay page
+ * through the host (paying the counter-offered amount is what accepts it), Refuse calls
+ * `cancel_task` through the host; each asks the person first, nothing happens on one click.
+ */
+function counterOfferBlock(task: Json, payUrl: string | null): Child {
+  if (String(task.status) !== "counter_offered" || !task.owned_by_caller) return null;
+  const amount = typeof task.counter_offer_amount === "number" ? cad(task.counter_offer_amount, lang) : "";
+  const ask = h("p", { class: "confirm", role: "status" });
+  const fallback = h("p", { class: "copy", hidden: true });
+  const confirmStep = (question: string, testId: string, act: () => Promise<void>) => {
+    const yes = h("button", { type: "button", class: "primary", "data-testid": testId }, t("confirm"));
+    const no = h("button", { type: "button", class: "ghost" }, t("cancel"));
+    yes.addEventListener("click", async () => {
+      yes.setAttribute("disabled", "");
+      await act();
+    });
+    no.addEventListener("click", () => ask.replaceChildren());
+    ask.replaceChildren(question, " ", yes, " ", no);
+    yes.focus();
+  };
+  const accept = h(
+    "button",
+    { type: "button", class: "primary", "data-testid": "counter-accept" },
+    t("counterAccept"),
+  );
+  const refuse = h("button", { type: "button", "data-testid": "counter-refuse" }, t("counterRefuse"));
+  accept.addEventListener("click", () =>
+    confirmStep(`${t("counterAcceptAsk")} ${amount} ?`, "counter-accept-confirm", async () => {
+      const url = payUrl ?? (task.x402 ? String((task.x402 as Json).url) : null);
+      if (!url) return;
+      const result = await app.openLink({ url }).catch(() => ({ isError: true }));
+      if (result?.isError) {
+        fallback.replaceChildren(
+          t("payCopy"),
+          h("input", { readonly: true, value: url, "aria-label": t("pay") }),
+        );
+        fallback.hidden = false;
+      }
+      ask.replaceChildren();
+    }),
+  );
+  refuse.addEventListener("click", () =>
+    confirmStep(t("counterRefuseAsk"), "counter-refuse-confirm", async () => {
+      const result = (await app.callServerTool({
+        name: "cancel_task",
+        arguments: {
+          task_id: String(task.task_id),
+          reason: t("counterRefuseReason"),
+          ...(current?.accessToken ? { access_token: current.accessToken } : {}),
+        },
+      })) as Json;
+      if (result.isError) renderError(result);
+      else void refresh();
+    }),
+  );
+  return section(
+    t("counterOffer"),
+    h("dl", {}, row(t("payAmount"), amount)),
+    task.review_reason ? h("p", { class: "muted" }, String(task.review_reason)) : null,
+    h("p", {}, accept, " ", refuse),
+    ask,
+    fallback,
+  );
+}
+
 /** The pay block: the exact amount, Pay through `ui/open-link`, the URL to copy when refused. */
 function payBlock(task: Json, payUrl: string | null): Child {
   const payment = task.payment as Json | undefined;
   if (!payUrl && !task.x402) return null;
+  // The caller's counter-offer has its own block (Accept opens the same pay page).
+  if (String(task.status) === "counter_offered" && task.owned_by_caller) return null;
   const amount = payment?.payment_usdc ? `${String(payment.payment_usdc)} USDC` : "";
   const cadAmount =
     typeof task.total_with_taxes_cad === "number" ? task.total_with_taxes_cad : payment?.amount_cad;
@@ -428,6 +514,19 @@ function siteVisitBlock(task: Json): Child {
   );
 }
 
+/** The capture time and place of a proof file, when its metadata has them (else nothing). */
+function captureLine(capture: Json | null | undefined): Child {
+  if (!capture) return null;
+  const gps = capture.gps as { latitude?: number; longitude?: number } | undefined;
+  const parts = [
+    typeof capture.captured_at === "string" ? when(capture.captured_at, lang, timeZone) : "",
+    typeof gps?.latitude === "number" && typeof gps.longitude === "number"
+      ? `${gps.latitude.toFixed(5)}, ${gps.longitude.toFixed(5)}`
+      : "",
+  ].filter(Boolean);
+  return parts.length ? h("span", { class: "muted", "data-testid": "capture" }, parts.join(" · ")) : null;
+}
+
 /** One proof file: the photo as a data URL from `resources/read`, its hash; a failure keeps the hash and offers a retry. */
 function proofItem(file: Json): HTMLElement {
   const uri = String(file.uri);
@@ -437,6 +536,7 @@ function proofItem(file: Json): HTMLElement {
     {},
     h("span", {}, String(file.filename ?? "")),
     h("code", { title: t("sha") }, `${t("sha")} ${String(file.sha256)}`),
+    captureLine(file.capture as Json | null | undefined),
   );
   const load = async () => {
     const cached = photoCache.get(uri);
@@ -605,6 +705,7 @@ function renderTask(task: Json, receiptCheck: Json | null, payUrl: string | null
           ? row(t("counterOffer"), cad(task.counter_offer_amount, lang))
           : null,
       ),
+      counterOfferBlock(task, payUrl),
       payBlock(task, payUrl),
       siteVisitBlock(task),
       photosBlock(task),

@@ -16,6 +16,7 @@
 import type { Page } from "playwright-core";
 import { build } from "vite";
 import { beforeAll, describe, expect, it } from "vitest";
+import { findServices } from "../../lib/catalog/find-services.js";
 import { assign, near, paidTask, visit } from "../field/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
@@ -137,7 +138,23 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
     await expect.poll(() => card.getByRole("heading", { name: "Estimate" }).isVisible()).toBe(true);
     await expect.poll(() => card.getByTestId("total").textContent()).toMatch(/^\$\d+\.\d\d$/);
     await expect.poll(() => card.getByText(/Laval — ✓ In the service zone/).isVisible()).toBe(true);
+    // What the chosen service includes, from the catalog (list_services through the host).
+    const catalog = findServices({ includeContract: false }).services;
+    const includes = card.getByTestId("includes");
+    await expect.poll(() => includes.textContent()).toContain(`Includes — ${catalog[0]!.name}`);
+    expect(await includes.locator("li").allTextContents()).toEqual(catalog[0]!.deliverables);
+    // The speed comes with the deadline it sets (submit_task takes no other deadline).
+    expect(await card.getByLabel("Urgency").locator("option").allTextContents()).toEqual([
+      "Standard — done within 72 h of payment",
+      "Urgent — done within 24 h of payment (× 1.25)",
+    ]);
     await snap(page, "mcp-app-estimate-390-en-light.png");
+    const last = catalog[catalog.length - 1]!;
+    await card.getByLabel("Service").selectOption(last.id);
+    await expect.poll(() => includes.textContent()).toContain(`Includes — ${last.name}`);
+    expect(await includes.locator("li").allTextContents()).toEqual(last.deliverables);
+    await card.getByLabel("Service").selectOption(catalog[0]!.id);
+    await expect.poll(() => includes.textContent()).toContain(`Includes — ${catalog[0]!.name}`);
 
     await card.getByLabel("What to do").fill("Photograph the storefront and the opening hours.");
     await card.getByLabel("Your e-mail").fill("me@example.com");
@@ -264,6 +281,99 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
     await fr.setViewportSize(PHONE);
     await snap(fr, "mcp-app-task-390-fr-light.png");
     await fr.context().close();
+  }, 180_000);
+
+  it("a counter-offer: Accept asks, then opens the pay page; Refuse asks, then cancels through cancel_task", async () => {
+    const offered = async () => {
+      const { body } = await submitTask(validTask, keyHeaders(key));
+      const id = body.task_id as string;
+      const offer = await reviewTask(env.admin, {
+        task_id: id,
+        action: "counter_offer",
+        counter_offer_amount: 520,
+        reason: "Longer visit",
+      });
+      expect(offer.res.status, JSON.stringify(offer.body)).toBe(200);
+      return id;
+    };
+    const taskId = await offered();
+    const watch: Watch = { problems: [], requests: [] };
+    const page = await openHost(watch, { locale: "en", theme: "light", viewport: PHONE });
+    await show(page, "check_task_status", { task_id: taskId });
+    const card = page.frameLocator("iframe");
+    await expect.poll(() => card.getByTestId("status").textContent()).toBe("Counter-offer");
+    expect(await card.getByRole("heading", { name: "Counter-offer" }).isVisible()).toBe(true);
+    expect(await card.getByText("$520.00").first().isVisible()).toBe(true);
+    expect(await card.getByText("Longer visit").isVisible()).toBe(true);
+    await snap(page, "mcp-app-counter-390-en-light.png");
+
+    // Accept: asked first; nothing opens until the person confirms.
+    await card.getByTestId("counter-accept").click();
+    await expect.poll(() => card.getByText("Accept the counter-offer of $520.00 ?").isVisible()).toBe(true);
+    expect(await page.evaluate(() => (window as any).mcpHost.opened.length)).toBe(0);
+    await card.getByTestId("counter-accept-confirm").click();
+    await expect.poll(() => page.evaluate(() => (window as any).mcpHost.opened.length)).toBe(1);
+    expect(await page.evaluate(() => (window as any).mcpHost.opened[0] as string)).toMatch(
+      new RegExp(`/pay/#task_id=${taskId}&pay_token=`),
+    );
+
+    // Refuse: asked first; cancel_task is called only on confirmation.
+    const cancels = () => watch.requests.filter((r) => r.headers["mcp-name"] === "cancel_task").length;
+    await card.getByTestId("counter-refuse").click();
+    await expect
+      .poll(() => card.getByText("Refuse the counter-offer? The task will be cancelled.").isVisible())
+      .toBe(true);
+    expect(cancels()).toBe(0);
+    await card.getByRole("button", { name: "Cancel" }).click();
+    expect(await card.getByTestId("counter-refuse-confirm").count()).toBe(0);
+    await card.getByTestId("counter-refuse").click();
+    await card.getByTestId("counter-refuse-confirm").click();
+    await expect.poll(() => card.getByTestId("status").textContent()).toBe("Cancelled");
+    expect(cancels()).toBe(1);
+    expect(watch.problems).toEqual([]);
+    await page.context().close();
+  }, 180_000);
+
+  it("a proof photo that fails to load: its hash and a Retry, then the photo", async () => {
+    const { taskId } = await paidTask(env.admin, key);
+    const proof = pngProof();
+    const done = await completeTask(env.admin, {
+      task_id: taskId,
+      action: "complete",
+      operator_notes: "Storefront photographed.",
+      proof_files: [proof],
+    });
+    expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+    const watch: Watch = { problems: [], requests: [] };
+    const page = await openHost(watch, { locale: "en", theme: "light", viewport: PHONE });
+    // The host's resources/read of the proof file fails (a 503 from the service) until released.
+    let failing = true;
+    await page.route(
+      (url) => url.pathname === "/api/mcp",
+      async (route) => {
+        const body = route.request().postData() ?? "";
+        if (failing && body.includes('"resources/read"') && body.includes("/proof/")) {
+          await route.fulfill({ status: 503, contentType: "application/json", body: "{}" });
+          return;
+        }
+        await route.fallback();
+      },
+    );
+    await show(page, "check_task_status", { task_id: taskId });
+    const card = page.frameLocator("iframe");
+    await expect.poll(() => card.getByTestId("status").textContent()).toBe("Completed");
+    await expect.poll(() => card.getByText("Could not load this file.").isVisible()).toBe(true);
+    expect(await card.getByText(/^SHA-256 [0-9a-f]{64}$/).count()).toBe(1);
+    expect(await card.locator("img[src^='data:']").count()).toBe(0);
+    // The failed photo keeps the figure's box: no broken layout.
+    const box = await card.locator(".photo .broken").boundingBox();
+    expect(box!.height).toBeGreaterThanOrEqual(100);
+    expect(box!.width).toBeGreaterThanOrEqual(100);
+    failing = false;
+    await card.getByRole("button", { name: "Retry" }).click();
+    await expect.poll(() => card.locator("img[src^='data:image/png;base64,']").count()).toBe(1);
+    expect(await card.getByText("Could not load this file.").count()).toBe(0);
+    await page.context().close();
   }, 180_000);
 
   it("an unknown task: the error view in words, in both languages and themes", async () => {
