@@ -3,8 +3,8 @@
  * test of the money (tests/model/money.test.ts; docs/payments.md "The model test of the money"),
  * longer than the run inside `npm test`, or replaying a failure.
  *
- * - `--runs N`: random command sequences to try (default 200; `npm test` tries 8);
- * - `--commands N`: at most N commands a sequence (default 40; `npm test`: 30);
+ * - `--runs N`: random command sequences to try (default 200; `npm test` tries 6);
+ * - `--commands N`: at most N commands a sequence (default 40; `npm test`: 25);
  * - `--seed S` and `--path P`: replay what a failure printed (fast-check's seed and path: the path
  *   goes straight to the shrunk counterexample);
  * - `--log`: print each passing run's executed sequence.

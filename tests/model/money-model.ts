@@ -1009,8 +1009,8 @@ export interface ModelRunOptions {
 export function modelRunOptions(env = process.env): ModelRunOptions {
   const num = (v: string | undefined, d: number) => (v ? Number(v) : d);
   return {
-    numRuns: num(env.MODEL_RUNS, 8),
-    maxCommands: num(env.MODEL_COMMANDS, 30),
+    numRuns: num(env.MODEL_RUNS, 6),
+    maxCommands: num(env.MODEL_COMMANDS, 25),
     ...(env.MODEL_SEED ? { seed: Number(env.MODEL_SEED) } : {}),
     ...(env.MODEL_PATH ? { path: env.MODEL_PATH } : {}),
     ...(env.MODEL_LOG ? { log: (line: string) => console.log(line) } : {}),

@@ -10,6 +10,21 @@
  * Seeded and reproducible: on failure fast-check prints the seed, the path and the shrunk
  * sequence; replay with MODEL_SEED=<seed> MODEL_PATH=<path> npx vitest run tests/model, or
  * `npm run test:model -- --seed <seed> --path <path>`. Longer: `npm run test:model -- --runs N`.
+ *
+ * What it found on the code before the running total (ac2d550, the parent of f1a123b; the test copied
+ * there, with the settlement helper of tests/helpers/tasks.ts and without the running-total check
+ * the old code has no table for):
+ * - the over-refund, "granted more than paid": seed -61013655, path
+ *   54:7:9:8:8:8:8:8:10:8:11:9:10:11 (MODEL_RUNS=60 MODEL_COMMANDS=30), shrunk to
+ *   completedTask(owner account 0, 0.01, usdc), dispute, slaCredit(120 h late: 0.01 owed),
+ *   settle(denied), resolve(full_refund): the full refund granted 0.01 again, 0.02 against 0.01
+ *   paid (the denied settlement had overwritten the last-value refund field the cap read).
+ * - a settlement checked against the price, not what is left: seed 99, path
+ *   43:9:8:12:9:9:9:10:8:8:8:9:9:9:10:9:9:12:10:10:3:3:4:3:3:3:3:3:3:3:3:3:3:3:3:4
+ *   (MODEL_RUNS=60 MODEL_COMMANDS=20), shrunk to completedTask(owner account 0, 0.05, usdc),
+ *   slaCredit(24 h late), settle(refunded 379.67): refused without the cumulative max_amount_cad.
+ * The second settlement's 500 was not reached by these runs before they stopped at the first
+ * failure; tests/tasks/refund-total.test.ts keeps it as a plain regression test.
  */
 import { beforeAll, describe, it } from "vitest";
 import { useTestDatabase } from "../helpers/db.js";
