@@ -177,6 +177,10 @@ const awaitingPayment = (t: ModelTask) =>
   t.status === "accepted_pending_payment" || t.status === "counter_offered";
 const ownerKey = (model: Model, real: Real, t: ModelTask) =>
   t.owner < 0 ? real.usdcKey : model.accounts[t.owner]!.key;
+/** A task with an open dispute (what {@link Resolve} acts on). */
+const disputed = (t: ModelTask) => t.openDispute !== null;
+/** A finished task without its SLA credit (what {@link SlaCredit} acts on). */
+const creditable = (t: ModelTask) => (t.status === "completed" || t.status === "failed") && !t.slaCredited;
 const ownerActive = (m: Readonly<Model>, t: ModelTask) => t.owner < 0 || !m.accounts[t.owner]!.erased;
 
 type Cmd = fc.AsyncCommand<Model, Real, false>;
@@ -690,7 +694,7 @@ class SlaCredit extends Base {
   ) {
     super();
   }
-  private where = (t: ModelTask) => (t.status === "completed" || t.status === "failed") && !t.slaCredited;
+  private where = creditable;
   check = hasTask(this.where);
   async act(m: Model) {
     const t = pickTask(m, this, this.where)!;
@@ -781,6 +785,27 @@ class CompletedTask extends Base {
     `completedTask(owner ${this.owner < 0 ? "usdc key" : `account ${this.owner}`}, ${fromCents(this.cents)}, ${this.how})`;
 }
 
+/**
+ * A compound command of the recourse subset: a resolution or the SLA credit job, then finance
+ * settling at once (outcome `refunded` with the owed amount, or `denied`): the order in which a
+ * task collects several settlements.
+ */
+class GrantThenSettle extends Base {
+  constructor(
+    readonly grant: Resolve | SlaCredit,
+    readonly outcome: "refunded" | "denied",
+  ) {
+    super();
+  }
+  check = (m: Readonly<Model>) => this.grant.check(m);
+  async act(m: Model, r: Real) {
+    const t = pickTask(m, this.grant, this.grant instanceof Resolve ? disputed : creditable)!;
+    await this.grant.act(m, r);
+    if (t.pending) await Object.assign(new Settle(0, this.outcome, null), { target: t.id }).act(m, r);
+  }
+  toString = () => `${this.grant.toString()}+settle(${this.outcome})`;
+}
+
 /** Amounts in cents: 0.01 to 600.00 CAD, with the odd cents that rounding loves. */
 const cents = fc.oneof(fc.integer({ min: 1, max: 60_000 }), fc.constantFrom(37_967, 10_000, 5_000, 1));
 const pick = fc.nat({ max: 50 });
@@ -831,6 +856,65 @@ export function commandArbitraries(accounts: number): fc.Arbitrary<Cmd>[] {
     [1, pick.map((p) => new RetrySettle(p))],
     [2, fc.tuple(pick, fc.integer({ min: 1, max: 200 })).map(([p, h]) => new SlaCredit(p, h))],
     [1, account.map((a) => new Erase(a))],
+  ];
+  return weighted.flatMap(([weight, arb]) => Array.from({ length: weight }, () => arb));
+}
+
+/** Small amounts (cents): 0.01 to 1.00 CAD, so that several refunds fit in one payment. */
+const smallCents = fc.oneof(fc.integer({ min: 1, max: 100 }), fc.constantFrom(1, 2, 5));
+
+/** A completed task of the key without an account, 1.01 to 2.00 CAD, paid in USDC or out of band. */
+const recourseTask: fc.Arbitrary<Cmd> = fc
+  .tuple(smallCents, fc.constantFrom("usdc", "manual") as fc.Arbitrary<"usdc" | "manual">)
+  .map(([c, h]) => new CompletedTask(-1, c + 100, h));
+
+/** The recourse subset's prelude: one or two completed tasks before the random commands. */
+export const recoursePrelude: fc.Arbitrary<Cmd[]> = fc.array(recourseTask, { minLength: 1, maxLength: 2 });
+
+/**
+ * The recourse subset (the second property of tests/model/money.test.ts): tasks paid in USDC or
+ * out of band (the refunds are settled by finance), disputes (the earlier-rule dispute row too),
+ * the four resolutions with small amounts, refund settlements (mostly `refunded`) and their
+ * retries, the SLA credit job. Several refunds and settlements of one task are the rule here, so
+ * a sequence reaches a task's second and third settlement in a few commands.
+ */
+export function recourseArbitraries(): fc.Arbitrary<Cmd>[] {
+  const resolution = fc.constantFrom(
+    "redo",
+    "reject",
+    "partial_refund",
+    "partial_refund",
+    "full_refund",
+  ) as fc.Arbitrary<"redo" | "reject" | "partial_refund" | "full_refund">;
+  const outcome = fc.constantFrom("refunded", "refunded", "refunded", "denied") as fc.Arbitrary<
+    "refunded" | "denied"
+  >;
+  const few = fc.nat({ max: 3 });
+  const weighted: [number, fc.Arbitrary<Cmd>][] = [
+    [1, recourseTask],
+    [3, few.map((p) => new Dispute(p))],
+    [3, few.map((p) => new EarlierRuleDispute(p))],
+    [4, fc.tuple(few, resolution, smallCents).map(([p, res, c]) => new Resolve(p, res, c))],
+    [
+      5,
+      fc
+        .tuple(few, outcome, fc.option(smallCents, { freq: 2 }))
+        .map(([p, o, c]) => new Settle(p, o, o === "denied" ? null : c)),
+    ],
+    [1, few.map((p) => new RetrySettle(p))],
+    [2, fc.tuple(few, fc.integer({ min: 24, max: 200 })).map(([p, h]) => new SlaCredit(p, h))],
+    [
+      4,
+      fc
+        .tuple(few, resolution, smallCents, outcome)
+        .map(([p, res, c, o]) => new GrantThenSettle(new Resolve(p, res, c), o)),
+    ],
+    [
+      2,
+      fc
+        .tuple(few, fc.integer({ min: 24, max: 200 }), outcome)
+        .map(([p, h, o]) => new GrantThenSettle(new SlaCredit(p, h), o)),
+    ],
   ];
   return weighted.flatMap(([weight, arb]) => Array.from({ length: weight }, () => arb));
 }
@@ -1001,18 +1085,27 @@ export interface ModelRunOptions {
   maxCommands: number;
   seed?: number;
   path?: string;
+  /** The counterexample's `replayPath` (fast-check's commands need it with `path` to replay). */
+  replayPath?: string;
   /** Called with each passing run's executed sequence (MODEL_LOG=1). */
   log?: (line: string) => void;
 }
 
-/** Reads MODEL_RUNS, MODEL_COMMANDS, MODEL_SEED, MODEL_PATH (defaults: the `npm test` run). */
-export function modelRunOptions(env = process.env): ModelRunOptions {
+/**
+ * Reads MODEL_RUNS, MODEL_COMMANDS, MODEL_SEED, MODEL_PATH, MODEL_REPLAY_PATH; `defaults` (runs, commands) are the
+ * `npm test` run's (6 of up to 25 commands unless given).
+ */
+export function modelRunOptions(
+  env = process.env,
+  defaults: { runs: number; commands: number } = { runs: 6, commands: 25 },
+): ModelRunOptions {
   const num = (v: string | undefined, d: number) => (v ? Number(v) : d);
   return {
-    numRuns: num(env.MODEL_RUNS, 6),
-    maxCommands: num(env.MODEL_COMMANDS, 25),
+    numRuns: num(env.MODEL_RUNS, defaults.runs),
+    maxCommands: num(env.MODEL_COMMANDS, defaults.commands),
     ...(env.MODEL_SEED ? { seed: Number(env.MODEL_SEED) } : {}),
     ...(env.MODEL_PATH ? { path: env.MODEL_PATH } : {}),
+    ...(env.MODEL_REPLAY_PATH ? { replayPath: env.MODEL_REPLAY_PATH } : {}),
     ...(env.MODEL_LOG ? { log: (line: string) => console.log(line) } : {}),
   };
 }
@@ -1024,17 +1117,28 @@ let runs = 0;
  * invariants checked; on failure fast-check's report gives the seed, the path and the shrunk
  * sequence (replay: MODEL_SEED=… MODEL_PATH=…).
  */
-export async function runMoneyModel(admin: string, options: ModelRunOptions): Promise<void> {
-  const arbitraries = commandArbitraries(2);
+export async function runMoneyModel(
+  admin: string,
+  options: ModelRunOptions,
+  arbitraries: fc.Arbitrary<Cmd>[] = commandArbitraries(2),
+  prelude: fc.Arbitrary<Cmd[]> = fc.constant([]),
+): Promise<void> {
   await fc.assert(
     fc.asyncProperty(
-      fc.commands(arbitraries, { maxCommands: options.maxCommands, size: "max" }),
-      async (cmds) => {
+      prelude,
+      fc.commands(arbitraries, {
+        maxCommands: options.maxCommands,
+        size: "max",
+        ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),
+      }),
+      async (first, cmds) => {
         const run = `${process.pid}-${++runs}`;
         const setup = await setupRun(admin, run);
+        // The prelude's commands (e.g. the tasks the recourse subset acts on), invariants checked after each.
+        for (const cmd of first) if (cmd.check(setup.model)) await cmd.run(setup.model, setup.real);
         await fc.asyncModelRun(() => setup, cmds);
         await checkInvariants(setup.model, setup.real, true);
-        if (options.log) options.log(`run ${run}: ${String(cmds)}`);
+        if (options.log) options.log(`run ${run}: ${first.map(String).join(",")} ${String(cmds)}`);
       },
     ),
     {
