@@ -29,6 +29,7 @@ import {
   ledgerEntries,
   slaCredits,
   taskDisputes,
+  taskRefunds,
   tasks,
   x402Settlements,
 } from "../../lib/db/schema/index.js";
@@ -964,8 +965,8 @@ export async function checkInvariants(m: Model, r: Real, everything = false): Pr
   const rows = new Map((await db.select().from(tasks).where(inArray(tasks.id, ids))).map((t) => [t.id, t]));
   const ledger = await db.select().from(ledgerEntries).where(inArray(ledgerEntries.taskId, ids));
   const bills = await db.select().from(invoices).where(inArray(invoices.taskId, ids));
-  const disputes = await db.select().from(taskDisputes).where(inArray(taskDisputes.taskId, ids));
   const credits = await db.select().from(slaCredits).where(inArray(slaCredits.taskId, ids));
+  const refunds = await db.select().from(taskRefunds).where(inArray(taskRefunds.taskId, ids));
   const settles = await db
     .select()
     .from(auditLog)
@@ -989,10 +990,19 @@ export async function checkInvariants(m: Model, r: Real, everything = false): Pr
           : c(row.priceCad)
       : 0;
     expect(paid, `paid of ${t.id} vs the model`).toBe(t.paid);
-    // Granted by recourse (dispute refunds, the SLA credit), whatever the payment path.
-    const recourse =
-      of(disputes).reduce((s, d) => s + c(d.refundAmountCad), 0) +
-      of(credits).reduce((s, x) => s + c(x.amountCad), 0);
+    // Granted by recourse, whatever the payment path: credits, owed refunds still pending and
+    // settlements refunded (an owed refund closed by a denied settlement was never given).
+    const recourse = of(refunds).reduce(
+      (s, x) =>
+        s +
+        (x.kind === "credit" ||
+        (x.kind === "owed" && x.settlementId === null) ||
+        (x.kind === "settlement" && x.outcome === "refunded")
+          ? c(x.amountCad)
+          : 0),
+      0,
+    );
+
     expect(
       recourse,
       `dispute refunds and SLA credit of ${t.id} vs paid ${fromCents(paid)}`,
