@@ -15,23 +15,17 @@ import { resetConfig } from "../../lib/config.js";
 import type { NewActivityLogEntry } from "../../lib/db/schema/index.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { resetSharedStoreLog } from "../../lib/ratelimit/shared-store.js";
+import { envOverrides } from "../helpers/env.js";
 import { startUpstashShim, type UpstashShim } from "../helpers/upstash-shim.js";
 
-const saved: Record<string, string | undefined> = {};
-
-function setEnv(values: Record<string, string | undefined>): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+const { set: setEnv, restore: restoreEnv } = envOverrides(() => {
   resetConfig();
   resetLimiters();
-}
+});
 
 let shim: UpstashShim | undefined;
 afterAll(async () => {
-  setEnv(saved);
+  restoreEnv();
   await shim?.close();
 });
 

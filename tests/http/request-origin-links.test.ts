@@ -14,21 +14,14 @@ import { getConfig, resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
 import { emails } from "../../lib/db/schema/index.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { envOverrides } from "../helpers/env.js";
 import { makeKey } from "../helpers/keys.js";
 import { call } from "../helpers/request.js";
 
 useTestDatabase();
 
-const saved: Record<string, string | undefined> = {};
-function setEnv(values: Record<string, string | undefined>): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  resetConfig();
-}
-afterAll(() => setEnv(saved));
+const { set: setEnv, restore: restoreEnv } = envOverrides(() => resetConfig());
+afterAll(() => restoreEnv());
 
 let admin: string;
 let n = 0;

@@ -8,6 +8,7 @@ import { resetConfig } from "../../lib/config.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { envOverrides } from "../helpers/env.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 
@@ -18,16 +19,10 @@ useTestDatabase();
 // edge the previous window's count would weigh in), and Retry-After is exact: 50 s.
 const LIMITER_NOW = Date.UTC(2026, 0, 5, 0, 0, 10);
 
-const saved: Record<string, string | undefined> = {};
-function setEnv(values: Record<string, string | undefined>): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+const { set: setEnv, restore: restoreEnv } = envOverrides(() => {
   resetConfig();
   resetLimiters(() => LIMITER_NOW);
-}
+});
 
 let host: LocalHost;
 beforeAll(async () => {
@@ -35,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await host.close();
-  setEnv(saved);
+  restoreEnv();
   resetLimiters();
 });
 

@@ -15,6 +15,7 @@ import { getConfig, resetConfig } from "../../lib/config.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { resetSharedStoreLog } from "../../lib/ratelimit/shared-store.js";
 import { admitEndpoints, openedSince, recordBreaker, resetBreakers } from "../../lib/webhooks/breaker.js";
+import { envOverrides } from "../helpers/env.js";
 import { startUpstashShim, type UpstashShim } from "../helpers/upstash-shim.js";
 
 const COOLDOWN_MS = 60_000;
@@ -24,21 +25,14 @@ const ENV: Record<string, string> = {
   // Generous: a busy 2-core machine has taken over 300 ms for one shim + Redis round trip.
   RATE_LIMIT_TIMEOUT_MS: "5000",
 };
-const saved: Record<string, string | undefined> = {};
-
-function setEnv(values: Record<string, string | undefined>): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+const { set: setEnv, restore: restoreEnv } = envOverrides(() => {
   resetConfig();
   resetLimiters();
-}
+});
 
 let shim: UpstashShim | undefined;
 afterAll(async () => {
-  setEnv(saved);
+  restoreEnv();
   await shim?.close();
 });
 

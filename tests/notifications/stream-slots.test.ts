@@ -22,6 +22,7 @@ import { resetSharedStoreLog } from "../../lib/ratelimit/shared-store.js";
 import { resetStreamSlots, type StreamSlot, takeStreamSlot } from "../../lib/stream/stream-slots.js";
 import type { LocalHost } from "../../scripts/local-host.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { envOverrides } from "../helpers/env.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { expectEnvelope } from "../helpers/request.js";
@@ -39,21 +40,14 @@ const ENV: Record<string, string> = {
   // Generous: a busy 2-core machine has taken over 300 ms for one shim + Redis round trip.
   RATE_LIMIT_TIMEOUT_MS: "5000",
 };
-const saved: Record<string, string | undefined> = {};
-
-function setEnv(values: Record<string, string | undefined>): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+const { set: setEnv, restore: restoreEnv } = envOverrides(() => {
   resetConfig();
   resetLimiters();
-}
+});
 
 let shim: UpstashShim | undefined;
 afterAll(async () => {
-  setEnv(saved);
+  restoreEnv();
   await shim?.close();
 });
 

@@ -10,6 +10,7 @@ import { GET as estimate } from "../../api/estimate.js";
 import { resetConfig } from "../../lib/config.js";
 import { MemoryLimiter, resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { envOverrides } from "../helpers/env.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { startUpstashShim, type UpstashShim } from "../helpers/upstash-shim.js";
@@ -26,7 +27,6 @@ const LIMITS = {
   // "stops answering" test below lowers it to keep itself short.
   RATE_LIMIT_TIMEOUT_MS: "5000",
 };
-const saved: Record<string, string | undefined> = {};
 
 // The counts below assume one window. The memory backend counts on a fixed clock, 10 s into a
 // minute and an hour (Retry-After exact); @upstash/ratelimit reads the real clock itself, so the
@@ -36,19 +36,14 @@ let limiterClock: (() => number) | undefined;
 /** The limiters' time: the fixed clock on the memory backend, the real one on Upstash. */
 const limiterNow = () => limiterClock?.() ?? Date.now();
 
-function setEnv(values: Record<string, string | undefined>): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+const { set: setEnv, restore: restoreEnv } = envOverrides(() => {
   resetConfig();
   resetLimiters(limiterClock);
-}
+});
 
 afterAll(() => {
   limiterClock = undefined;
-  setEnv(saved);
+  restoreEnv();
 });
 
 /**

@@ -15,26 +15,21 @@ import { getDb } from "../../lib/db/client.js";
 import { staffMembers } from "../../lib/db/schema/index.js";
 import { resetLimiters } from "../../lib/ratelimit/limiter.js";
 import { useTestDatabase } from "../helpers/db.js";
+import { envOverrides } from "../helpers/env.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 import { createStaff, nextTotpCode, type TestStaff } from "../helpers/staff.js";
 import { startUpstashShim, type UpstashShim } from "../helpers/upstash-shim.js";
 
 useTestDatabase();
 
-const saved: Record<string, string | undefined> = {};
-function setEnv(values: Record<string, string | undefined>): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+const { set: setEnv, restore: restoreEnv } = envOverrides(() => {
   resetConfig();
   resetLimiters();
-}
+});
 
 let shim: UpstashShim | undefined;
 afterAll(async () => {
-  setEnv(saved);
+  restoreEnv();
   await shim?.close();
 });
 
