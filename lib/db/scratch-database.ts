@@ -30,7 +30,7 @@ export async function createScratchDatabase(
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
   const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   const run = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
+    const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 15_000 });
     await client.connect();
     try {
       await client.query(statement);
