@@ -2393,6 +2393,67 @@ export interface components {
                     code?: string;
                     message?: string;
                 }[];
+                /** @description Why, where one code covers several causes. RATE_LIMITED at staff sign-in: `account_locked` (this account's failures) or `too_many_failures_from_ip`. UNAUTHORIZED/FORBIDDEN for staff and accounts: `no_session`, `session_ended`, `staff_suspended`, `staff_session_not_accepted`, `csrf`, `invitation_invalid`, `account_suspended`, `token_expired`, `token_invalid`. CONFLICT on a prepaid account: `email_not_verified`, `erasure_pending`. */
+                reason?: string;
+                /** @description RATE_LIMITED at staff sign-in (the failure limits): seconds until a try is let through, as Retry-After. */
+                retry_after_seconds?: number;
+                /** @description RATE_LIMITED: the size of the spent limit, in requests per its window. */
+                limit?: number;
+                /** @description RATE_LIMITED: the name of the spent limit. */
+                policy?: string;
+                /** @description CONFLICT on a task or a field action: the task's status when the request was refused. */
+                current_status?: string;
+                /** @description CONFLICT on a refund settlement: the refund's status. */
+                current_refund_status?: string;
+                /** @description CONFLICT on a dispute resolution: the earlier resolution. */
+                current_resolution?: string;
+                /** @description CONFLICT on a dispute: the task's earlier or open dispute. */
+                dispute_id?: string;
+                /** @description CONFLICT on a dispute: how the earlier dispute was resolved. */
+                resolution?: string;
+                /**
+                 * Format: date-time
+                 * @description A dispute refused after its window: when the window ended.
+                 */
+                dispute_window_ends_at?: string;
+                /** @description VALIDATION_ERROR on `amount_cad` of a dispute resolution or refund settlement: the most that may still be given back, CAD. */
+                max_amount_cad?: number;
+                /** @description A proof or evidence file too large: the limit, bytes. */
+                max_bytes?: number;
+                /** @description A check-in outside the geofence: the distance to the site, metres. */
+                distance_m?: number;
+                /** @description A check-in outside the geofence: the radius, metres. */
+                geofence_m?: number;
+                /** @description OUT_OF_SERVICE_ZONE: the place the location was matched to. */
+                matched?: string;
+                /** @description VALIDATION_ERROR on a prepaid account debit larger than its balance: the balance, CAD. */
+                available_balance_cad?: number;
+                /** @description VALIDATION_ERROR at account sign-up: the CAPTCHA (Turnstile) verifier's error codes. */
+                turnstile_error_codes?: string[];
+                /** @description FORBIDDEN for a staff person: the permission the operation needs. */
+                permission?: string;
+                /** @description FORBIDDEN for a staff person: the person's role. */
+                role?: string;
+                /** @description EXCHANGE_RATE_UNAVAILABLE: when the newest CAD→USD rate known was published (null when none). */
+                rate_as_of?: string | null;
+                /** @description EXCHANGE_RATE_UNAVAILABLE: the oldest rate accepted, hours. */
+                max_age_hours?: number;
+                /** @description POLICY_VIOLATION: the content policy's reason codes (docs/policy.md). */
+                reason_codes?: string[];
+                /** @description POLICY_VIOLATION: the content policy's version. */
+                policy_version?: string;
+                /** @description POLICY_VIOLATION: the ids of the rules that refused the text. */
+                rules?: string[];
+                /** @description VALIDATION_ERROR at webhook registration: the key's active webhooks. */
+                active?: number;
+                /** @description NOT_FOUND of a prepaid account: how to create or link one. */
+                suggestion?: string;
+                /** @description An x402 payment refused (PAYMENT_REQUIRED or INVALID_FORMAT on `payment`): the x402 reason (docs/x402.md). */
+                invalid_reason?: string;
+                /** @description CONFLICT on an x402 settlement: the transfer's transaction hash. */
+                tx_hash?: string;
+                /** @description OUT_OF_SERVICE_ZONE: the matched place's distance from the base, km one way. */
+                distance_km_one_way?: number;
             };
             /** @example req_8f14e45fceea167a5a36 */
             request_id: string;

@@ -38,6 +38,117 @@ function security(op: Operation): Json[] | undefined {
   }
 }
 
+/**
+ * Members some errors add beside `code`, `message` and `details` (docs/api-conventions.md "Errors"):
+ * each present only on the errors named in its description. A client may ignore any of them; the
+ * envelope stays open to members added later.
+ */
+const ERROR_EXTRAS: Json = {
+  reason: {
+    type: "string",
+    description:
+      "Why, where one code covers several causes. RATE_LIMITED at staff sign-in: `account_locked` (this " +
+      "account's failures) or `too_many_failures_from_ip`. UNAUTHORIZED/FORBIDDEN for staff and accounts: " +
+      "`no_session`, `session_ended`, `staff_suspended`, `staff_session_not_accepted`, `csrf`, " +
+      "`invitation_invalid`, `account_suspended`, `token_expired`, `token_invalid`. CONFLICT on a prepaid " +
+      "account: `email_not_verified`, `erasure_pending`.",
+  },
+  retry_after_seconds: {
+    type: "integer",
+    minimum: 0,
+    description:
+      "RATE_LIMITED at staff sign-in (the failure limits): seconds until a try is let through, as Retry-After.",
+  },
+  limit: {
+    type: "integer",
+    description: "RATE_LIMITED: the size of the spent limit, in requests per its window.",
+  },
+  policy: { type: "string", description: "RATE_LIMITED: the name of the spent limit." },
+  current_status: {
+    type: "string",
+    description: "CONFLICT on a task or a field action: the task's status when the request was refused.",
+  },
+  current_refund_status: {
+    type: "string",
+    description: "CONFLICT on a refund settlement: the refund's status.",
+  },
+  current_resolution: {
+    type: "string",
+    description: "CONFLICT on a dispute resolution: the earlier resolution.",
+  },
+  dispute_id: { type: "string", description: "CONFLICT on a dispute: the task's earlier or open dispute." },
+  resolution: { type: "string", description: "CONFLICT on a dispute: how the earlier dispute was resolved." },
+  dispute_window_ends_at: {
+    type: "string",
+    format: "date-time",
+    description: "A dispute refused after its window: when the window ended.",
+  },
+  max_amount_cad: {
+    type: "number",
+    description:
+      "VALIDATION_ERROR on `amount_cad` of a dispute resolution or refund settlement: the most that may still be given back, CAD.",
+  },
+  max_bytes: { type: "integer", description: "A proof or evidence file too large: the limit, bytes." },
+  distance_m: {
+    type: "number",
+    description: "A check-in outside the geofence: the distance to the site, metres.",
+  },
+  geofence_m: { type: "number", description: "A check-in outside the geofence: the radius, metres." },
+  matched: { type: "string", description: "OUT_OF_SERVICE_ZONE: the place the location was matched to." },
+  available_balance_cad: {
+    type: "number",
+    description: "VALIDATION_ERROR on a prepaid account debit larger than its balance: the balance, CAD.",
+  },
+  turnstile_error_codes: {
+    type: "array",
+    items: { type: "string" },
+    description: "VALIDATION_ERROR at account sign-up: the CAPTCHA (Turnstile) verifier's error codes.",
+  },
+  permission: {
+    type: "string",
+    description: "FORBIDDEN for a staff person: the permission the operation needs.",
+  },
+  role: { type: "string", description: "FORBIDDEN for a staff person: the person's role." },
+  rate_as_of: {
+    type: ["string", "null"],
+    description:
+      "EXCHANGE_RATE_UNAVAILABLE: when the newest CAD→USD rate known was published (null when none).",
+  },
+  max_age_hours: {
+    type: "number",
+    description: "EXCHANGE_RATE_UNAVAILABLE: the oldest rate accepted, hours.",
+  },
+  reason_codes: {
+    type: "array",
+    items: { type: "string" },
+    description: "POLICY_VIOLATION: the content policy's reason codes (docs/policy.md).",
+  },
+  policy_version: { type: "string", description: "POLICY_VIOLATION: the content policy's version." },
+  rules: {
+    type: "array",
+    items: { type: "string" },
+    description: "POLICY_VIOLATION: the ids of the rules that refused the text.",
+  },
+  active: {
+    type: "integer",
+    description: "VALIDATION_ERROR at webhook registration: the key's active webhooks.",
+  },
+  suggestion: { type: "string", description: "NOT_FOUND of a prepaid account: how to create or link one." },
+  invalid_reason: {
+    type: "string",
+    description:
+      "An x402 payment refused (PAYMENT_REQUIRED or INVALID_FORMAT on `payment`): the x402 reason (docs/x402.md).",
+  },
+  tx_hash: {
+    type: "string",
+    description: "CONFLICT on an x402 settlement: the transfer's transaction hash.",
+  },
+  distance_km_one_way: {
+    type: "number",
+    description: "OUT_OF_SERVICE_ZONE: the matched place's distance from the base, km one way.",
+  },
+};
+
 /** The error envelope every error response uses (`components.schemas.ErrorEnvelope`). */
 const ERROR_ENVELOPE: Json = {
   type: "object",
@@ -72,6 +183,7 @@ const ERROR_ENVELOPE: Json = {
             },
           },
         },
+        ...ERROR_EXTRAS,
       },
     },
     request_id: { type: "string", examples: ["req_8f14e45fceea167a5a36"] },
