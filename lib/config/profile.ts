@@ -2,21 +2,8 @@
  * The production profile: when it applies (Vercel, NODE_ENV=production, a remote database),
  * which variables it requires or refuses, and the relaxed development defaults otherwise.
  */
-import type Ipaddr from "ipaddr.js";
-import { ipaddrLib } from "../ip-address.js";
+import { isLoopbackHost } from "../ip-address.js";
 import { type Config, getConfig } from "./load.js";
-
-/** Whether `hostname` (a name or an IP literal, brackets allowed) designates this machine. */
-function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (h === "localhost" || h.endsWith(".localhost")) return true;
-  if (!ipaddrLib().isValid(h)) return false;
-  let address = ipaddrLib().parse(h);
-  if (address.kind() === "ipv6" && (address as Ipaddr.IPv6).isIPv4MappedAddress()) {
-    address = (address as Ipaddr.IPv6).toIPv4Address();
-  }
-  return address.range() === "loopback";
-}
 
 /**
  * Whether DATABASE_URL points at this machine: unset (embedded PGlite), a loopback host

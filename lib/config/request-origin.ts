@@ -5,17 +5,15 @@
  *
  * Only a host the service already trusts is used, as the OAuth issuer of a development run does
  * (lib/oauth/scopes.ts `oauthIssuer`) and the MCP endpoint's DNS-rebinding check accepts
- * (lib/mcp/handle-request.ts): a loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port) or a
+ * (lib/mcp/handle-request.ts): a loopback host (lib/ip-address.ts `isLoopbackHost`, any port) or a
  * host listed in MCP_ALLOWED_HOSTS, read from the request's URL. Any other host is ignored, so a
  * forged Host cannot put an attacker's address into a link we e-mail. With PUBLIC_BASE_URL set,
  * or under the production profile, nothing here is used.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { isLoopbackHost } from "../ip-address.js";
 
 const storage = new AsyncLocalStorage<string>();
-
-/** Loopback Host values (any port): the caller is on this machine. */
-const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
 
 /**
  * The origin (`scheme://host[:port]`, lower case) `request` reached us at when it may be used for
@@ -39,7 +37,7 @@ export function trustedRequestOrigin(
     .split(",")
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  const trusted = LOOPBACK_HOST.test(host) || allowed.includes(host);
+  const trusted = isLoopbackHost(url.hostname) || allowed.includes(host);
   if (!trusted || (url.protocol !== "http:" && url.protocol !== "https:")) return undefined;
   return `${url.protocol}//${host}`;
 }

@@ -20,9 +20,10 @@ import { createPrivateKey, hkdfSync } from "node:crypto";
 import type { Configuration, KoaContextWithOIDC, default as ProviderClass } from "oidc-provider";
 import { DEV_JWT_SECRET } from "../auth/jwt.js";
 import { type Config, productionProfile } from "../config.js";
+import { isLoopbackHost } from "../ip-address.js";
 import { safeFetch } from "../net/safe-fetch.js";
 import { DrizzleAdapter } from "./adapter.js";
-import { isLoopback, OAUTH_RESOURCE_PATH, OAUTH_SCOPES, oauthIssuer } from "./scopes.js";
+import { OAUTH_RESOURCE_PATH, OAUTH_SCOPES, oauthIssuer } from "./scopes.js";
 
 /** Path prefix of the authorization server's endpoints. */
 export const OAUTH_PREFIX = "/oauth";
@@ -49,7 +50,7 @@ export function clientMetadataFetcher(config: Config) {
   return async (url: string | URL, options: RequestInit & { dispatcher?: unknown }): Promise<Response> => {
     const local = clientMetadataMayBeLocal(config);
     const target = new URL(url);
-    if (local && target.protocol === "https:" && isLoopback(target.hostname)) target.protocol = "http:";
+    if (local && target.protocol === "https:" && isLoopbackHost(target.hostname)) target.protocol = "http:";
     const { dispatcher: _ignored, ...init } = options;
     return safeFetch(target, {
       ...init,

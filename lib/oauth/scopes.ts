@@ -11,18 +11,13 @@
  */
 import { type Config, productionProfile, publicBaseUrl } from "../config.js";
 import type { Scope } from "../db/schema/enums.js";
+import { isLoopbackHost } from "../ip-address.js";
 
 /** Path of the MCP endpoint that requires OAuth (the same server as /api/mcp). */
 export const OAUTH_RESOURCE_PATH = "/mcp";
 
 /** The scopes an OAuth client may ask for: the key scopes but `admin`. */
 export const OAUTH_SCOPES: readonly Scope[] = ["task_create", "task_cancel", "billing_read", "audit_only"];
-
-/** Whether `hostname` (a URL's hostname, IPv6 in brackets or not) is a loopback name or address. */
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
 
 /**
  * The issuer (RFC 8414): the service's public origin (PUBLIC_BASE_URL, else
@@ -35,7 +30,7 @@ export function isLoopback(hostname: string): boolean {
 export function oauthIssuer(config: Config, request?: Request): string {
   if (request && !config.PUBLIC_BASE_URL && !productionProfile(config).active) {
     const url = new URL(request.url);
-    if ((url.protocol === "http:" || url.protocol === "https:") && isLoopback(url.hostname)) {
+    if ((url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname)) {
       return url.origin;
     }
   }

@@ -283,6 +283,12 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     erasure: "kept",
     none: "task_id days_late percent amount_cad usdc_micro invoice_id created_at",
   }),
+  sla_credit_checks: table({
+    purpose: "late tasks the SLA-credit job found nothing to credit (so it does not scan them again)",
+    export: { excluded: "no personal data" },
+    erasure: "kept",
+    none: "task_id outcome checked_at",
+  }),
   task_refunds: table({
     purpose: "refunds of a task given, owed and settled, its running total (accounting record)",
     export: { excluded: "no personal data" },

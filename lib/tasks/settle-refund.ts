@@ -22,12 +22,13 @@
  * The task's status does not change (it stays `cancelled`, or finished), so
  * no task event is emitted: the contract's event list has no refund event.
  */
+import { eq } from "drizzle-orm";
 import { refundTaskToAccount } from "../billing/charge-task.js";
 import { creditUsdcReceipt, findUsdcReceipt } from "../billing/credit-notes.js";
 import { recordSettlement, refundableCad, syncRefundColumns } from "../billing/task-refunds.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
-import { emails, type Task } from "../db/schema/index.js";
+import { emails, slaCreditChecks, type Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { commonValues, taskEmailRow } from "../mail/compose-task-email.js";
@@ -111,6 +112,8 @@ export async function settleRefund(body: SettleRefundBody, now = new Date()): Pr
       },
       now,
     );
+    // A denied or smaller settlement can leave room for an SLA credit: the job looks again.
+    await tx.delete(slaCreditChecks).where(eq(slaCreditChecks.taskId, task.id));
     const updated = await syncRefundColumns(tx, task, now, { refundNote: body.note ?? null });
     await recordAudit(tx, {
       action: "refund.settle",

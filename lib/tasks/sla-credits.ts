@@ -15,7 +15,14 @@ import { getConfig } from "../config.js";
 import { eventsCommitted } from "../db/after-events.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
-import { ledgerEntries, SLA_CREDIT_CANDIDATE, slaCredits, tasks } from "../db/schema/index.js";
+import {
+  ledgerEntries,
+  SLA_CREDIT_CANDIDATE,
+  slaCreditChecks,
+  slaCredits,
+  tasks,
+} from "../db/schema/index.js";
+import type { Tx } from "../db/types.js";
 import { formatUsdc } from "../money.js";
 import { grantRefund } from "./recourse-refund.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
@@ -29,6 +36,23 @@ import { emitTaskEvent } from "./state/task-events.js";
  */
 const finishedAt = sql<Date | string>`coalesce("tasks"."completed_at", (
   select max(e.created_at) from task_events e where e.task_id = "tasks"."id" and e.type = 'task.failed'))`;
+
+/**
+ * Records that late task `taskId` has nothing to credit (`sla_credit_checks`), so the scan skips
+ * it from now on; a refund settlement deletes the row (lib/tasks/settle-refund.ts). Returns null.
+ */
+async function noCredit(
+  tx: Tx,
+  taskId: string,
+  outcome: "nothing_left" | "no_credit_due",
+  now: Date,
+): Promise<null> {
+  await tx
+    .insert(slaCreditChecks)
+    .values({ taskId, outcome, checkedAt: now })
+    .onConflictDoUpdate({ target: slaCreditChecks.taskId, set: { outcome, checkedAt: now } });
+  return null;
+}
 
 /**
  * Credits task `taskId`, finished at `finished`, in its own transaction; returns the amount
@@ -50,12 +74,12 @@ async function creditTask(taskId: string, finished: Date, now: Date): Promise<nu
       config.SLA_CREDIT_PERCENT,
       config.SLA_CREDIT_CAP_PERCENT,
     );
-    if (percent <= 0) return null;
+    if (percent <= 0) return noCredit(tx, taskId, "no_credit_due", now);
     // A percentage of what was paid, capped by what is left after every refund given or owed
     // (a dispute's refund, a cancellation; issue 42).
     const { paidCad, leftCad } = await refundableCad(tx, task);
     const amount = Math.min(percentOfCad(paidCad, percent), leftCad);
-    if (amount <= 0) return null;
+    if (amount <= 0) return noCredit(tx, taskId, "nothing_left", now);
     // The key: a concurrent run that got here first leaves nothing to insert (and nothing is granted).
     const inserted = await tx
       .insert(slaCredits)
@@ -116,7 +140,8 @@ async function creditTask(taskId: string, finished: Date, now: Date): Promise<nu
 
 /**
  * Credits every paid, non-sandbox task finished after its execution deadline and not yet
- * credited (at most `batch` per run, oldest deadline first). The scan reads the partial index of
+ * credited nor found with nothing to credit (`sla_credit_checks`; at most `batch` per run, oldest
+ * deadline first). The scan reads the partial index of
  * late or failed tasks (`SLA_CREDIT_CANDIDATE`); a failed task's lateness is read from its
  * `task.failed` event.
  * @returns `{ checked, credited, credited_cad }`
@@ -135,6 +160,9 @@ export async function creditLateTasks(
         gt(tasks.priceCad, 0),
         sql`${finishedAt} >= ${tasks.executionDeadline} + interval '24 hours'`,
         notExists(db.select({ one: sql`1` }).from(slaCredits).where(eq(slaCredits.taskId, tasks.id))),
+        notExists(
+          db.select({ one: sql`1` }).from(slaCreditChecks).where(eq(slaCreditChecks.taskId, tasks.id)),
+        ),
       ),
     )
     .orderBy(tasks.executionDeadline, tasks.id)

@@ -11,7 +11,14 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../lib/db/client.js";
-import { invoices, slaCredits, taskDisputes, taskRefunds, tasks } from "../../lib/db/schema/index.js";
+import {
+  invoices,
+  slaCreditChecks,
+  slaCredits,
+  taskDisputes,
+  taskRefunds,
+  tasks,
+} from "../../lib/db/schema/index.js";
 import { prefixedId } from "../../lib/ids.js";
 import { creditLateTasks } from "../../lib/tasks/sla-credits.js";
 import { completedTask, openDispute, resolve } from "../disputes/helpers.js";
@@ -235,5 +242,42 @@ describe("refunds across paths add up", () => {
       .from(invoices)
       .where(and(eq(invoices.taskId, id), eq(invoices.kind, "refund")));
     expect(notes.reduce((sum, n) => sum + n.amountCad, 0)).toBeCloseTo(200, 2);
+  });
+
+  it("a late task with nothing left is examined once, so newer late tasks behind it are credited; a denied settlement lets the job look again", async () => {
+    const db = await getDb();
+    const lateBy = async (id: string, hours: number) => {
+      const [task] = await db.select().from(tasks).where(eq(tasks.id, id));
+      await db
+        .update(tasks)
+        .set({ executionDeadline: new Date(task!.completedAt!.getTime() - hours * HOUR) })
+        .where(eq(tasks.id, id));
+      return task!.completedAt!.getTime();
+    };
+    // A: fully refunded by its dispute (owed, nothing left), the oldest deadline of the two.
+    const a = await completedTask(admin, owner, 100);
+    expect((await disputeAndResolve(a, { resolution: "full_refund" })).res.status).toBe(200);
+    const b = await completedTask(admin, owner, 100);
+    await lateBy(a, 300);
+    const now = new Date((await lateBy(b, 50)) + HOUR);
+    // One task per run, oldest deadline first: A alone would fill every batch if it were scanned
+    // again and again; each candidate is examined once, so B's turn comes.
+    let bCredited = false;
+    for (let run = 0; run < 20 && !bCredited; run++) {
+      await creditLateTasks(now, 1);
+      bCredited = (await db.select().from(slaCredits).where(eq(slaCredits.taskId, b))).length === 1;
+    }
+    expect(bCredited).toBe(true);
+    expect(await db.select().from(slaCredits).where(eq(slaCredits.taskId, a))).toEqual([]);
+    const [check] = await db.select().from(slaCreditChecks).where(eq(slaCreditChecks.taskId, a));
+    expect(check).toMatchObject({ outcome: "nothing_left" });
+    expect(await creditLateTasks(now)).toMatchObject({ credited: 0 });
+
+    // Finance denies A's refund: the 100 is no longer owed, and the next run credits A (50 %, capped).
+    expect((await settle({ task_id: a, outcome: "denied", note: "Work was done." })).res.status).toBe(200);
+    expect(await db.select().from(slaCreditChecks).where(eq(slaCreditChecks.taskId, a))).toEqual([]);
+    await creditLateTasks(now);
+    const [credit] = await db.select().from(slaCredits).where(eq(slaCredits.taskId, a));
+    expect(credit).toMatchObject({ percent: 50, amountCad: 50 });
   });
 });

@@ -88,6 +88,22 @@ export const slaCredits = pgTable(
   () => [check("sla_credits_amount_positive", sql`amount_cad > 0`)],
 );
 
+/**
+ * Late tasks the SLA-credit job examined and found nothing to credit (the cron's scan skips them):
+ * `nothing_left` (every cent paid already given back or owed) or `no_credit_due` (a credit of 0 %
+ * under SLA_CREDIT_PERCENT). Without it, such a task matched the scan every hour forever, and a
+ * batch full of them (oldest deadline first) kept newer late tasks from ever being credited. A
+ * refund settlement deletes its task's row (a denied or smaller settlement gives room back), so the
+ * next run looks again.
+ */
+export const slaCreditChecks = pgTable("sla_credit_checks", {
+  taskId: text("task_id")
+    .primaryKey()
+    .references(() => tasks.id, { onDelete: "cascade" }),
+  outcome: text("outcome").$type<"nothing_left" | "no_credit_due">().notNull(),
+  checkedAt: timestamptz("checked_at").notNull(),
+});
+
 export type TaskDispute = typeof taskDisputes.$inferSelect;
 export type NewTaskDispute = typeof taskDisputes.$inferInsert;
 export type DisputeFile = typeof disputeFiles.$inferSelect;
