@@ -172,7 +172,7 @@ describe("api/cron/sla-credits", () => {
     const again = await runCron();
     expect(again.body.details).toMatchObject({ credited: 0 });
     expect(await db.select().from(slaCredits)).toHaveLength(2);
-  });
+  }, 120_000); // two paid tasks end to end and three cron runs: over 30 s on a loaded 2-core machine
 
   it("credits a failed task by the time of its failure", async () => {
     const { body: created } = await submitTask(validTask, keyHeaders(owner));
