@@ -6,7 +6,7 @@
  * verified (`verifiedAddresses`):
  *
  * - the message is replaced by the `task-notice` template in the task's language: task id,
- *   status and the status link, nothing the requester wrote, no attachments;
+ *   status (in words, with its code) and the status link, nothing the requester wrote, no attachments;
  * - at most UNVERIFIED_EMAILS_PER_ADDRESS_PER_DAY such notices go to one address per rolling
  *   24 hours; beyond that the row is written with status `suppressed` (never sent) and says why
  *   in `error`.
@@ -19,6 +19,7 @@ import type { Tx } from "../db/client.js";
 import type { Lang } from "../db/schema/enums.js";
 import { emails, type NewEmail } from "../db/schema/index.js";
 import { taskLinks } from "../tasks/state/task-links.js";
+import { taskStatusLabel } from "./labels.js";
 import { renderTemplate } from "./templates.js";
 import { verifiedAddresses } from "./verified-address.js";
 
@@ -77,6 +78,8 @@ export async function applyUnverifiedRecipientRule(
     const { subject, text } = renderTemplate("task-notice", lang, {
       task_id: row.taskId,
       status: taskFacts(row.taskId)?.status ?? "",
+      status_label:
+        taskStatusLabel(taskFacts(row.taskId)?.status, lang) ?? taskFacts(row.taskId)?.status ?? "",
       status_url: taskLinks(row.taskId).self,
       operator_name: getConfig().OPERATOR_NAME,
       contact_email: getConfig().CONTACT_EMAIL,

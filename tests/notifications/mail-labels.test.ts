@@ -7,12 +7,14 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DISPUTE_REASONS, DISPUTE_RESOLUTIONS } from "../../lib/db/schema/enums.js";
+import { DISPUTE_REASONS, DISPUTE_RESOLUTIONS, TASK_STATUSES } from "../../lib/db/schema/enums.js";
 import {
   DISPUTE_REASON_LABELS,
   DISPUTE_RESOLUTION_LABELS,
   disputeReasonLabel,
   disputeResolutionLabel,
+  TASK_STATUS_LABELS,
+  taskStatusLabel,
 } from "../../lib/mail/labels.js";
 
 /** The pages' common dictionaries, by language. */
@@ -42,6 +44,17 @@ describe("dispute words", () => {
     expect(Object.keys(DISPUTE_REASON_LABELS[lang]).sort()).toEqual([...DISPUTE_REASONS].sort());
     expect(Object.keys(DISPUTE_RESOLUTION_LABELS[lang]).sort()).toEqual([...DISPUTE_RESOLUTIONS].sort());
   });
+
+  it.each(["en", "fr"] as const)(
+    "task statuses are the pages' words, for every status (%s)",
+    async (lang) => {
+      const pages = (await pageMessages())[lang];
+      expect(TASK_STATUS_LABELS[lang]).toEqual(under(pages, "status."));
+      expect(Object.keys(TASK_STATUS_LABELS[lang]).sort()).toEqual([...TASK_STATUSES].sort());
+      expect(taskStatusLabel("on_site", lang)).toBe(lang === "fr" ? "sur place" : "on site");
+      expect(taskStatusLabel("toString", lang)).toBeNull();
+    },
+  );
 
   it("give words for a code, and nothing for an unknown one", () => {
     expect(disputeReasonLabel("wrong_location", "fr")).toBe("mauvais endroit");

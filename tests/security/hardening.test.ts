@@ -639,11 +639,23 @@ describe("item 6: e-mails to unverified addresses carry no requester-written tex
   }
 
   it.each([
-    ["en", "victim-en@example.org", /^Task TASK-[\w-]+: status received$/, "Details:"],
-    ["fr", "victim-fr@example.org", /^Tâche TASK-[\w-]+ : statut received$/, "Détails :"],
+    [
+      "en",
+      "victim-en@example.org",
+      /^Task TASK-[\w-]+: received$/,
+      "Details:",
+      'is now "received" (received).',
+    ],
+    [
+      "fr",
+      "victim-fr@example.org",
+      /^Tâche TASK-[\w-]+ : reçue$/,
+      "Détails :",
+      "est maintenant « reçue » (received).",
+    ],
   ] as const)(
     "an anonymous submission in %s e-mails the stranger only the id, status and link",
-    async (lang, victim, subject, details) => {
+    async (lang, victim, subject, details, status) => {
       const { res, body } = await submitTask({
         ...validTask,
         lang,
@@ -657,6 +669,7 @@ describe("item 6: e-mails to unverified addresses carry no requester-written tex
       expect(mail).toMatchObject({ template: "task-notice", lang, taskId: body.task_id, attachments: null });
       expect(mail!.subject).toMatch(subject);
       expect(mail!.textBody).toContain(body.task_id);
+      expect(mail!.textBody).toContain(status);
       expect(mail!.textBody).toContain(
         `${details} http://localhost:3000/api/submit-task?task_id=${body.task_id}`,
       );
