@@ -11,7 +11,7 @@ import { buildOpenApiDocument } from "../../lib/openapi/document.js";
 const root = path.resolve(import.meta.dirname, "../..");
 
 /** The keys of every `extra: { … }` object literal in the TypeScript sources under `dir`. */
-export function extraKeys(dir: string): Map<string, string> {
+function extraKeys(dir: string): Map<string, string> {
   const found = new Map<string, string>();
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name.endsWith(".generated.ts")) continue;
@@ -28,7 +28,6 @@ export function extraKeys(dir: string): Map<string, string> {
 }
 
 describe("the error extras", () => {
-  // biome-ignore lint/suspicious/noExplicitAny: a JSON document read by path
   const envelope = (buildOpenApiDocument() as any).components.schemas.ErrorEnvelope;
   const declared = envelope.properties.error.properties as Record<string, { description?: string }>;
 
