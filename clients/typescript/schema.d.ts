@@ -489,7 +489,7 @@ export interface paths {
         put?: never;
         /**
          * Check in to or out of an assigned task's site, with the phone's position
-         * @description By the task's assignee only (else 403). check_in: the server measures the distance to the task's place; within GEOFENCE_RADIUS_M plus the reported accuracy (capped by GEOFENCE_ACCURACY_CAP_M) the task goes on_site (a paid task is dispatched first); outside, a `reason` is required (else 422 on reason with error.distance_m and error.geofence_m) and the visit is flagged (within_geofence false). A second check_in answers the first. check_out before check_in → 409. Permission: `tasks.execute` (roles: owner, field); a staff session acts with its role, an admin key as owner.
+         * @description By the task's assignee only (else 403). check_in: the server measures the distance to the task's place; within GEOFENCE_RADIUS_M plus the reported accuracy (capped by GEOFENCE_ACCURACY_CAP_M) the task goes on_site (a paid task is dispatched first); outside, a `reason` is required (else 422 on reason with error.distance_m and error.geofence_m) and the visit is flagged (within_geofence false). A second check_in answers the first. check_out before check_in → 409. Made offline: `captured_at` (RFC 3339) is when the position was taken, bounded (after the assignment, not in the future, at most OFFLINE_CAPTURE_MAX_AGE_H old; else 422 on captured_at); the visit keeps it as checked_in_at and the server's time as check_in_received_at. Sent after the task was reassigned away from the caller → 409 with error.assigned_to ({display_name} of the new assignee, or null). Permission: `tasks.execute` (roles: owner, field); a staff session acts with its role, an admin key as owner.
          */
         post: operations["recordFieldVisit"];
         delete?: never;
@@ -509,7 +509,7 @@ export interface paths {
         put?: never;
         /**
          * Attach one proof file to a task before completion (field app camera)
-         * @description One file per request (base64, at most 3145728 bytes decoded, checked by content like task-complete's proof_files); send an Idempotency-Key per file. The file is attached at once (a paid, dispatched or on-site task; a field staff member only to its own) and completion includes it in the receipt and the task.completed event. The same content twice is stored once. At most 30 files before completion. Permission: `tasks.execute` (roles: owner, field); a staff session acts with its role, an admin key as owner.
+         * @description One file per request (base64, at most 3145728 bytes decoded, checked by content like task-complete's proof_files); send an Idempotency-Key per file. The file is attached at once (a paid, dispatched or on-site task; a field staff member only to its own) and completion includes it in the receipt and the task.completed event. The same content twice is stored once. At most 30 files before completion. A photo taken offline carries `captured_at` (bounded like a check-in's, 422 on captured_at); sent after the task was reassigned → 409 with error.assigned_to; after it was cancelled → 409 with current_status. Permission: `tasks.execute` (roles: owner, field); a staff session acts with its role, an admin key as owner.
          */
         post: operations["uploadFieldProof"];
         delete?: never;
@@ -1263,8 +1263,18 @@ export interface components {
             } | null;
         };
         SiteVisit: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the check-in was made: for one made offline, the phone's captured_at (issue 44 item 5).
+             */
             checked_in_at: string;
+            /**
+             * Format: date-time
+             * @description When the server received the check-in (later than checked_in_at for one made offline). Absent from receipts issued before issue 44 item 5.
+             */
+            check_in_received_at?: string;
+            /** @description The check-in was made offline and sent when the network returned (captured_at). */
+            check_in_offline?: boolean;
             checked_out_at: string | null;
             /** @description Great-circle distance from the reported position to the task's resolved place, metres (null when the task has no coordinates). */
             check_in_distance_m: number | null;
@@ -1926,6 +1936,13 @@ export interface components {
                 capture: {
                     [key: string]: unknown;
                 } | null;
+                /** @description The `captured_at` the field app sent with a photo taken offline (issue 44 item 5), else null. */
+                captured_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the server received and attached the file.
+                 */
+                received_at: string;
             }[];
         };
         FieldVisitRequest: {
@@ -1944,6 +1961,11 @@ export interface components {
             accuracy_m: number;
             /** @description check_in outside the geofence: why (the check-in is then accepted and flagged, within_geofence false). */
             reason?: string;
+            /**
+             * Format: date-time
+             * @description When the field app took the position or photo while offline (RFC 3339), sent later: not before the task's assignment, not in the future (2 min clock skew allowed), at most OFFLINE_CAPTURE_MAX_AGE_H (12 h) old, else 422 on captured_at. Omit it online (the server's time applies).
+             */
+            captured_at?: string;
         };
         FieldProofRequest: {
             /**
@@ -1962,6 +1984,11 @@ export interface components {
                 /** @description File content, standard base64 (a data: URL prefix is accepted). At most 3145728 bytes decoded. */
                 content: string;
             };
+            /**
+             * Format: date-time
+             * @description When the field app took the position or photo while offline (RFC 3339), sent later: not before the task's assignment, not in the future (2 min clock skew allowed), at most OFFLINE_CAPTURE_MAX_AGE_H (12 h) old, else 422 on captured_at. Omit it online (the server's time applies).
+             */
+            captured_at?: string;
         };
         FieldProofUploaded: {
             task_id: string;
@@ -1974,6 +2001,13 @@ export interface components {
                 capture: {
                     [key: string]: unknown;
                 } | null;
+                /** @description The `captured_at` the field app sent with a photo taken offline (issue 44 item 5), else null. */
+                captured_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the server received and attached the file.
+                 */
+                received_at: string;
             };
             files_count: number;
         };

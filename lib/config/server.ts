@@ -75,4 +75,9 @@ export const serverSettings = () => ({
   GEOFENCE_RADIUS_M: int(250, 10, 50_000),
   /** Most of the device's reported accuracy added to the geofence radius, metres. */
   GEOFENCE_ACCURACY_CAP_M: int(100, 0, 10_000),
+  /**
+   * Oldest `captured_at` a check-in or photo made offline may carry when it reaches the server,
+   * hours (issue 44 item 5; docs/staff-and-audit.md "Offline"): older → 422 on captured_at.
+   */
+  OFFLINE_CAPTURE_MAX_AGE_H: int(12, 1, 168),
 });

@@ -10,8 +10,15 @@
  * Retry-safe twice over: the operation takes an `Idempotency-Key` (the answer is replayed), and a
  * file whose SHA-256 the task already holds is not stored again (the existing one is answered).
  * A `field` staff member uploads only to the tasks assigned to it.
+ *
+ * A photo taken offline (issue 44 item 5; docs/staff-and-audit.md "Offline") carries the
+ * `captured_at` the app recorded: bounded like a check-in's (lib/field/captured-at.ts, 422 on
+ * captured_at) and stored as `device_captured_at` beside the upload's own time. One sent after the
+ * task was reassigned is refused 409 naming the new assignee (lib/field/reassigned.ts); one sent
+ * after the task was cancelled (or finished) gets the status refusal, 409 with `current_status`.
  */
 import { and, count, eq } from "drizzle-orm";
+import { getConfig } from "../config.js";
 import { recordAudit } from "../db/audit.js";
 import { getDb } from "../db/client.js";
 import type { TaskStatus } from "../db/schema/enums.js";
@@ -22,8 +29,10 @@ import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
 import { captureContextOf } from "../tasks/state/execute-task.js";
 import { type DecodedProofFile, decodeProofFiles, proofFileRows } from "../tasks/state/proof-files.js";
 import { readSiteVisit } from "../tasks/state/site-visit.js";
-import { assertAssignee, type TaskPrincipal } from "../tasks/state/task-access.js";
+import { assertAssignee, assigneeOnly, type TaskPrincipal } from "../tasks/state/task-access.js";
+import { boundedCapturedAt } from "./captured-at.js";
 import { type AttachedProof, attachedProof, attachedProofColumns } from "./field-tasks.js";
+import { assertNotReassignedAway } from "./reassigned.js";
 import { type FieldProofBody, MAX_FIELD_PROOF_FILES } from "./schemas.js";
 
 /** Statuses a file may be uploaded in (before completion). */
@@ -50,7 +59,7 @@ async function decodeOne(input: FieldProofBody["file"]): Promise<DecodedProofFil
 /**
  * Attaches `body.file` to task `body.task_id` for `caller` at `now`.
  * @returns the file as attached (the one already there for the same content) and how many the task has
- * @throws DomainError NOT_FOUND, FORBIDDEN (a field staff member on a task not assigned to it), CONFLICT (status; too many files), INVALID_FORMAT / VALIDATION_ERROR / PAYLOAD_TOO_LARGE (the file)
+ * @throws DomainError NOT_FOUND, FORBIDDEN (a field staff member on a task not assigned to it), CONFLICT (status; too many files; reassigned since), INVALID_FORMAT / VALIDATION_ERROR / PAYLOAD_TOO_LARGE (the file; captured_at out of bounds)
  */
 export async function uploadFieldProof(
   body: FieldProofBody,
@@ -61,6 +70,8 @@ export async function uploadFieldProof(
   const db = await getDb();
   return db.transaction(async (tx) => {
     const task = await getTaskOrThrow(body.task_id, tx, true);
+    const only = assigneeOnly(caller);
+    if (only !== null) await assertNotReassignedAway(tx, task, only);
     assertAssignee(task, caller);
     if (!UPLOAD_STATUSES.includes(task.status)) {
       throw new DomainError(
@@ -69,6 +80,8 @@ export async function uploadFieldProof(
         { extra: { current_status: task.status } },
       );
     }
+    const capturedAt =
+      body.captured_at === undefined ? null : boundedCapturedAt(body.captured_at, task, now, getConfig());
     const [{ n }] = (await tx
       .select({ n: count() })
       .from(proofFiles)
@@ -89,13 +102,20 @@ export async function uploadFieldProof(
     const visit = await readSiteVisit(task.id, tx);
     const capture = await readCapture(file.bytes, file.mimeType, captureContextOf(task, now, visit));
     const [row] = proofFileRows(task.id, [file]);
-    await tx.insert(proofFiles).values({ ...row!, position: n, capture });
+    await tx
+      .insert(proofFiles)
+      .values({ ...row!, position: n, capture, deviceCapturedAt: capturedAt, createdAt: now });
     await recordAudit(tx, {
       action: "proof.upload",
       taskId: task.id,
       targetKind: "proof_file",
       targetId: row!.id,
-      details: { sha256: file.sha256, size: file.sizeBytes, type: file.mimeType },
+      details: {
+        sha256: file.sha256,
+        size: file.sizeBytes,
+        type: file.mimeType,
+        ...(capturedAt ? { captured_at: capturedAt.toISOString() } : {}),
+      },
     });
     return {
       taskId: task.id,
@@ -105,6 +125,8 @@ export async function uploadFieldProof(
         size: file.sizeBytes,
         sha256: file.sha256,
         capture: capture as Record<string, unknown> | null,
+        captured_at: capturedAt?.toISOString() ?? null,
+        received_at: now.toISOString(),
       },
       filesCount: n + 1,
     };

@@ -59,13 +59,28 @@ export const attachedProofColumns = {
   size: proofFiles.sizeBytes,
   sha256: proofFiles.sha256,
   capture: proofFiles.capture,
+  deviceCapturedAt: proofFiles.deviceCapturedAt,
+  createdAt: proofFiles.createdAt,
 };
 
-/** The attached proof file of a row read with `attachedProofColumns` (no capture metadata: null). */
+/**
+ * The attached proof file of a row read with `attachedProofColumns` (no capture metadata: null;
+ * `captured_at` the field app's time of a photo taken offline, `received_at` the upload's).
+ */
 export function attachedProof(
-  row: Omit<AttachedProof, "capture"> & { capture: AttachedProof["capture"] | undefined },
+  row: Omit<AttachedProof, "capture" | "captured_at" | "received_at"> & {
+    capture: AttachedProof["capture"] | undefined;
+    deviceCapturedAt: Date | null;
+    createdAt: Date;
+  },
 ): AttachedProof {
-  return { ...row, capture: row.capture ?? null };
+  const { deviceCapturedAt, createdAt, ...rest } = row;
+  return {
+    ...rest,
+    capture: row.capture ?? null,
+    captured_at: deviceCapturedAt?.toISOString() ?? null,
+    received_at: createdAt.toISOString(),
+  };
 }
 
 /** The attached proof files (no content) of `taskIds`, in upload order, by task id. */

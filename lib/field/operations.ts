@@ -81,7 +81,10 @@ export const recordFieldVisitOperation = defineOperation({
     "within GEOFENCE_RADIUS_M plus the reported accuracy (capped by GEOFENCE_ACCURACY_CAP_M) the task goes " +
     "on_site (a paid task is dispatched first); outside, a `reason` is required (else 422 on reason with " +
     "error.distance_m and error.geofence_m) and the visit is flagged (within_geofence false). A second check_in " +
-    "answers the first. check_out before check_in → 409.",
+    "answers the first. check_out before check_in → 409. Made offline: `captured_at` (RFC 3339) is when the position " +
+    "was taken, bounded (after the assignment, not in the future, at most OFFLINE_CAPTURE_MAX_AGE_H old; else 422 on " +
+    "captured_at); the visit keeps it as checked_in_at and the server's time as check_in_received_at. Sent after the " +
+    "task was reassigned away from the caller → 409 with error.assigned_to ({display_name} of the new assignee, or null).",
   ...FIELD_APP,
   body: fieldVisitBodySchema,
   response: fieldTaskSchema,
@@ -99,7 +102,9 @@ export const uploadFieldProofOperation = defineOperation({
     "task-complete's proof_files); send an Idempotency-Key per file. The file is attached at once (a paid, " +
     "dispatched or on-site task; a field staff member only to its own) and completion includes it in the " +
     `receipt and the task.completed event. The same content twice is stored once. At most ${MAX_FIELD_PROOF_FILES} ` +
-    "files before completion.",
+    "files before completion. A photo taken offline carries `captured_at` (bounded like a check-in's, 422 on " +
+    "captured_at); sent after the task was reassigned → 409 with error.assigned_to; after it was cancelled → 409 " +
+    "with current_status.",
   ...FIELD_APP,
   body: fieldProofBodySchema,
   response: fieldProofResponseSchema,

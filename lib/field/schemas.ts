@@ -11,6 +11,21 @@ import { plainText } from "../validation.js";
 
 const dateTime = z.string().meta({ format: "date-time" });
 
+/**
+ * `captured_at` of a check-in or photo made offline (issue 44 item 5): RFC 3339 with an offset,
+ * bounded by lib/field/captured-at.ts (after the assignment, not in the future, at most
+ * OFFLINE_CAPTURE_MAX_AGE_H old).
+ */
+const capturedAtSchema = z.iso
+  .datetime({ offset: true })
+  .optional()
+  .meta({
+    description:
+      "When the field app took the position or photo while offline (RFC 3339), sent later: not before the task's assignment, " +
+      "not in the future (2 min clock skew allowed), at most OFFLINE_CAPTURE_MAX_AGE_H (12 h) old, else 422 on captured_at. " +
+      "Omit it online (the server's time applies).",
+  });
+
 /** Most proof files attached to one task from the field before its completion. */
 export const MAX_FIELD_PROOF_FILES = 30;
 
@@ -43,12 +58,13 @@ export const fieldVisitBodySchema = z
       description:
         "check_in outside the geofence: why (the check-in is then accepted and flagged, within_geofence false).",
     }),
+    captured_at: capturedAtSchema,
   })
   .meta({ id: "FieldVisitRequest" });
 export type FieldVisitBody = z.output<typeof fieldVisitBodySchema>;
 
 export const fieldProofBodySchema = z
-  .strictObject({ task_id: taskIdSchema, file: proofFileInputSchema })
+  .strictObject({ task_id: taskIdSchema, file: proofFileInputSchema, captured_at: capturedAtSchema })
   .meta({ id: "FieldProofRequest" });
 export type FieldProofBody = z.output<typeof fieldProofBodySchema>;
 
@@ -59,6 +75,11 @@ export const attachedProofSchema = z.object({
   size: z.number().int().meta({ description: "Bytes." }),
   sha256: z.string(),
   capture: z.record(z.string(), z.unknown()).nullable(),
+  captured_at: dateTime.nullable().meta({
+    description:
+      "The `captured_at` the field app sent with a photo taken offline (issue 44 item 5), else null.",
+  }),
+  received_at: dateTime.meta({ description: "When the server received and attached the file." }),
 });
 
 /** One task of the field person's list (GET /api/field-visit) and the answer of a visit or upload. */

@@ -13,6 +13,11 @@
  *   reason kept (flagged in the evidence).
  * - A second check_in answers the first visit unchanged (idempotent); check_out before check_in →
  *   409; a second check_out answers the first.
+ * - Made offline (issue 44 item 5; docs/staff-and-audit.md "Offline"): the body's `captured_at` is
+ *   when the phone took the position; it is bounded (lib/field/captured-at.ts: 422 on captured_at),
+ *   becomes `checked_in_at` (or `checked_out_at`) while `check_in_received_at` keeps the server's
+ *   time; the geofence is judged on the position sent, the one taken at capture. Sent after the
+ *   task was reassigned: 409 naming the new assignee (lib/field/reassigned.ts).
  * Each change, its events and its audit row (`visit.check_in`, `visit.check_out`) are one transaction.
  */
 import { eq } from "drizzle-orm";
@@ -25,7 +30,9 @@ import { type SiteVisit, siteVisits, type Task } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { applyTransition, getTaskOrThrow } from "../tasks/state/apply-transition.js";
 import { readSiteVisit } from "../tasks/state/site-visit.js";
+import { boundedCapturedAt } from "./captured-at.js";
 import { checkGeofence } from "./geofence.js";
+import { assertNotReassignedAway } from "./reassigned.js";
 import type { FieldVisitBody } from "./schemas.js";
 
 /** Statuses a check-in is accepted in. */
@@ -50,7 +57,7 @@ export function assertOwnTask(task: Pick<Task, "id" | "assignedStaffId">, staffI
 /**
  * Records `body.action` for staff member `staffId` at `now`.
  * @returns the task and its visit after the change
- * @throws DomainError NOT_FOUND, FORBIDDEN (not the assignee), CONFLICT (status; check_out before check_in), VALIDATION_ERROR (outside the geofence without a reason)
+ * @throws DomainError NOT_FOUND, FORBIDDEN (not the assignee), CONFLICT (status; check_out before check_in; reassigned since), VALIDATION_ERROR (outside the geofence without a reason; captured_at out of bounds)
  */
 export async function recordVisit(
   body: FieldVisitBody,
@@ -62,7 +69,10 @@ export async function recordVisit(
   let moved = false;
   const result = await db.transaction(async (tx) => {
     let task = await getTaskOrThrow(body.task_id, tx, true);
+    await assertNotReassignedAway(tx, task, staffId);
     assertOwnTask(task, staffId);
+    const at = boundedCapturedAt(body.captured_at, task, now, config);
+    const offline = body.captured_at !== undefined;
     const existing = await readSiteVisit(task.id, tx);
     const fence = checkGeofence(
       task,
@@ -80,7 +90,7 @@ export async function recordVisit(
       const [visit] = await tx
         .update(siteVisits)
         .set({
-          checkedOutAt: now,
+          checkedOutAt: at,
           checkOutLatitude: body.latitude,
           checkOutLongitude: body.longitude,
           checkOutAccuracyM: body.accuracy_m,
@@ -93,7 +103,11 @@ export async function recordVisit(
         taskId: task.id,
         targetKind: "site_visit",
         targetId: task.id,
-        details: { distance_m: fence.distanceM, accuracy_m: body.accuracy_m },
+        details: {
+          distance_m: fence.distanceM,
+          accuracy_m: body.accuracy_m,
+          ...(offline ? { captured_at: at.toISOString() } : {}),
+        },
       });
       return { task, visit: visit! };
     }
@@ -118,12 +132,12 @@ export async function recordVisit(
     }
     const events: string[] = [];
     if (task.status === "paid") {
-      const r = await applyTransition(task.id, "dispatch", { changes: () => ({ dispatchedAt: now }) }, tx);
+      const r = await applyTransition(task.id, "dispatch", { changes: () => ({ dispatchedAt: at }) }, tx);
       events.push(r.eventId);
       task = r.task;
     }
     if (task.status === "dispatched") {
-      const r = await applyTransition(task.id, "arrive", { changes: () => ({ onSiteAt: now }) }, tx);
+      const r = await applyTransition(task.id, "arrive", { changes: () => ({ onSiteAt: at }) }, tx);
       events.push(r.eventId);
       task = r.task;
     }
@@ -133,7 +147,9 @@ export async function recordVisit(
       .values({
         taskId: task.id,
         staffId,
-        checkedInAt: now,
+        checkedInAt: at,
+        checkInReceivedAt: now,
+        checkInOffline: offline,
         checkInLatitude: body.latitude,
         checkInLongitude: body.longitude,
         checkInAccuracyM: body.accuracy_m,
@@ -152,6 +168,7 @@ export async function recordVisit(
         geofence_m: fence.geofenceM,
         accuracy_m: body.accuracy_m,
         within_geofence: fence.within,
+        ...(offline ? { captured_at: at.toISOString() } : {}),
         event_ids: events,
       },
     });

@@ -260,7 +260,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     export: "proof_files",
     erasure: "deleted; also deleted after PROOF_FILE_RETENTION_DAYS",
     personal: "filename content capture",
-    none: "id task_id mime_type size_bytes sha256 position created_at",
+    none: "id task_id mime_type size_bytes sha256 position device_captured_at created_at",
   }),
   task_disputes: table({
     purpose: "disputes of completed tasks and how staff resolved them (issue 27)",
@@ -373,7 +373,7 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     erasure:
       "kept with the task as evidence of the work (positions of the operator's staff at the task's place, not the client's)",
     personal: "check_in_latitude check_in_longitude check_out_latitude check_out_longitude reason",
-    none: "task_id staff_id checked_in_at check_in_accuracy_m check_in_distance_m within_geofence checked_out_at check_out_accuracy_m check_out_distance_m created_at",
+    none: "task_id staff_id checked_in_at check_in_received_at check_in_offline check_in_accuracy_m check_in_distance_m within_geofence checked_out_at check_out_accuracy_m check_out_distance_m created_at",
   }),
   tasks: table({
     purpose: "the tasks ordered: where, what, who to tell, payment and refund",

@@ -9,7 +9,8 @@
  * [lon, lat] or null}, price_cad (CAD, the approved price or the counter-offer), paid {method,
  * network, tx_hash}, dispatched_at, completed_at (null for a failed task), proof [{sha256, size
  * (bytes), type}] in upload order, operator_notes_sha256 (hex SHA-256 of the UTF-8 notes, or
- * null), site_visit (the field person's check-in: {checked_in_at, checked_out_at,
+ * null), site_visit (the field person's check-in: {checked_in_at, check_in_received_at?,
+ * check_in_offline? (issue 44 item 5: an offline check-in is made at checked_in_at, received later), checked_out_at,
  * check_in_distance_m (metres), accuracy_m (metres), within_geofence, reason?}, or null without a
  * visit; issue 26 item 6), visit_rule (the service's site-visit rule that applied and how the task
  * stood against it: {rule, outcome, flags, no_visit_reason?}; issue 44 item 1; absent from receipts
@@ -42,7 +43,12 @@ export interface ReceiptProof {
  * status and the `task.completed` event carry too (lib/tasks/state/site-visit.ts `SiteVisitView`).
  */
 export interface ReceiptSiteVisit {
+  /** When the check-in was made (the phone's `captured_at` of an offline check-in). */
   checked_in_at: string;
+  /** When the server received the check-in (issue 44 item 5; absent from receipts issued before). */
+  check_in_received_at?: string;
+  /** The check-in was made offline and sent later (issue 44 item 5; absent before). */
+  check_in_offline?: boolean;
   checked_out_at: string | null;
   /** Metres (0.1 m). */
   check_in_distance_m: number | null;

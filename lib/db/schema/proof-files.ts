@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
-import { createdAt, storedFileColumns } from "./columns.js";
+import { createdAt, storedFileColumns, timestamptz } from "./columns.js";
 import { tasks } from "./tasks.js";
 
 /**
@@ -25,6 +25,12 @@ export const proofFiles = pgTable(
      * files that carry none (text, PDF) or were stored before it was read.
      */
     capture: jsonb("capture").$type<Record<string, unknown>>(),
+    /**
+     * When the photo was taken as the field app says (`captured_at` of POST /api/field-proof, a photo
+     * queued offline; issue 44 item 5), bounded like a check-in's; null when not sent. `created_at`
+     * is when the server received it.
+     */
+    deviceCapturedAt: timestamptz("device_captured_at"),
     createdAt: createdAt(),
   },
   (t) => [index("proof_files_task_id_idx").on(t.taskId)],

@@ -88,7 +88,15 @@ export const siteVisits = pgTable(
       .primaryKey()
       .references(() => tasks.id, { onDelete: "cascade" }),
     staffId: text("staff_id").references(() => staffMembers.id, { onDelete: "set null" }),
+    /**
+     * When the check-in was made: the device's `captured_at` for one queued offline (issue 44
+     * item 5), else when the server received it.
+     */
     checkedInAt: timestamptz("checked_in_at").notNull(),
+    /** When the server received the check-in (null for visits recorded before issue 44 item 5: then `checked_in_at`). */
+    checkInReceivedAt: timestamptz("check_in_received_at"),
+    /** The check-in carried a `captured_at` (made offline, sent later). */
+    checkInOffline: boolean("check_in_offline").notNull().default(false),
     checkInLatitude: doublePrecision("check_in_latitude").notNull(),
     checkInLongitude: doublePrecision("check_in_longitude").notNull(),
     /** Accuracy the device reported, metres. */

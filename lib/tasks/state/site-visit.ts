@@ -18,11 +18,17 @@ export type SiteVisitView = ReceiptSiteVisit;
 /** Metres rounded to 0.1 m (what a phone's position is worth). */
 export const roundMetres = (m: number): number => Math.round(m * 10) / 10;
 
-/** The evidence view of `visit`, or null when there is none. */
+/**
+ * The evidence view of `visit`, or null when there is none. `checked_in_at` is when the check-in
+ * was made (an offline one's `captured_at`), `check_in_received_at` when the server got it (issue
+ * 44 item 5; for visits recorded before, the same time).
+ */
 export function siteVisitView(visit: SiteVisit | null | undefined): SiteVisitView | null {
   if (!visit) return null;
   return {
     checked_in_at: visit.checkedInAt.toISOString(),
+    check_in_received_at: (visit.checkInReceivedAt ?? visit.checkedInAt).toISOString(),
+    check_in_offline: visit.checkInOffline,
     checked_out_at: visit.checkedOutAt?.toISOString() ?? null,
     check_in_distance_m: visit.checkInDistanceM === null ? null : roundMetres(visit.checkInDistanceM),
     accuracy_m: roundMetres(visit.checkInAccuracyM),

@@ -96,7 +96,17 @@ export const policyOutcomeSchema = z
  */
 export const siteVisitSchema = z
   .object({
-    checked_in_at: dateTime,
+    checked_in_at: dateTime.meta({
+      description:
+        "When the check-in was made: for one made offline, the phone's captured_at (issue 44 item 5).",
+    }),
+    check_in_received_at: dateTime.optional().meta({
+      description:
+        "When the server received the check-in (later than checked_in_at for one made offline). Absent from receipts issued before issue 44 item 5.",
+    }),
+    check_in_offline: z.boolean().optional().meta({
+      description: "The check-in was made offline and sent when the network returned (captured_at).",
+    }),
     checked_out_at: dateTime.nullable(),
     check_in_distance_m: z.number().nullable().meta({
       description:
