@@ -18,6 +18,7 @@ import { ApiError, currentSession, forgetSession, loadSession, request, signOut 
 import { messages, setRenderer } from "./context.js";
 import { t } from "./i18n.js";
 import { loginView } from "./login.js";
+import { forgetOfflineData, startOffline } from "./offline.js";
 import { listView, taskView } from "./views.js";
 
 const main = document.getElementById("main");
@@ -88,6 +89,7 @@ async function render({ focus = true } = {}) {
 }
 
 setRenderer(render);
+startOffline(main);
 startShell({
   main,
   langSelect,
@@ -99,6 +101,7 @@ startShell({
     } catch {
       // the cookie expires by itself; the page forgets the session either way
     }
+    await forgetOfflineData();
     announce(t("login.logged_out"));
     render();
   },

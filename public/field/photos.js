@@ -12,6 +12,7 @@ import { readBase64, shrink, typeOf } from "../shared/photos.js";
 import { newIdempotencyKey, request } from "./api.js";
 import { messages } from "./context.js";
 import { formatBytes, t } from "./i18n.js";
+import { isNetworkError, queuePhoto } from "./offline.js";
 
 const { announce } = messages;
 
@@ -88,9 +89,15 @@ export function photosSection(task) {
       }
       if (!task.proof_files.some((f) => f.sha256 === answer.file.sha256)) task.proof_files.push(answer.file);
       announce(t("photos.sent", { name: answer.file.filename }));
-    } catch {
-      item.state = "failed";
-      announce(t("photos.failed", { name: item.file.name }));
+    } catch (e) {
+      if (isNetworkError(e)) {
+        // No network: kept on the phone with its time (field/offline.js), listed under "Waiting to send".
+        pending.splice(pending.indexOf(item), 1);
+        await queuePhoto(task, item.file, item.capturedAt);
+      } else {
+        item.state = "failed";
+        announce(t("photos.failed", { name: item.file.name }));
+      }
     }
     render();
   }
@@ -100,7 +107,8 @@ export function photosSection(task) {
     const chosen = Array.from(input.files ?? []);
     input.value = "";
     for (const original of chosen) {
-      const item = { file: await shrink(original), key: newIdempotencyKey(), state: "sending" };
+      const capturedAt = new Date().toISOString();
+      const item = { file: await shrink(original), key: newIdempotencyKey(), state: "sending", capturedAt };
       pending.push(item);
       await send(item);
     }

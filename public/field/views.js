@@ -8,6 +8,7 @@ import { badge, heading } from "../shared/views.js";
 import { get, postIdempotent } from "./api.js";
 import { messages, taskHref } from "./context.js";
 import { formatDateTime, t } from "./i18n.js";
+import { outboxSection, pendingCounts, pendingItems } from "./offline.js";
 import { photosSection } from "./photos.js";
 import { visitSection } from "./visit.js";
 
@@ -32,7 +33,7 @@ function badges(task) {
 
 /** #/tasks: my open tasks. */
 export async function listView() {
-  const { tasks } = await get("/api/field-visit");
+  const [{ tasks }, waiting] = await Promise.all([get("/api/field-visit"), pendingCounts()]);
   return h(
     "section",
     {},
@@ -55,6 +56,13 @@ export async function listView() {
                   h("a", { href: taskHref(task.task_id), class: "card-link" }, task.task_id),
                 ),
                 badges(task),
+                waiting.get(task.task_id)
+                  ? h(
+                      "p",
+                      { class: "badges" },
+                      badge(t("offline.list_badge", { count: waiting.get(task.task_id) }), "warn"),
+                    )
+                  : null,
                 h("p", { class: "address" }, task.location_address),
                 h("p", { class: "excerpt" }, task.task_description),
                 h(
@@ -67,6 +75,10 @@ export async function listView() {
           ),
         )
       : h("p", { class: "empty" }, t("list.empty")),
+    // Items kept offline for tasks no longer in the list (reassigned, cancelled): shown until removed.
+    [...waiting.keys()]
+      .filter((id) => !tasks.some((task) => task.task_id === id))
+      .map((id) => outboxSection(id, { title: t("offline.other_task", { id }) })),
   );
 }
 
@@ -136,9 +148,11 @@ export async function taskView(id) {
       {},
       heading(t("task.title", { id })),
       h("p", {}, t("task.not_found")),
+      outboxSection(id),
       h("a", { href: "#/tasks", class: "button secondary" }, t("task.back")),
     );
   }
+  task.pending = await pendingItems(task.task_id);
   const text = (form, name) => form.elements.namedItem(name).value.trim() || undefined;
   // The service requires a site visit and there is none yet: completion would be refused (409).
   const needsVisit = task.visit_rule?.rule === "required" && !task.site_visit;
@@ -173,6 +187,7 @@ export async function taskView(id) {
     ),
     visitSection(task),
     photosSection(task),
+    outboxSection(task.task_id),
     h(
       "section",
       { class: "panel", "aria-labelledby": "sec-done" },

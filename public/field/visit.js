@@ -10,6 +10,7 @@ import { badge } from "../shared/views.js";
 import { ApiError, newIdempotencyKey, request } from "./api.js";
 import { messages, render } from "./context.js";
 import { formatDateTime, formatDistance, t } from "./i18n.js";
+import { isNetworkError, queueCheckIn } from "./offline.js";
 
 const { announce, errorBox, showError } = messages;
 
@@ -58,6 +59,12 @@ function visitFacts(visit) {
     ),
     definitions([
       [t("visit.in_at"), formatDateTime(visit.checked_in_at)],
+      [
+        t("visit.received_at"),
+        visit.check_in_offline && visit.check_in_received_at
+          ? formatDateTime(visit.check_in_received_at)
+          : null,
+      ],
       [t("visit.distance"), metres(visit.check_in_distance_m)],
       [t("visit.accuracy"), metres(visit.accuracy_m)],
       [t("visit.reason_given"), visit.reason],
@@ -84,7 +91,16 @@ export function visitSection(task) {
     let coords;
     try {
       coords = await position();
-      await post(task, action, coords, reason);
+      const capturedAt = new Date().toISOString();
+      try {
+        await post(task, action, coords, reason);
+      } catch (e) {
+        // No network: kept on the phone with its time and position, sent later (field/offline.js).
+        if (!isNetworkError(e) || action !== "check_in") throw e;
+        await queueCheckIn(task, coords, capturedAt, reason);
+        await render({ focus: false });
+        return;
+      }
       announce(t(action === "check_in" ? "visit.checked_in" : "visit.checked_out"));
       await render({ focus: false });
     } catch (e) {
@@ -131,6 +147,8 @@ export function visitSection(task) {
   }
 
   const visit = task.site_visit;
+  // A check-in made offline and not sent yet (task.pending: views.js): no second one.
+  const waiting = visit ? null : task.pending?.find((i) => i.kind === "check_in");
   const checkIn = h(
     "button",
     { type: "button", class: "button primary", onclick: (e) => act(e.currentTarget, "check_in") },
@@ -148,7 +166,17 @@ export function visitSection(task) {
     task.visit_rule ? h("p", { class: "muted visit-rule" }, t(`visit.rule.${task.visit_rule.rule}`)) : null,
     visit ? visitFacts(visit) : null,
     error,
-    visit ? (visit.checked_out_at ? null : checkOut) : checkIn,
+    waiting
+      ? h(
+          "p",
+          { class: "notice" },
+          t("offline.check_in_waiting", { time: formatDateTime(waiting.captured_at) }),
+        )
+      : visit
+        ? visit.checked_out_at
+          ? null
+          : checkOut
+        : checkIn,
     reasonSlot,
   );
 }
