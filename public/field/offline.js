@@ -343,6 +343,11 @@ function banner() {
   window.addEventListener("online", update);
   window.addEventListener("offline", update);
   window.addEventListener(CHANGED, update);
+  // The language changed (shared/i18n.js sets <html lang>): say it again in the new one.
+  new MutationObserver(update).observe(document.documentElement, {
+    attributes: true,
+    attributeFilter: ["lang"],
+  });
   update();
   return { box, update };
 }

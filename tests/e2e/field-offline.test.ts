@@ -164,6 +164,9 @@ describe.skipIf(!CHROMIUM)("field app offline in Chromium", () => {
     await shot(page, env.shots, "field-offline-phone.png", true);
     await page.getByLabel("Language").selectOption("fr");
     await page.getByRole("heading", { level: 2, name: "En attente d'envoi" }).waitFor();
+    await expect
+      .poll(() => page.locator("#offline-banner").textContent())
+      .toBe("Hors ligne : 3 en attente d'envoi, gardés sur ce téléphone.");
     await shot(page, env.shots, "field-offline-phone-fr.png", true);
     await page.getByLabel("Langue").selectOption("en");
     await page.getByRole("heading", { level: 2, name: "Waiting to send" }).waitFor();
