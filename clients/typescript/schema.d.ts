@@ -2313,6 +2313,13 @@ export interface components {
                 geofence_radius_m: number;
                 /** @description Most of a phone's reported accuracy added to the radius, metres. */
                 geofence_accuracy_cap_m: number;
+                /** @description Bounds of the captured_at of a check-in or photo made offline (POST /api/field-visit, /api/field-proof); also not before the assignment. */
+                offline_capture: {
+                    /** @description OFFLINE_CAPTURE_MAX_AGE_H: the oldest captured_at accepted, hours. */
+                    max_age_h: number;
+                    /** @description How far ahead of the server's clock a captured_at may be, seconds. */
+                    clock_skew_s: number;
+                };
                 /** @description Whether each service's tasks need a site visit (a check-in) before completion, and what each rule means; each catalog entry and contract carries its own (`site_visit`). */
                 site_visit_rules: {
                     by_service: {

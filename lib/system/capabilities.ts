@@ -12,6 +12,7 @@ import { listServices, PRICING, typicalEstimateRange } from "../catalog/services
 import { type Config, getConfig, productionProfile, publicBaseUrl } from "../config.js";
 import { TASK_STATUSES } from "../db/schema/enums.js";
 import { API_VERSION } from "../descriptors/version.js";
+import { CAPTURE_CLOCK_SKEW_MS } from "../field/captured-at.js";
 import { HUB_NAME, KNOWN_LOCATIONS } from "../geo/known-locations.js";
 import { SERVICE_ZONE } from "../geo/zone.js";
 import { SCOPES } from "../http/operation.js";
@@ -67,6 +68,10 @@ export function buildCapabilities(config: Config = getConfig()): Record<string, 
       roles: ROLE_PERMISSIONS,
       geofence_radius_m: config.GEOFENCE_RADIUS_M,
       geofence_accuracy_cap_m: config.GEOFENCE_ACCURACY_CAP_M,
+      offline_capture: {
+        max_age_h: config.OFFLINE_CAPTURE_MAX_AGE_H,
+        clock_skew_s: CAPTURE_CLOCK_SKEW_MS / 1000,
+      },
       site_visit_rules: {
         by_service: Object.fromEntries(Object.entries(VISIT_RULES).map(([id, d]) => [id, d.rule])),
         meanings: VISIT_RULE_MEANINGS,

@@ -8,6 +8,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as capabilities } from "../../api/capabilities.js";
 import { POST as complete } from "../../api/task-complete.js";
 import { resetConfig } from "../../lib/config.js";
 import { getDb } from "../../lib/db/client.js";
@@ -109,6 +110,11 @@ describe("captured_at bounds", () => {
     expect(await db.select().from(siteVisits).where(eq(siteVisits.taskId, taskId))).toHaveLength(0);
     expect(await db.select().from(proofFiles).where(eq(proofFiles.taskId, taskId))).toHaveLength(0);
     expect((await getStatus(taskId, { "x-api-key": admin })).body.status).toBe("paid");
+  });
+
+  it("the bounds are published in the capabilities", async () => {
+    const res = await call(capabilities, "/api/capabilities", {});
+    expect(res.body.operations.offline_capture).toEqual({ max_age_h: 12, clock_skew_s: 120 });
   });
 
   it("a clock a minute ahead is within the skew allowance", async () => {

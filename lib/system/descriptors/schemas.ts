@@ -97,6 +97,19 @@ export const capabilitiesSchema = z
         geofence_accuracy_cap_m: z.number().meta({
           description: "Most of a phone's reported accuracy added to the radius, metres.",
         }),
+        offline_capture: z
+          .object({
+            max_age_h: z
+              .number()
+              .meta({ description: "OFFLINE_CAPTURE_MAX_AGE_H: the oldest captured_at accepted, hours." }),
+            clock_skew_s: z
+              .number()
+              .meta({ description: "How far ahead of the server's clock a captured_at may be, seconds." }),
+          })
+          .meta({
+            description:
+              "Bounds of the captured_at of a check-in or photo made offline (POST /api/field-visit, /api/field-proof); also not before the assignment.",
+          }),
         site_visit_rules: z
           .object({
             by_service: z.record(z.string(), z.enum(["required", "optional", "none"])),
