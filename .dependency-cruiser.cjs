@@ -68,7 +68,7 @@ const LAYERS = {
   // workflow of lib/tasks does not make lib/tasks and that service's folder a folder cycle.
   state: "^lib/tasks/state/",
   services: any(
-    `^lib/(accounts|activity|analytics|audit|auth|billing|catalog|events|exports|idempotency|keys|mail|oauth|payments|pricing|privacy|ratelimit|scores|staff|stream|webhooks)/${NOT_OPS}`,
+    `^lib/(accounts|activity|analytics|audit|auth|billing|catalog|events|exports|idempotency|keys|mail|oauth|payments|pricing|privacy|push|ratelimit|scores|staff|stream|webhooks)/${NOT_OPS}`,
     // The public view of a task, shared by the workflows, e-mail, webhooks and the event stream,
     // and the advice it carries (next poll, recommended action, ownership), which MCP reads alone.
     "^lib/tasks/task-(view|advice)\\.ts$",

@@ -56,6 +56,25 @@ function isPrivateEd25519Jwk(value: string): boolean {
 }
 
 /**
+ * Why the VAPID pair is unusable (RFC 8292 keys as web-push prints them: base64url of the
+ * 65-byte uncompressed P-256 public point and of the 32-byte private scalar; both or neither), or
+ * undefined when it is fine or absent.
+ */
+function vapidKeyProblem(publicKey: string | undefined, privateKey: string | undefined): string | undefined {
+  if (!publicKey && !privateKey) return undefined;
+  if (!publicKey || !privateKey) return "VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY: set both or neither";
+  const bytes = (v: string) => (/^[A-Za-z0-9_-]+$/.test(v) ? Buffer.from(v, "base64url") : Buffer.alloc(0));
+  const pub = bytes(publicKey);
+  if (pub.length !== 65 || pub[0] !== 4) {
+    return "VAPID_PUBLIC_KEY: must be the base64url of a 65-byte uncompressed P-256 point (npx web-push generate-vapid-keys)";
+  }
+  if (bytes(privateKey).length !== 32) {
+    return "VAPID_PRIVATE_KEY: must be the base64url of 32 bytes (npx web-push generate-vapid-keys)";
+  }
+  return undefined;
+}
+
+/**
  * Parses `env` (default `process.env`) into a `Config`.
  * @throws ConfigError naming every variable with a bad value.
  */
@@ -78,6 +97,11 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     throw new ConfigError(
       'RECEIPT_SIGNING_KEY: must be a private Ed25519 JWK ({"kty":"OKP","crv":"Ed25519","x":…,"d":…}; npx tsx scripts/receipt-key.ts)',
     );
+  }
+  const vapidProblem = vapidKeyProblem(config.VAPID_PUBLIC_KEY, config.VAPID_PRIVATE_KEY);
+  if (vapidProblem) throw new ConfigError(vapidProblem);
+  if (config.VAPID_SUBJECT && !/^(mailto:|https:\/\/)/.test(config.VAPID_SUBJECT)) {
+    throw new ConfigError("VAPID_SUBJECT: must be a mailto: or https: URL (RFC 8292)");
   }
   if (env.WEBHOOK_DESTINATION_CONCURRENCY !== undefined) {
     throw new ConfigError(

@@ -24,6 +24,28 @@ export const notificationsSettings = () => ({
    * receipts verify: a JSON array of JWKs or a JWK Set (`{"keys":[…]}`).
    */
   RECEIPT_PREVIOUS_KEYS: optionalString(),
+  /**
+   * Web Push (issue 44 item 6; docs/notifications.md "Push notifications"): the VAPID key pair
+   * (RFC 8292) that signs every push request, as `npx web-push generate-vapid-keys` prints it —
+   * the public key the base64url of the 65-byte uncompressed P-256 point, the private key the
+   * base64url of its 32-byte scalar. Both or neither. Unset outside the production profile: a pair
+   * is generated once into DATA_DIR (vapid-keys.json; in memory when DATA_DIR is memory://).
+   * Unset in the production profile: push notifications are off (the pages offer none).
+   */
+  VAPID_PUBLIC_KEY: optionalString(),
+  VAPID_PRIVATE_KEY: optionalString(),
+  /**
+   * The contact the push services may reach (RFC 8292 `sub` claim): a `mailto:` or `https:` URL.
+   * Default `mailto:` + CONTACT_EMAIL.
+   */
+  VAPID_SUBJECT: optionalString(),
+  /**
+   * Minutes a received task may wait for its review before the reviewers (staff holding
+   * tasks.review) are pushed a reminder, once per task, by the deadline-watch cron. 0: never.
+   */
+  PUSH_REVIEW_WAIT_MINUTES: int(30, 0, 7 * 24 * 60),
+  /** How long a push service keeps an undelivered message for an offline device (the TTL header), seconds. */
+  PUSH_TTL_SECONDS: int(12 * 3600, 0, 7 * 24 * 3600),
   /** Bound of one webhook / callback delivery attempt (connect, headers, body), ms; at most 10 s. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 10_000),
   /** Delays before each retry of a failed delivery, seconds, comma-separated (docs/api-conventions.md: 30 s, 5 min, 30 min). */

@@ -129,6 +129,10 @@ export function relaxedSettings(config: Config = getConfig()): string[] {
     out.push("TURNSTILE_SECRET_KEY unset: registration CAPTCHA tokens are not checked");
   if (!config.RECEIPT_SIGNING_KEY)
     out.push("RECEIPT_SIGNING_KEY unset: completion receipts are signed with a key generated into DATA_DIR");
+  if (!config.VAPID_PUBLIC_KEY)
+    out.push(
+      "VAPID_PUBLIC_KEY unset: staff push notifications are signed with a key pair generated into DATA_DIR",
+    );
   if (config.ALLOW_PRIVATE_CALLBACKS)
     out.push("ALLOW_PRIVATE_CALLBACKS=true: http:// and loopback callbacks allowed");
   if (!config.UPSTASH_REDIS_REST_URL)

@@ -5,7 +5,8 @@
  * - one `deliveries` row per active webhook of the event's API key that subscribed to
  *   the event type (billing events without a key: the key of their client account);
  * - one `callback` delivery for `task.completed` when the task has a `callback_url`;
- * - the requester's e-mail for the event (lib/mail/compose-task-email.ts; none in sandbox).
+ * - the requester's e-mail for the event (lib/mail/compose-task-email.ts; none in sandbox);
+ * - the staff push messages of assignments and tasks at risk (lib/push/queue-pushes.ts).
  *
  * Sandbox tasks' events are delivered to webhooks and callbacks (so integrations can be
  * tested) but never e-mailed. Events are claimed with `FOR UPDATE SKIP LOCKED`, so
@@ -40,6 +41,7 @@ import {
   type ProofFileSummary,
 } from "../mail/compose-task-email.js";
 import { applyUnverifiedRecipientRule } from "../mail/unverified-recipients.js";
+import { queueEventPushes } from "../push/queue-pushes.js";
 import { callbackBody, webhookBody } from "../webhooks/payloads.js";
 
 /** Counts of one dispatch run. */
@@ -47,6 +49,8 @@ export interface DispatchResult {
   events: number;
   deliveries: number;
   emails: number;
+  /** Staff push messages queued. */
+  pushes: number;
 }
 
 const isTaskEvent = (type: string) => (TASK_EVENT_TYPES as readonly string[]).includes(type);
@@ -228,11 +232,11 @@ function workOf(
 
 /**
  * Dispatches at most `limit` (default 200) undispatched events, oldest first: claims them,
- * reads what they refer to, writes their deliveries and e-mails (e-mails to unverified
- * addresses guarded by lib/mail/unverified-recipients.ts) and marks them dispatched, all in
+ * reads what they refer to, writes their deliveries, e-mails (e-mails to unverified
+ * addresses guarded by lib/mail/unverified-recipients.ts) and staff push messages, and marks them dispatched, all in
  * one transaction. Call repeatedly until `events` is 0 to drain.
  * @param options.now the time the work rows are first due (default: now)
- * @returns counts of events dispatched and of deliveries and e-mails created
+ * @returns counts of events dispatched and of deliveries, e-mails and push messages created
  * @throws the database's errors (nothing is written then)
  */
 export async function dispatchEvents(options: { limit?: number; now?: Date } = {}): Promise<DispatchResult> {
@@ -240,7 +244,7 @@ export async function dispatchEvents(options: { limit?: number; now?: Date } = {
   const now = options.now ?? new Date();
   return db.transaction(async (tx) => {
     const events = await claimEvents(tx, options.limit ?? 200);
-    if (events.length === 0) return { events: 0, deliveries: 0, emails: 0 };
+    if (events.length === 0) return { events: 0, deliveries: 0, emails: 0, pushes: 0 };
     const ctx = await loadContext(tx, events);
     const work = workOf(events, ctx, now);
     if (work.deliveries.length) await tx.insert(deliveries).values(work.deliveries).onConflictDoNothing();
@@ -248,8 +252,9 @@ export async function dispatchEvents(options: { limit?: number; now?: Date } = {
       const guarded = await applyUnverifiedRecipientRule(tx, work.emails, (id) => ctx.taskById.get(id));
       await tx.insert(emails).values(guarded).onConflictDoNothing();
     }
+    const pushes = await queueEventPushes(tx, events, ctx.taskById, now);
     const ids = events.map((e) => e.id);
     await tx.update(taskEvents).set({ dispatchedAt: now }).where(inArray(taskEvents.id, ids));
-    return { events: events.length, deliveries: work.deliveries.length, emails: work.emails.length };
+    return { events: events.length, deliveries: work.deliveries.length, emails: work.emails.length, pushes };
   });
 }

@@ -1,7 +1,7 @@
 /**
- * One pass over the notification outbox: dispatch undispatched events into deliveries
- * and e-mails, send due deliveries, send queued e-mails, and (cron only) purge expired
- * dead letters. Run right after a commit by `kickOutbox` and every minute by
+ * One pass over the notification outbox: dispatch undispatched events into deliveries,
+ * e-mails and staff push messages, send due deliveries, queued e-mails and push messages
+ * (lib/push/send-pushes.ts), and (cron only) purge expired dead letters and old pushes. Run right after a commit by `kickOutbox` and every minute by
  * `api/cron/deliver-webhooks.ts`.
  *
  * Deliveries go through one `DeliveryPump` for the whole pass: the pass never waits for a
@@ -15,6 +15,7 @@ import { getConfig } from "../config.js";
 import { getDb } from "../db/client.js";
 import { deliveries } from "../db/schema/index.js";
 import { sendQueuedEmails } from "../mail/send-queued-emails.js";
+import { purgePushes, sendQueuedPushes } from "../push/send-pushes.js";
 import { DeliveryPump } from "../webhooks/deliver.js";
 import { dispatchEvents } from "./dispatch-events.js";
 import { outboxKicked } from "./kick-signal.js";
@@ -36,6 +37,10 @@ export interface OutboxResult {
   cancelled: number;
   emails_sent: number;
   emails_failed: number;
+  pushes_queued: number;
+  pushes_sent: number;
+  pushes_failed: number;
+  subscriptions_gone: number;
   purged: number;
 }
 
@@ -57,6 +62,10 @@ export async function processOutbox(
     cancelled: 0,
     emails_sent: 0,
     emails_failed: 0,
+    pushes_queued: 0,
+    pushes_sent: 0,
+    pushes_failed: 0,
+    subscriptions_gone: 0,
     purged: 0,
   };
   const pump = new DeliveryPump(getConfig());
@@ -66,14 +75,20 @@ export async function processOutbox(
       r.dispatched_events += d.events;
       r.deliveries_created += d.deliveries;
       r.emails_queued += d.emails;
+      r.pushes_queued += d.pushes;
       // Nothing in flight before this claim: if it claims nothing, nothing is due.
       const quietBefore = pump.busy === 0;
       const started = await pump.fill();
       const m = await sendQueuedEmails();
       r.emails_sent += m.sent;
       r.emails_failed += m.failed;
+      const p = await sendQueuedPushes();
+      r.pushes_sent += p.pushes_sent;
+      r.pushes_failed += p.pushes_failed;
+      r.subscriptions_gone += p.subscriptions_gone;
+      const pushed = p.pushes_sent + p.pushes_retrying + p.pushes_failed + p.subscriptions_gone;
       if (Date.now() > deadline) break;
-      const idle = d.events === 0 && started === 0 && m.sent + m.failed === 0;
+      const idle = d.events === 0 && started === 0 && m.sent + m.failed === 0 && pushed === 0;
       if (idle && quietBefore) break;
       if (idle) {
         let timer: NodeJS.Timeout | undefined;
@@ -94,7 +109,7 @@ export async function processOutbox(
     r.dead += pump.result.dead;
     r.cancelled += pump.result.cancelled;
   }
-  if (options.purge) r.purged = await purgeDeliveries();
+  if (options.purge) r.purged = (await purgeDeliveries()) + (await purgePushes());
   return r;
 }
 

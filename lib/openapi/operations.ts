@@ -45,6 +45,7 @@ import {
   privacyAdminOperation,
   privacyRequestOperation,
 } from "../privacy/operations.js";
+import { changeStaffPushOperation, staffPushSettingsOperation } from "../push/operations.js";
 import { getScoreOperation, submitScoreOperation } from "../scores/operations.js";
 import {
   changeStaffOperation,
@@ -142,6 +143,8 @@ export function allOperations(): Operation[] {
     staffSessionOperation,
     listStaffOperation,
     changeStaffOperation,
+    staffPushSettingsOperation,
+    changeStaffPushOperation,
     mcpPostOperation,
     mcpGetOperation,
     mcpDeleteOperation,

@@ -363,6 +363,27 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     secret: "token_hash",
     none: "id staff_id created_at expires_at revoked_at",
   }),
+  push_subscriptions: table({
+    purpose:
+      "Web Push to staff sessions (issue 44 item 6): where a staff member's browser receives notifications",
+    export: { excluded: "the operator's employees' browsers, not the client's" },
+    erasure:
+      "deleted with the session's sign-out, the staff member's suspension, or a 404/410 from the push service",
+    secret: "endpoint p256dh auth",
+    none: "id staff_id session_id lang created_at",
+  }),
+  push_messages: table({
+    purpose: "push notifications queued for staff (an assignment, a task at risk, a review waiting)",
+    export: { excluded: "messages to the operator's employees; the task id and fixed words only" },
+    erasure: "deleted with the subscription; sent and failed rows purged after 7 days",
+    none: "id subscription_id kind task_id dedupe_key payload status attempts next_attempt_at locked_until last_status error sent_at created_at",
+  }),
+  push_review_notices: table({
+    purpose: "tasks whose review wait was pushed to the reviewers (once per task)",
+    export: { excluded: "no personal data" },
+    erasure: "deleted with the task",
+    none: "task_id notified_at",
+  }),
   site_visits: table({
     purpose:
       "evidence that the assigned field person was on site: check-in and check-out positions and times",

@@ -2,11 +2,12 @@
  * Staff sessions, server-side (issue 26 item 1; docs/staff-and-audit.md "Staff accounts"): a
  * sign-in writes a `staff_sessions` row named by the SHA-256 of a random bearer token (`sts_…`,
  * shown once, in the answer and the cookie). Every request checks the row and the staff member:
- * a sign-out, a suspension or a role change revokes at once; a session lasts 12 hours.
+ * a sign-out, a suspension or a role change revokes at once; a session lasts 12 hours. Revoking a
+ * session deletes its Web Push subscriptions in the same statement's transaction (issue 44 item 6).
  */
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull } from "drizzle-orm";
 import { getDb, type Tx } from "../db/client.js";
-import { type StaffMember, staffMembers, staffSessions } from "../db/schema/index.js";
+import { pushSubscriptions, type StaffMember, staffMembers, staffSessions } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import { csrfTokenFor, STAFF_TOKEN_PREFIX } from "./credentials.js";
@@ -46,21 +47,36 @@ export async function openStaffSession(
   return { token, sessionId, expiresAt, csrfToken: csrfTokenFor(token) };
 }
 
-/** Revokes the session of `token` (sign-out); twice is a no-op. */
+/** Revokes the session of `token` (sign-out) and deletes its push subscriptions; twice is a no-op. */
 export async function revokeStaffSession(token: string, now = new Date()): Promise<void> {
   const db = await getDb();
-  await db
-    .update(staffSessions)
-    .set({ revokedAt: now })
-    .where(and(eq(staffSessions.tokenHash, sha256Hex(token)), isNull(staffSessions.revokedAt)));
+  await db.transaction(async (tx) => {
+    const revoked = await tx
+      .update(staffSessions)
+      .set({ revokedAt: now })
+      .where(and(eq(staffSessions.tokenHash, sha256Hex(token)), isNull(staffSessions.revokedAt)))
+      .returning({ id: staffSessions.id });
+    if (revoked.length) {
+      await tx.delete(pushSubscriptions).where(
+        inArray(
+          pushSubscriptions.sessionId,
+          revoked.map((r) => r.id),
+        ),
+      );
+    }
+  });
 }
 
-/** Revokes every live session of `staffId` in `tx` (suspension, role change). */
+/**
+ * Revokes every live session of `staffId` in `tx` (suspension, role change) and deletes every
+ * push subscription of the member.
+ */
 export async function revokeStaffSessions(tx: Tx, staffId: string, now = new Date()): Promise<void> {
   await tx
     .update(staffSessions)
     .set({ revokedAt: now })
     .where(and(eq(staffSessions.staffId, staffId), isNull(staffSessions.revokedAt)));
+  await tx.delete(pushSubscriptions).where(eq(pushSubscriptions.staffId, staffId));
 }
 
 /**

@@ -31,6 +31,7 @@ export * from "./policy-counters.js";
 export * from "./preauthorizations.js";
 export * from "./privacy.js";
 export * from "./proof-files.js";
+export * from "./push.js";
 export * from "./relations.js";
 export * from "./staff.js";
 export * from "./task-events.js";
