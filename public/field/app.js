@@ -11,6 +11,7 @@
  * only the session's CSRF token in memory (api.js) and stores no key or token anywhere.
  */
 import { h } from "../shared/dom.js";
+import { syncPushButton } from "../shared/push.js";
 import { applyStaticStrings, markCurrentNav, showView, startShell } from "../shared/shell.js";
 import { acceptView as staffAcceptView } from "../shared/staff-enrol.js";
 import { heading } from "../shared/views.js";
@@ -45,6 +46,9 @@ async function render({ focus = true } = {}) {
   const signedIn = Boolean(currentSession());
   nav.hidden = !signedIn;
   logoutButton.hidden = !signedIn;
+  // Push notifications of assignments and tasks at risk (issue 44 item 6; shared/push.js).
+  const pushOptions = { scope: "/field/", workerUrl: "/field/push-sw.js", request, announce };
+  syncPushButton({ container: logoutButton.parentElement, before: logoutButton, signedIn, ...pushOptions });
   let view;
   const hash = location.hash.replace(/^#/, "");
   if (!signedIn && hash.startsWith("/accept")) {

@@ -19,9 +19,10 @@
  * in ./views/ (lists, payments, disputes, task page, actions, staff); this file routes.
  */
 import { h } from "../shared/dom.js";
+import { syncPushButton } from "../shared/push.js";
 import { applyStaticStrings, markCurrentNav, showView } from "../shared/shell.js";
 import { heading } from "../shared/views.js";
-import { ApiError, can, getSession, setSession } from "./api.js";
+import { ApiError, can, getSession, request, setSession } from "./api.js";
 import { messages, refreshButton, setRenderer } from "./context.js";
 import { t } from "./i18n.js";
 import { acceptView, loadSession, signInView } from "./login.js";
@@ -122,6 +123,9 @@ async function render({ focus = true } = {}) {
   nav.hidden = !signedIn;
   logoutButton.hidden = !signedIn;
   showSignedIn(whoami, nav);
+  // A reviewer's push notifications of tasks waiting for review (issue 44 item 6; shared/push.js).
+  const pushOptions = { scope: "/operator/", workerUrl: "/operator/push-sw.js", request, announce };
+  syncPushButton({ container: logoutButton.parentElement, before: logoutButton, signedIn, ...pushOptions });
   let view;
   if (route.path === "/accept" && !signedIn) {
     view = acceptView(route.params.get("code") ?? "", { messages, signedIn: afterSignIn });
