@@ -14,7 +14,14 @@ import type { CDPSession } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../helpers/db.js";
 import { createStaff, nextTotpCode, type TestStaff } from "../helpers/staff.js";
-import { CHROMIUM, newWatchedContext, useBrowserHost, type Watch, warnIfNoChromium } from "./browser.js";
+import {
+  CHROMIUM,
+  newWatchedContext,
+  shot,
+  useBrowserHost,
+  type Watch,
+  warnIfNoChromium,
+} from "./browser.js";
 
 warnIfNoChromium("tests/e2e/push.test.ts");
 
@@ -63,6 +70,9 @@ describe.skipIf(!CHROMIUM)("push notifications in Chromium", () => {
     const button = page.getByRole("button", { name: "Turn on notifications" });
     await button.waitFor();
     expect(await button.getAttribute("aria-pressed")).toBe("false");
+    // The top bar keeps the phone's width with the button in it.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, env.shots, "field-push-button-en.png");
     await button.click();
     // No push service here: the refusal is told, the button stays off.
     await expect
