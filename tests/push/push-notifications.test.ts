@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as staffPost } from "../../api/staff.js";
 import { POST as staffAuthPost } from "../../api/staff-auth.js";
 import { GET as pushGet, POST as pushPost } from "../../api/staff-push.js";
@@ -28,6 +28,9 @@ import { submitTask, validTask } from "../helpers/tasks.js";
 import { type PushService, startPushService, type TestSubscription } from "./push-service.js";
 
 useTestDatabase();
+// Each test enrols staff (bcrypt, TOTP) and runs the outbox: seconds on an idle machine, much more
+// with a CPU hog on every core. A guard against a hang, not a speed claim.
+vi.setConfig({ testTimeout: 120_000 });
 
 const env = envOverrides(resetConfig);
 let service: PushService;
