@@ -47,7 +47,8 @@ async function render({ focus = true } = {}) {
   nav.hidden = !signedIn;
   logoutButton.hidden = !signedIn;
   // Push notifications of assignments and tasks at risk (issue 44 item 6; shared/push.js).
-  const pushOptions = { scope: "/field/", workerUrl: "/field/push-sw.js", request, announce };
+  // The offline worker (field/sw.js) imports the push handlers: one worker for the scope.
+  const pushOptions = { scope: "/field/", workerUrl: "/field/sw.js", request, announce };
   syncPushButton({ container: logoutButton.parentElement, before: logoutButton, signedIn, ...pushOptions });
   let view;
   const hash = location.hash.replace(/^#/, "");

@@ -12,7 +12,12 @@
  *   empties DATA, and the page empties it at sign-out (message `forget-data`).
  * - Nothing else of /api/ is cached; POSTs are never touched (the page queues its check-ins and
  *   photos in IndexedDB itself: field/offline.js).
+ * - Push notifications (issue 44 item 6): one scope has one worker, so this one pulls in the push
+ *   handlers of field/push-sw.js (`push`, `notificationclick`), and the page's push button
+ *   subscribes through this registration (field/app.js).
  */
+
+importScripts("/field/push-sw.js");
 
 const VERSION = "v1";
 const SHELL_CACHE = `field-shell-${VERSION}`;
@@ -34,6 +39,7 @@ const SHELL = [
   "/field/offline-messages.js",
   "/field/offline-store.js",
   "/field/photos.js",
+  "/field/push-sw.js",
   "/field/views.js",
   "/field/visit.js",
   "/shared/api.js",
@@ -42,6 +48,7 @@ const SHELL = [
   "/shared/i18n.js",
   "/shared/messages.js",
   "/shared/photos.js",
+  "/shared/push.js",
   "/shared/render-hook.js",
   "/shared/shell.js",
   "/shared/staff-enrol.js",

@@ -85,7 +85,7 @@ describe.skipIf(!CHROMIUM)("push notifications in Chromium", () => {
         const r = await navigator.serviceWorker.getRegistration("/field/");
         return r?.active?.scriptURL ?? null;
       }),
-    ).toBe(`${env.host.url}/field/push-sw.js`);
+    ).toBe(`${env.host.url}/field/sw.js`); // the offline worker, which imports push-sw.js
 
     // A message as the server encrypts it for a subscription, delivered to the worker.
     const cdp = await context.newCDPSession(page);
