@@ -696,8 +696,8 @@ export interface paths {
         get: operations["getStaffSession"];
         put?: never;
         /**
-         * Staff sign-in (password + TOTP), sign-out and invitation enrolment
-         * @description `action=sign-in` (default) {email, password, totp_code} → a 12 h session: `token` (sts_…, send as `Authorization: Bearer`) and the `staff_session` cookie (HttpOnly, SameSite=Strict, Secure over HTTPS) with its `csrf_token` for X-CSRF-Token. Only failed sign-ins are counted: per IP (STAFF_SIGN_IN_FAILURES_PER_IP_PER_HOUR, default 100, so a team behind one address signs in freely) and per account (STAFF_SIGN_IN_FAILURES_PER_ACCOUNT, default 5, within STAFF_LOCKOUT_SECONDS, default 900, then the account is locked): 429 RATE_LIMITED with `reason` `account_locked` or `too_many_failures_from_ip`, `retry_after_seconds` and Retry-After. `accept-invite` {code, password, display_name} → `totp_secret` and `otpauth_uri`; `confirm-totp` {code, totp_code} activates the account and signs in. `sign-out` revokes the presented session. Wrong credentials, codes or an expired invitation → 401; a suspended account → 403.
+         * Staff sign-in (passkey, or password + TOTP or a recovery code), sign-out and invitation enrolment
+         * @description `action=passkey-options` {} → `passkey_options` (WebAuthn request options; the challenge is valid 5 minutes, once); `action=passkey-sign-in` {credential} (the assertion) → the session. A replayed assertion, a challenge used twice, expired or unknown → 401 `reason: challenge_invalid`; a signature, origin or counter that does not verify, an unknown passkey → 401 `reason: passkey_invalid`. `action=sign-in` (default) {email, password, totp_code | recovery_code} (the fallback; a recovery code is accepted once) → a 12 h session: `token` (sts_…, send as `Authorization: Bearer`) and the `staff_session` cookie (HttpOnly, SameSite=Strict, Secure over HTTPS) with its `csrf_token` for X-CSRF-Token. Only failed sign-ins are counted: per IP (STAFF_SIGN_IN_FAILURES_PER_IP_PER_HOUR, default 100, so a team behind one address signs in freely) and per account (STAFF_SIGN_IN_FAILURES_PER_ACCOUNT, default 5, within STAFF_LOCKOUT_SECONDS, default 900, then the account is locked): 429 RATE_LIMITED with `reason` `account_locked` or `too_many_failures_from_ip`, `retry_after_seconds` and Retry-After. `accept-invite` {code, password, display_name} → `totp_secret`, `otpauth_uri` and its QR code `otpauth_qr`; `confirm-totp` {code, totp_code} activates the account, signs in and answers ten `recovery_codes` (once). `sign-out` revokes the presented session. Wrong credentials, codes or an expired invitation → 401; a suspended account → 403.
          */
         post: operations["staffAuth"];
         delete?: never;
@@ -748,6 +748,30 @@ export interface paths {
          * @description `subscribe` {subscription: PushSubscription.toJSON(), lang} ties the subscription to the session: it is deleted at sign-out, at the member's suspension or role change, and when the push service answers 404 or 410; the same endpoint again moves it to this session. The endpoint must be an https URL of a public address (else 422 on subscription.endpoint). Push off (no VAPID keys) → 409. `unsubscribe` {endpoint}. A field person is pushed their assignments and their tasks at risk, a reviewer the tasks waiting for review longer than PUSH_REVIEW_WAIT_MINUTES.
          */
         post: operations["changeStaffPush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/staff-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in staff member's passkeys and recovery codes left
+         * @description With the staff session (cookie or bearer), any role. No session → 401.
+         */
+        get: operations["getStaffCredentials"];
+        put?: never;
+        /**
+         * Add a passkey, or replace the recovery codes, of the signed-in staff member
+         * @description With the staff session (cookie + X-CSRF-Token, or bearer), any role. `passkey-options` {} → `passkey_options` (WebAuthn creation options: a discoverable credential, the member's passkeys excluded; the challenge is valid 5 minutes, once); `passkey-register` {credential, name} → `passkey`. A challenge used twice, expired or unknown → 401 `reason: challenge_invalid`; an attestation that does not verify → 401 `reason: passkey_invalid`; a passkey already registered → 409. `recovery-codes` {} → ten new `recovery_codes`, shown once; the earlier codes stop working.
+         */
+        post: operations["changeStaffCredentials"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2142,7 +2166,7 @@ export interface components {
                 role: ("owner" | "reviewer" | "dispatcher" | "field" | "finance") | null;
             };
             /** @enum {string} */
-            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload" | "task.at_risk";
+            action: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "staff.sign_in" | "staff.passkey_add" | "staff.recovery_codes" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload" | "task.at_risk";
             task_id: string | null;
             /** @description What changed besides a task: `account`, `api_key`, `ledger_entry`. */
             target: {
@@ -2161,10 +2185,36 @@ export interface components {
             password?: string;
             /** @description sign-in, confirm-totp: 6 digits. */
             totp_code?: string;
+            /** @description sign-in: one of the member's recovery codes, instead of totp_code (accepted once). */
+            recovery_code?: string;
+            /** @description passkey-sign-in: the assertion. */
+            credential?: components["schemas"]["WebAuthnCredential"];
             /** @description accept-invite, confirm-totp: the invitation code. */
             code?: string;
             /** @description The name requesters may see (1-60 characters). */
             display_name?: string;
+        };
+        WebAuthnCredential: {
+            id: string;
+            rawId: string;
+            /** @constant */
+            type: "public-key";
+            /** @description The authenticator's response (attestation for passkey-register, assertion for sign-in). */
+            response: {
+                clientDataJSON: string;
+                attestationObject?: string;
+                authenticatorData?: string;
+                signature?: string;
+                userHandle?: string;
+                transports?: string[];
+            } & {
+                [key: string]: unknown;
+            };
+            /** @default {} */
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            authenticatorAttachment?: string;
         };
         StaffAuthResponse: {
             ok: boolean;
@@ -2182,6 +2232,12 @@ export interface components {
             totp_secret?: string;
             /** @description accept-invite: otpauth://totp/… for an authenticator app. */
             otpauth_uri?: string;
+            /** @description accept-invite: the otpauth URI as a QR code, a data:image/svg+xml;base64 URL to show as an image. */
+            otpauth_qr?: string;
+            /** @description confirm-totp: ten one-time recovery codes (shown once; each replaces a TOTP code once). */
+            recovery_codes?: string[];
+            /** @description passkey-options: PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get. */
+            passkey_options?: components["schemas"]["PasskeyOptions"];
         };
         StaffSelf: {
             staff_id: string;
@@ -2189,6 +2245,17 @@ export interface components {
             display_name: string;
             /** @enum {string} */
             role: "owner" | "reviewer" | "dispatcher" | "field" | "finance";
+        };
+        PasskeyOptions: {
+            challenge: string;
+            rpId?: string;
+            rp?: {
+                id?: string;
+                name: string;
+            };
+            timeout?: number;
+        } & {
+            [key: string]: unknown;
         };
         StaffList: {
             staff: components["schemas"]["StaffMember"][];
@@ -2285,6 +2352,34 @@ export interface components {
             /** @description `psb_…`, null after unsubscribe. */
             subscription_id: string | null;
             message: string;
+        };
+        StaffCredentials: {
+            /** @description The member's passkeys, oldest first. */
+            passkeys: components["schemas"]["StaffPasskey"][];
+            /** @description Unused recovery codes. */
+            recovery_codes_left: number;
+            /** @description passkey-options: PublicKeyCredentialCreationOptionsJSON for navigator.credentials.create. */
+            passkey_options?: components["schemas"]["PasskeyOptions"];
+            /** @description passkey-register: the passkey added. */
+            passkey?: components["schemas"]["StaffPasskey"];
+            /** @description recovery-codes: the new codes, shown once. */
+            recovery_codes?: string[];
+        };
+        StaffPasskey: {
+            passkey_id: string;
+            name: string;
+            /** @description singleDevice or multiDevice (synced). */
+            device_type: string;
+            backed_up: boolean;
+            /** Format: date-time */
+            created_at: string;
+            last_used_at: string | null;
+        };
+        StaffCredentialsRequest: {
+            /** @description passkey-register: the attestation. */
+            credential?: components["schemas"]["WebAuthnCredential"];
+            /** @description passkey-register: a name to recognise the passkey by (default: Passkey). */
+            name?: string;
         };
         JsonRpcError: {
             /** @constant */
@@ -10843,7 +10938,7 @@ export interface operations {
                 /** @description Rows about this task. */
                 task_id?: string;
                 /** @description Rows of this action. */
-                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload" | "task.at_risk";
+                action?: "task.approve" | "task.counter_offer" | "task.reject" | "task.pay" | "task.expire" | "task.cancel" | "task.dispatch" | "task.arrive" | "task.complete" | "task.fail" | "ledger.deposit" | "ledger.charge" | "ledger.refund" | "ledger.adjustment" | "refund.settle" | "dispute.open" | "dispute.resolve" | "sla.credit" | "account.suspend" | "account.activate" | "account.set_discount" | "key.create" | "key.revoke" | "key.link" | "key.unlink" | "staff.invite" | "staff.enroll" | "staff.set_role" | "staff.suspend" | "staff.activate" | "staff.sign_in" | "staff.passkey_add" | "staff.recovery_codes" | "task.assign" | "task.unassign" | "visit.check_in" | "visit.check_out" | "proof.upload" | "task.at_risk";
                 /** @description Rows at or after this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */
                 from?: string;
                 /** @description Rows before this instant (ISO 8601 with offset, e.g. 2026-03-01T00:00:00Z). */
@@ -11127,8 +11222,8 @@ export interface operations {
     staffAuth: {
         parameters: {
             query?: {
-                /** @description sign-in (default) {email, password, totp_code} · sign-out (the session as bearer or cookie) · accept-invite {code, password, display_name} · confirm-totp {code, totp_code}. */
-                action?: "sign-in" | "sign-out" | "accept-invite" | "confirm-totp";
+                /** @description sign-in (default) {email, password, totp_code | recovery_code} · passkey-options {} · passkey-sign-in {credential} · sign-out (the session as bearer or cookie) · accept-invite {code, password, display_name} · confirm-totp {code, totp_code}. */
+                action?: "sign-in" | "sign-out" | "accept-invite" | "confirm-totp" | "passkey-options" | "passkey-sign-in";
             };
             header?: {
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
@@ -11870,6 +11965,313 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG" | "IDEMPOTENCY_KEY_REUSED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getStaffCredentials: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description A key was sent but storage could not check it (down, or slower than KEY_CHECK_TIMEOUT_MS): the request was served as anonymous. Value: 199 - "API key not checked: storage unavailable" */
+                    Warning?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffCredentials"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Rate limited (RATE_LIMITED); see Retry-After. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description Internal error (INTERNAL). Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description Storage or a dependency unavailable, or the deployment not configured (CONFIGURATION_ERROR); see Retry-After. Codes: STORAGE_ERROR, CONFIGURATION_ERROR */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "STORAGE_ERROR" | "CONFIGURATION_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    changeStaffCredentials: {
+        parameters: {
+            query: {
+                /** @description passkey-options {} → creation options · passkey-register {credential, name} → the passkey · recovery-codes {} → ten new recovery codes (the old ones stop working). */
+                action: "passkey-options" | "passkey-register" | "recovery-codes";
+            };
+            header?: {
+                /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */
+                "X-Agent-Identity"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffCredentialsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description A key was sent but storage could not check it (down, or slower than KEY_CHECK_TIMEOUT_MS): the request was served as anonymous. Value: 199 - "API key not checked: storage unavailable" */
+                    Warning?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffCredentials"];
+                };
+            };
+            /** @description Bad request: a required value is absent, or a value is unparsable or of the wrong type. Codes: INVALID_FORMAT, MISSING_FIELD */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INVALID_FORMAT" | "MISSING_FIELD";
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credential. Codes: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+            };
+            /** @description The credential lacks the required scope or ownership. Codes: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description Method not allowed on this path; `Allow` lists the methods it serves. Codes: METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description The methods this path serves. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "METHOD_NOT_ALLOWED";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description Body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, FIELD_TOO_LONG */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "VALIDATION_ERROR" | "FIELD_TOO_LONG";
                         };
                     };
                 };

@@ -48,9 +48,11 @@ import {
 import { changeStaffPushOperation, staffPushSettingsOperation } from "../push/operations.js";
 import { getScoreOperation, submitScoreOperation } from "../scores/operations.js";
 import {
+  changeStaffCredentialsOperation,
   changeStaffOperation,
   listStaffOperation,
   staffAuthOperation,
+  staffCredentialsOperation,
   staffSessionOperation,
 } from "../staff/operations.js";
 import { taskStreamOperation } from "../stream/operations.js";
@@ -145,6 +147,8 @@ export function allOperations(): Operation[] {
     changeStaffOperation,
     staffPushSettingsOperation,
     changeStaffPushOperation,
+    staffCredentialsOperation,
+    changeStaffCredentialsOperation,
     mcpPostOperation,
     mcpGetOperation,
     mcpDeleteOperation,

@@ -8,7 +8,8 @@
  *   answered once so that an authenticator app can read it; the code stays valid until
  *   `confirmEnrollment` {code, totp_code} proves the app has it, which spends the code, activates
  *   the account and opens a session.
- * - `signIn` {email, password, totp_code}: failures only are counted (issue 44 item 4), per IP
+ * - `signIn` {email, password, totp_code | recovery_code}: the fallback of the passkey sign-in
+ *   (lib/staff/passkeys.ts); failures only are counted (issue 44 item 4), per IP
  *   (STAFF_SIGN_IN_FAILURES_PER_IP_PER_HOUR, high enough for a team behind one address) and per
  *   account (STAFF_SIGN_IN_FAILURES_PER_ACCOUNT within STAFF_LOCKOUT_SECONDS, then the account is
  *   locked: 429 `reason: account_locked` with Retry-After); one answer (401) for every wrong part,
@@ -34,7 +35,9 @@ import { DomainError } from "../errors.js";
 import { prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import { emailIdentifier, type FailureLimit, failureLimits } from "../ratelimit/enforce.js";
 import { rateLimitSubject } from "../ratelimit/limiter.js";
+import { issueRecoveryCodes, spendRecoveryCode } from "./recovery-codes.js";
 import { type OpenedStaffSession, openStaffSession } from "./sessions.js";
+import { recordSignIn } from "./sign-in-audit.js";
 import { checkTotp, newTotpSecret, totpUri } from "./totp.js";
 
 /** Lifetime of an invitation code, seconds (48 h). */
@@ -231,13 +234,14 @@ export async function acceptInvitation(
 
 /**
  * Second step: a code from the authenticator app proves it holds the secret; the invitation is
- * spent, the account `active`, and a session opened.
+ * spent, the account `active`, a session opened and RECOVERY_CODE_COUNT recovery codes issued
+ * (lib/staff/recovery-codes.ts; answered once).
  * @throws DomainError UNAUTHORIZED (invitation invalid, TOTP wrong), CONFLICT (password not set yet)
  */
 export async function confirmEnrollment(
   input: { code: string; totpCode: string },
   now = new Date(),
-): Promise<{ staff: StaffMember; session: OpenedStaffSession }> {
+): Promise<{ staff: StaffMember; session: OpenedStaffSession; recoveryCodes: string[] }> {
   const db = await getDb();
   return db.transaction(async (tx) => {
     const staff = await invitationOf(tx, input.code, now);
@@ -262,8 +266,19 @@ export async function confirmEnrollment(
       targetId: staff.id,
       details: { role: staff.role },
     });
-    return { staff: active!, session: await openStaffSession(tx, staff.id, now) };
+    const recoveryCodes = await issueRecoveryCodes(tx, staff.id, now);
+    return { staff: active!, session: await openStaffSession(tx, staff.id, now), recoveryCodes };
   });
+}
+
+/** The per-IP failure limit of staff sign-in (password or passkey) from `ip`. */
+export function ipSignInLimit(ip: string): FailureLimit {
+  return {
+    policy: "staff_sign_in_ip",
+    identifier: rateLimitSubject(ip),
+    reason: "too_many_failures_from_ip",
+    what: "failed sign-ins from this address per hour",
+  };
 }
 
 /**
@@ -280,24 +295,22 @@ function signInLimits(email: string, ip: string): FailureLimit[] {
       reason: "account_locked",
       what: `failed sign-ins of this account within ${Math.round(config.STAFF_LOCKOUT_SECONDS / 60)} min: the account is locked`,
     },
-    {
-      policy: "staff_sign_in_ip",
-      identifier: rateLimitSubject(ip),
-      reason: "too_many_failures_from_ip",
-      what: "failed sign-ins from this address per hour",
-    },
+    ipSignInLimit(ip),
   ];
 }
 
 /**
- * Signs a staff member in with e-mail, password and a TOTP code, from `ip` (the caller's address,
- * for the per-IP failure limit). Only failures are counted (a wrong part, a replayed code).
+ * Signs a staff member in with e-mail, password and a TOTP code or one of their recovery codes
+ * (the fallback of the passkey sign-in, lib/staff/passkeys.ts), from `ip` (the caller's address,
+ * for the per-IP failure limit). Only failures are counted (a wrong part, a replayed TOTP code, a
+ * spent recovery code). The session opens with its audit row `staff.sign_in` (`method`
+ * `password_totp` or `password_recovery_code`).
  * @throws DomainError RATE_LIMITED (`reason` `account_locked` or `too_many_failures_from_ip`, with
  *   Retry-After), UNAUTHORIZED (any part wrong, or the code already used), FORBIDDEN (`reason`
  *   `staff_suspended`, once the credentials were right); StorageError (the limits' storage)
  */
 export async function signIn(
-  input: { email: string; password: string; totpCode: string; ip: string },
+  input: { email: string; password: string; totpCode?: string; recoveryCode?: string; ip: string },
   now = new Date(),
 ): Promise<{ staff: StaffMember; session: OpenedStaffSession }> {
   const email = input.email.trim().toLowerCase();
@@ -312,27 +325,42 @@ export async function signIn(
   const [staff] = await db.select().from(staffMembers).where(eq(staffMembers.email, email));
   const passwordOk = await verifyPassword(input.password, staff?.passwordHash ?? null);
   if (!staff || !passwordOk || !staff.totpSecret || !staff.totpEnabledAt) return fail();
-  const step = await checkTotp(staff.totpSecret, input.totpCode, staff.totpLastStep);
-  if (step === null) return fail();
+  const recoveryCode = input.recoveryCode;
+  const step = recoveryCode
+    ? null
+    : await checkTotp(staff.totpSecret, input.totpCode ?? "", staff.totpLastStep);
+  if (!recoveryCode && step === null) return fail();
   if (staff.status !== "active") {
     throw new DomainError("FORBIDDEN", "This staff account is suspended; ask an owner", {
       extra: { reason: "staff_suspended" },
     });
   }
   const opened = await db.transaction(async (tx) => {
-    // A code is spent by one sign-in only: the step moves forward or the sign-in is refused.
-    const [spent] = await tx
-      .update(staffMembers)
-      .set({ totpLastStep: step })
-      .where(
-        and(
-          eq(staffMembers.id, staff.id),
-          sql`(${staffMembers.totpLastStep} is null or ${staffMembers.totpLastStep} < ${step})`,
-        ),
-      )
-      .returning({ id: staffMembers.id });
-    if (!spent) return null;
-    return { staff, session: await openStaffSession(tx, staff.id, now) };
+    if (recoveryCode) {
+      // A recovery code is spent by one sign-in only.
+      if (!(await spendRecoveryCode(tx, staff.id, recoveryCode, now))) return null;
+    } else {
+      // A TOTP code is spent by one sign-in only: the step moves forward or the sign-in is refused.
+      const [spent] = await tx
+        .update(staffMembers)
+        .set({ totpLastStep: step })
+        .where(
+          and(
+            eq(staffMembers.id, staff.id),
+            sql`(${staffMembers.totpLastStep} is null or ${staffMembers.totpLastStep} < ${step})`,
+          ),
+        )
+        .returning({ id: staffMembers.id });
+      if (!spent) return null;
+    }
+    const session = await openStaffSession(tx, staff.id, now);
+    await recordSignIn(
+      tx,
+      staff,
+      recoveryCode ? "password_recovery_code" : "password_totp",
+      session.sessionId,
+    );
+    return { staff, session };
   });
   return opened ?? fail();
 }

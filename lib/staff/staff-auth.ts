@@ -1,15 +1,18 @@
 /**
- * The actions of POST /api/staff-auth and its session GET (issue 26 item 1; the rules are in
- * lib/staff/accounts.ts and lib/staff/sessions.ts). Answers carry the session token once, in the
+ * The actions of POST /api/staff-auth and its session GET (issue 26 item 1; issue 44 item 3 for
+ * passkeys, the QR code and recovery codes; the rules are in lib/staff/accounts.ts,
+ * lib/staff/passkeys.ts and lib/staff/sessions.ts). Answers carry the session token once, in the
  * body and as the `staff_session` cookie; the cookie is `Secure` over HTTPS and whenever the
  * production profile is active.
  */
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { productionProfile } from "../config.js";
 import type { Role } from "../db/schema/enums.js";
 import { DomainError } from "../errors.js";
 import { parseOrThrow } from "../validation.js";
 import { acceptInvitation, confirmEnrollment, signIn } from "./accounts.js";
 import { presentedStaffToken, sessionCookie } from "./credentials.js";
+import { passkeyAuthenticationOptions, signInWithPasskey } from "./passkeys.js";
 import type { StaffAuthAction, StaffAuthBody, StaffAuthResponse } from "./schemas.js";
 import { newPasswordSchema } from "./schemas.js";
 import {
@@ -18,6 +21,7 @@ import {
   STAFF_SESSION_TTL_SECONDS,
   verifyStaffSession,
 } from "./sessions.js";
+import { totpQrDataUrl } from "./totp.js";
 
 /** An answer and the `Set-Cookie` value that goes with it, if any. */
 export interface StaffAuthResult {
@@ -25,7 +29,11 @@ export interface StaffAuthResult {
   setCookie?: string;
 }
 
-function need<K extends keyof StaffAuthBody>(body: StaffAuthBody, field: K, action: string): string {
+function need(
+  body: StaffAuthBody,
+  field: "email" | "password" | "totp_code" | "code",
+  action: string,
+): string {
   const value = body[field];
   if (value === undefined || value === "") {
     throw new DomainError("VALIDATION_ERROR", `${field} is required for ${action}`, { field });
@@ -71,13 +79,39 @@ export async function staffAuth(
 ): Promise<StaffAuthResult> {
   switch (action) {
     case "sign-in": {
+      const email = need(body, "email", action);
+      const password = need(body, "password", action);
       const { staff, session } = await signIn({
-        email: need(body, "email", action),
-        password: need(body, "password", action),
-        totpCode: need(body, "totp_code", action),
+        email,
+        password,
+        ...(body.recovery_code
+          ? { recoveryCode: body.recovery_code }
+          : { totpCode: need(body, "totp_code", action) }),
         ip,
       });
       return signedIn(request, staff, session, "Signed in for 12 hours.");
+    }
+    case "passkey-options": {
+      return {
+        body: {
+          ok: true,
+          message:
+            "Pass these options to navigator.credentials.get, then send its answer with action passkey-sign-in.",
+          passkey_options: { ...(await passkeyAuthenticationOptions()) },
+        },
+      };
+    }
+    case "passkey-sign-in": {
+      if (!body.credential) {
+        throw new DomainError("VALIDATION_ERROR", `credential is required for ${action}`, {
+          field: "credential",
+        });
+      }
+      const { staff, session } = await signInWithPasskey({
+        response: body.credential as AuthenticationResponseJSON,
+        ip,
+      });
+      return signedIn(request, staff, session, "Signed in with a passkey for 12 hours.");
     }
     case "accept-invite": {
       const password = parseOrThrow(newPasswordSchema, need(body, "password", action), "password");
@@ -93,15 +127,22 @@ export async function staffAuth(
             "Add this secret to an authenticator app, then send one of its codes with action confirm-totp.",
           totp_secret: totpSecret,
           otpauth_uri: otpauthUri,
+          otpauth_qr: await totpQrDataUrl(otpauthUri),
         },
       };
     }
     case "confirm-totp": {
-      const { staff, session } = await confirmEnrollment({
+      const { staff, session, recoveryCodes } = await confirmEnrollment({
         code: need(body, "code", action),
         totpCode: need(body, "totp_code", action),
       });
-      return signedIn(request, staff, session, "Enrolled and signed in for 12 hours.");
+      const answer = signedIn(
+        request,
+        staff,
+        session,
+        "Enrolled and signed in for 12 hours. Keep the recovery codes somewhere safe: they are shown once.",
+      );
+      return { ...answer, body: { ...answer.body, recovery_codes: recoveryCodes } };
     }
     case "sign-out": {
       const presented = presentedStaffToken(request);

@@ -12,6 +12,8 @@ import { DELETE as keysDelete, POST as keysPost } from "../../api/api-keys.js";
 import { GET as auditGet } from "../../api/audit-log.js";
 import { POST as resolvePost } from "../../api/dispute-resolve.js";
 import { POST as staffPost } from "../../api/staff.js";
+import { POST as authPost } from "../../api/staff-auth.js";
+import { POST as credentialsPost } from "../../api/staff-credentials.js";
 import { POST as disputePost } from "../../api/task-dispute.js";
 import { POST as refundPost } from "../../api/task-refund.js";
 import { runAsActor, systemActor } from "../../lib/db/actor.js";
@@ -26,7 +28,8 @@ import { accountAdmin, accountKeys, openLinkedAccount } from "../accounts/helper
 import { assign, near, uploadProof, visit } from "../field/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
-import { call, expectEnvelope } from "../helpers/request.js";
+import { BASE, call, expectEnvelope } from "../helpers/request.js";
+import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
 import { createStaff, signInStaff, staffHeaders } from "../helpers/staff.js";
 import {
   cancelTask,
@@ -266,7 +269,11 @@ describe("every audited change leaves one row with its actor", () => {
       s.staffId,
       role,
     ];
-    expect(who(await newRows())).toEqual([by(dispatcher, "dispatcher")("task.assign")]);
+    // The sign-in is the member's own row, with its method (issue 44 item 3).
+    expect(who(await newRows())).toEqual([
+      by(dispatcher, "dispatcher")("staff.sign_in"),
+      by(dispatcher, "dispatcher")("task.assign"),
+    ]);
     const [row] = await (await getDb()).select().from(tasks).where(eq(tasks.id, task_id));
     const place = (row!.location as { coordinates: [number, number] }).coordinates;
     await visit(staffHeaders(session), { task_id, action: "check_in", ...near(place, 10) });
@@ -403,6 +410,42 @@ describe("every audited change leaves one row with its actor", () => {
       json: { action: "activate", staff_id: second.staffId },
     });
     expect(who(await newRows())).toEqual([OWNER("staff.activate")]);
+  });
+
+  it("a member's own sign-in means: new recovery codes, a passkey, a passkey sign-in", async () => {
+    const member = await createStaff("field");
+    await newRows();
+    const mine = (action: string) => [action, "staff", member.staffId, "field"];
+    const own = (action: string, json: Record<string, unknown> = {}) =>
+      call(credentialsPost, `/api/staff-credentials?action=${action}`, {
+        method: "POST",
+        headers: staffHeaders(member),
+        json,
+      });
+    expect((await own("recovery-codes")).res.status).toBe(200);
+    const authenticator = new SoftwareAuthenticator(BASE);
+    const options = await own("passkey-options");
+    expect(
+      (await own("passkey-register", { credential: authenticator.register(options.body.passkey_options) }))
+        .res.status,
+    ).toBe(200);
+    const signIn = await call(authPost, "/api/staff-auth?action=passkey-options", {
+      method: "POST",
+      json: {},
+    });
+    const signed = await call(authPost, "/api/staff-auth?action=passkey-sign-in", {
+      method: "POST",
+      json: { credential: authenticator.assert(signIn.body.passkey_options) },
+    });
+    expect(signed.res.status).toBe(200);
+    const rows = await newRows();
+    expect(who(rows)).toEqual([
+      mine("staff.recovery_codes"),
+      mine("staff.passkey_add"),
+      mine("staff.sign_in"),
+    ]);
+    expect(rows[2]!.details).toMatchObject({ method: "passkey", passkey_id: authenticator.id });
+    expect(rows[2]!.requestId).toMatch(/^req_/);
   });
 
   it("every audit action was met above (a new action needs a case here)", () => {

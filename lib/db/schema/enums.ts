@@ -206,7 +206,8 @@ export type ActorKind = (typeof ACTOR_KINDS)[number];
  * What an audit-log row records (docs/staff-and-audit.md "Actions"): each task transition
  * (`task.<action>` of lib/tasks/state/transitions.ts), each ledger movement, a refund settled,
  * an account's status or discount set, a key created, revoked, linked or unlinked, a staff
- * account invited, enrolled, given a role, suspended or reactivated, a task assigned or
+ * account invited, enrolled, signed in (with its method), given a passkey or new recovery codes,
+ * given a role, suspended or reactivated, a task assigned or
  * unassigned, a site visit's check-in and check-out, a proof file uploaded from the field, a task
  * flagged at risk of missing its execution deadline (the deadline watch).
  */
@@ -241,6 +242,9 @@ export const AUDIT_ACTIONS = [
   "staff.set_role",
   "staff.suspend",
   "staff.activate",
+  "staff.sign_in",
+  "staff.passkey_add",
+  "staff.recovery_codes",
   "task.assign",
   "task.unassign",
   "visit.check_in",

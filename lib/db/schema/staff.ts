@@ -5,7 +5,17 @@
  * is stored as enrolled (it must be read back to check a code).
  */
 import { sql } from "drizzle-orm";
-import { boolean, check, doublePrecision, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+} from "drizzle-orm/pg-core";
 import { createdAt, timestamptz, updatedAt } from "./columns.js";
 import type { Role, StaffStatus } from "./enums.js";
 import { tasks } from "./tasks.js";
@@ -78,6 +88,76 @@ export const staffSessions = pgTable(
 );
 
 /**
+ * Passkeys of staff members (WebAuthn credentials, issue 44 item 3; lib/staff/passkeys.ts): the
+ * public key only (the private key never leaves the person's device) and the signature counter,
+ * which must move forward at each sign-in (a cloned authenticator is refused).
+ */
+export const staffPasskeys = pgTable(
+  "staff_passkeys",
+  {
+    /** The credential ID, base64url, as the authenticator gave it. */
+    id: text("id").primaryKey(),
+    staffId: text("staff_id")
+      .notNull()
+      .references(() => staffMembers.id, { onDelete: "cascade" }),
+    /** The COSE public key, base64url. */
+    publicKey: text("public_key").notNull(),
+    /** The last signature counter seen (0 for authenticators that keep none). */
+    counter: bigint("counter", { mode: "number" }).notNull().default(0),
+    /** Transports the authenticator reported (`internal`, `hybrid`, `usb`…), a hint for the browser. */
+    transports: jsonb("transports").$type<string[]>().notNull().default([]),
+    /** `singleDevice` or `multiDevice` (synced), and whether it is backed up. */
+    deviceType: text("device_type").notNull(),
+    backedUp: boolean("backed_up").notNull().default(false),
+    /** A name the person recognises (e.g. the phone's browser), at most 60 characters. */
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamptz("last_used_at"),
+  },
+  (t) => [index("staff_passkeys_staff_id_idx").on(t.staffId)],
+);
+
+/**
+ * WebAuthn challenges (lib/staff/passkeys.ts): one row per options request, named by the SHA-256
+ * of the challenge, spent by the first response that carries it (`used_at`) and refused after
+ * `expires_at` (5 minutes).
+ */
+export const staffWebauthnChallenges = pgTable(
+  "staff_webauthn_challenges",
+  {
+    /** Lowercase hex SHA-256 of the base64url challenge. */
+    challengeHash: text("challenge_hash").primaryKey(),
+    /** `registration` (a signed-in member adds a passkey) or `authentication` (sign-in). */
+    purpose: text("purpose").$type<"registration" | "authentication">().notNull(),
+    /** The member adding a passkey (registration only). */
+    staffId: text("staff_id").references(() => staffMembers.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    usedAt: timestamptz("used_at"),
+  },
+  (t) => [index("staff_webauthn_challenges_expires_at_idx").on(t.expiresAt)],
+);
+
+/**
+ * Recovery codes of staff members (lib/staff/recovery-codes.ts): ten one-time codes shown once at
+ * enrolment (or regeneration), stored as SHA-256 hashes, each usable once in place of a TOTP code.
+ */
+export const staffRecoveryCodes = pgTable(
+  "staff_recovery_codes",
+  {
+    /** Lowercase hex SHA-256 of the normalised code. */
+    codeHash: text("code_hash").primaryKey(),
+    staffId: text("staff_id")
+      .notNull()
+      .references(() => staffMembers.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    /** Set when a sign-in spends it; a spent code is refused. */
+    usedAt: timestamptz("used_at"),
+  },
+  (t) => [index("staff_recovery_codes_staff_id_idx").on(t.staffId)],
+);
+
+/**
  * The site visit of a task (issue 26 item 5): the assigned field person's check-in and check-out,
  * each with the reported position and the distance to the task's geocoded place. One per task.
  */
@@ -120,3 +200,4 @@ export type StaffMember = typeof staffMembers.$inferSelect;
 export type NewStaffMember = typeof staffMembers.$inferInsert;
 export type StaffSessionRow = typeof staffSessions.$inferSelect;
 export type SiteVisit = typeof siteVisits.$inferSelect;
+export type StaffPasskey = typeof staffPasskeys.$inferSelect;
