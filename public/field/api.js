@@ -72,9 +72,9 @@ export function postIdempotent(owner, path, body) {
 }
 
 /** Signs in (POST /api/staff-auth): the answer sets the cookie; only its CSRF token is kept, re-read from the session. */
-export async function signIn({ email, password, totpCode }) {
+export async function signIn({ email, password, totp_code, recovery_code }) {
   await fetchJson("POST", "/api/staff-auth?action=sign-in", {
-    body: { email, password, totp_code: totpCode },
+    body: { email, password, ...(recovery_code ? { recovery_code } : { totp_code }) },
     credentials: "same-origin",
   });
   return loadSession();

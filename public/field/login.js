@@ -1,22 +1,44 @@
 /**
- * The staff sign-in form of the field app: e-mail, password and the authenticator's code
- * (POST /api/staff-auth). The session is the HttpOnly cookie the answer sets; the page keeps only
- * the session's CSRF token, in memory (api.js).
+ * The staff sign-in of the field app: a passkey first (issue 44 item 3; the phone's fingerprint or
+ * screen lock, shared/passkeys.js), else e-mail, password and the authenticator's code or a
+ * recovery code (POST /api/staff-auth). The session is the HttpOnly cookie the answer sets; the
+ * page keeps only the session's CSRF token, in memory (api.js).
  */
 import { field, h } from "../shared/dom.js";
+import { passkeySignInPanel } from "../shared/passkeys.js";
+import { codeBody, codeFields } from "../shared/staff-enrol.js";
 import { heading } from "../shared/views.js";
-import { ApiError, signIn } from "./api.js";
+import { ApiError, loadSession, request, signIn } from "./api.js";
 import { t } from "./i18n.js";
 
 /**
- * The sign-in form.
+ * The sign-in page: the passkey button (when the browser has passkeys), then the password form.
  * @param {{ messages: { announce: Function, errorBox: Function, showError: Function }, signedIn: () => void }} options
- * @returns {HTMLFormElement}
+ * @returns {HTMLElement}
  */
 export function loginView({ messages, signedIn }) {
+  const passkey = passkeySignInPanel({
+    messages,
+    request,
+    onSignedIn: async () => {
+      await loadSession();
+      messages.announce(t("login.ok"));
+      signedIn();
+    },
+  });
+  const form = passwordForm({ messages, signedIn, fallback: Boolean(passkey) });
+  return passkey ? h("div", { class: "sign-in" }, heading(t("login.title")), passkey, form) : form;
+}
+
+/** The password sign-in form (the fallback when a passkey is offered above it). */
+function passwordForm({ messages, signedIn, fallback }) {
   const { announce, errorBox, showError } = messages;
   const error = errorBox();
-  const button = h("button", { type: "submit", class: "button primary" }, t("login.submit"));
+  const button = h(
+    "button",
+    { type: "submit", class: fallback ? "button secondary" : "button primary" },
+    t("login.submit"),
+  );
   const form = h(
     "form",
     {
@@ -33,7 +55,7 @@ export function loginView({ messages, signedIn }) {
           await signIn({
             email: value("email"),
             password: form.elements.namedItem("password").value,
-            totpCode: value("totp"),
+            ...codeBody(form),
           });
           form.reset();
           announce(t("login.ok"));
@@ -44,8 +66,8 @@ export function loginView({ messages, signedIn }) {
         }
       },
     },
-    heading(t("login.title")),
-    h("p", {}, t("login.intro")),
+    fallback ? null : heading(t("login.title")),
+    h("p", {}, fallback ? t("passkey.password_intro") : t("login.intro")),
     field(t("login.email"), "input", {
       type: "email",
       name: "email",
@@ -58,15 +80,7 @@ export function loginView({ messages, signedIn }) {
       required: true,
       autocomplete: "current-password",
     }),
-    field(t("login.totp"), "input", {
-      type: "text",
-      name: "totp",
-      required: true,
-      inputmode: "numeric",
-      pattern: "[0-9]{6}",
-      maxlength: "6",
-      autocomplete: "one-time-code",
-    }),
+    ...codeFields(),
     error,
     button,
   );

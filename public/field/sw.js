@@ -38,6 +38,7 @@ const SHELL = [
   "/field/offline.js",
   "/field/offline-messages.js",
   "/field/offline-store.js",
+  "/field/passkey-banner.js",
   "/field/photos.js",
   "/field/push-sw.js",
   "/field/views.js",
@@ -47,6 +48,7 @@ const SHELL = [
   "/shared/feedback.js",
   "/shared/i18n.js",
   "/shared/messages.js",
+  "/shared/passkeys.js",
   "/shared/photos.js",
   "/shared/push.js",
   "/shared/render-hook.js",
@@ -60,6 +62,7 @@ const SHELL = [
   "/css/views.css",
   "/css/tables.css",
   "/css/legal.css",
+  "/vendor/simplewebauthn-browser.umd.min.js",
   "/favicon.svg",
   "/mark.svg",
 ];

@@ -9,6 +9,7 @@ import { get, postIdempotent } from "./api.js";
 import { messages, taskHref } from "./context.js";
 import { formatDateTime, t } from "./i18n.js";
 import { outboxSection, pendingCounts, pendingItems } from "./offline.js";
+import { passkeyBanner } from "./passkey-banner.js";
 import { photosSection } from "./photos.js";
 import { visitSection } from "./visit.js";
 
@@ -33,11 +34,16 @@ function badges(task) {
 
 /** #/tasks: my open tasks. */
 export async function listView() {
-  const [{ tasks }, waiting] = await Promise.all([get("/api/field-visit"), pendingCounts()]);
+  const [{ tasks }, waiting, banner] = await Promise.all([
+    get("/api/field-visit"),
+    pendingCounts(),
+    passkeyBanner(),
+  ]);
   return h(
     "section",
     {},
     h("div", { class: "view-head" }, heading(t("list.title"))),
+    banner,
     h("p", { class: "muted" }, t("list.intro")),
     tasks.length
       ? h(

@@ -2,7 +2,8 @@
  * Staff sign-in of the operator pages (console and analytics), issue 26 item 1:
  *
  * - `loadSession()`: GET /api/staff-auth decides signed in or not on load (401 → the form);
- * - `signInView`: e-mail, password and the authenticator's 6-digit code → POST /api/staff-auth;
+ * - `signInView`: a passkey first (issue 44 item 3, shared/passkeys.js), else e-mail, password and
+ *   the authenticator's 6-digit code or a recovery code → POST /api/staff-auth;
  * - `acceptView` (#/accept?code=…, the invitation e-mail's link): display name and password →
  *   the TOTP secret and otpauth URI to add to an authenticator app → one of its codes → signed in;
  * - `signOut()`: POST /api/staff-auth?action=sign-out.
@@ -11,8 +12,16 @@
  * token, the staff member and the role's permissions, in memory (./api.js).
  */
 import { capabilities } from "../shared/capabilities.js";
-import { field } from "../shared/dom.js";
-import { authForm, acceptView as staffAcceptView, totpField, value } from "../shared/staff-enrol.js";
+import { field, h } from "../shared/dom.js";
+import { passkeySignInPanel } from "../shared/passkeys.js";
+import {
+  authForm,
+  codeBody,
+  codeFields,
+  acceptView as staffAcceptView,
+  value,
+} from "../shared/staff-enrol.js";
+import { heading } from "../shared/views.js";
 import { ApiError, getSession, request, setSession } from "./api.js";
 import { t } from "./i18n.js";
 
@@ -63,15 +72,30 @@ export async function signOut() {
 }
 
 /**
- * The sign-in form.
+ * The sign-in page: the passkey button (when the browser has passkeys), then the password form.
  * @param {{ messages: { announce: Function, errorBox: Function, showError: Function },
  *   signedIn: () => void }} options `signedIn` runs once the session is kept
- * @returns {HTMLFormElement}
+ * @returns {HTMLElement}
  */
 export function signInView({ messages, signedIn }) {
+  const passkey = passkeySignInPanel({
+    messages,
+    request,
+    onSignedIn: async (answer) => {
+      await keep(answer);
+      messages.announce(t("login.ok"));
+      signedIn();
+    },
+  });
+  const form = passwordForm({ messages, signedIn, fallback: Boolean(passkey) });
+  return passkey ? h("div", { class: "sign-in" }, heading(t("login.title")), passkey, form) : form;
+}
+
+/** The password sign-in form (the fallback when a passkey is offered above it). */
+function passwordForm({ messages, signedIn, fallback }) {
   return authForm(messages, {
-    title: t("login.title"),
-    intro: t("login.intro"),
+    title: fallback ? null : t("login.title"),
+    intro: fallback ? t("passkey.password_intro") : t("login.intro"),
     fields: [
       field(t("login.email"), "input", {
         type: "email",
@@ -87,7 +111,7 @@ export function signInView({ messages, signedIn }) {
         required: true,
         autocomplete: "current-password",
       }),
-      totpField(),
+      ...codeFields(),
     ],
     submitLabel: t("login.submit"),
     refuse: (e) =>
@@ -101,7 +125,7 @@ export function signInView({ messages, signedIn }) {
         body: {
           email: value(form, "email"),
           password: form.elements.namedItem("password").value,
-          totp_code: value(form, "totp_code"),
+          ...codeBody(form),
         },
       });
       form.reset();

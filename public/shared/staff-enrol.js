@@ -1,14 +1,17 @@
 /**
  * The staff enrolment flow shared by the operator console and the field app (issue 44 item 2: a
  * field person's invitation opens /field/, which enrols and signs them in): the invitation page
- * (display name and password → the TOTP secret and otpauth link → a code from the app → signed in)
- * and the form pieces of the staff sign-in (the 6-digit code field, a form with its error box).
+ * (display name and password → the TOTP QR code, tappable otpauth link and secret → a code from the
+ * app → the recovery codes, shown once → a passkey of this device, offered → signed in; issue 44
+ * item 3) and the form pieces of the staff sign-in (the 6-digit code field with its recovery-code
+ * alternative, a form with its error box).
  * Each page passes its own `request` (its api.js, CSRF and all) and what it keeps of the session.
  */
 
 import { ApiError } from "./api.js";
 import { field, h, replace } from "./dom.js";
 import { t } from "./i18n.js";
+import { addPasskeyButton } from "./passkeys.js";
 import { heading } from "./views.js";
 
 /** The 6-digit code input (autocomplete one-time-code, numeric keypad). */
@@ -28,6 +31,42 @@ export function totpField() {
     },
     { hint: t("login.totp_hint") },
   );
+}
+
+/**
+ * The code fields of the password sign-in: the authenticator's code, and a folded "use a recovery
+ * code" field that, once filled, replaces it (the code field is then not required).
+ * @returns {HTMLElement[]}
+ */
+export function codeFields() {
+  const totp = totpField();
+  const recovery = field(t("login.recovery_code"), "input", {
+    name: "recovery_code",
+    autocomplete: "off",
+    autocapitalize: "off",
+    spellcheck: "false",
+    maxlength: "40",
+  });
+  const totpInput = totp.querySelector("input");
+  recovery.querySelector("input").addEventListener("input", (event) => {
+    totpInput.required = event.target.value.trim() === "";
+  });
+  return [
+    totp,
+    h(
+      "details",
+      { class: "recovery" },
+      h("summary", {}, t("login.use_recovery")),
+      h("p", { class: "muted" }, t("login.recovery_hint")),
+      recovery,
+    ),
+  ];
+}
+
+/** The code members of a sign-in body from `form`: `recovery_code` when filled, else `totp_code`. */
+export function codeBody(form) {
+  const recovery = value(form, "recovery_code");
+  return recovery ? { recovery_code: recovery } : { totp_code: value(form, "totp_code") };
 }
 
 /** A form that runs `submit(form)` with its button disabled and shows a failure in its alert box. */
@@ -147,12 +186,36 @@ function copyable(label, text, name) {
   return wrapper;
 }
 
-/** Second step: the secret and URI, then a code from the app. */
+/**
+ * The TOTP QR code (an image the server drew from the otpauth URI) and the same URI as a link a
+ * phone opens in its authenticator app.
+ */
+function totpQr(answer) {
+  return h(
+    "div",
+    { class: "totp-qr" },
+    answer.otpauth_qr
+      ? h("img", {
+          src: answer.otpauth_qr,
+          alt: t("accept.qr_alt"),
+          width: "220",
+          height: "220",
+          class: "qr",
+          "data-testid": "totp-qr",
+        })
+      : null,
+    h("p", {}, h("a", { href: answer.otpauth_uri, class: "button secondary" }, t("accept.open_app"))),
+  );
+}
+
+/** Second step: the QR code, link and secret, then a code from the app. */
 function enrolView(code, answer, { messages, signedIn, request, keep }) {
-  return authForm(messages, {
+  const root = h("section", { class: "enrol" });
+  const form = authForm(messages, {
     title: t("accept.enrol_title"),
     intro: t("accept.enrol_intro"),
     fields: [
+      totpQr(answer),
       copyable(t("accept.secret"), answer.totp_secret, "totp_secret"),
       copyable(t("accept.uri"), answer.otpauth_uri, "otpauth_uri"),
       h("p", { class: "muted" }, t("accept.once")),
@@ -166,7 +229,54 @@ function enrolView(code, answer, { messages, signedIn, request, keep }) {
       });
       await keep(signed);
       messages.announce(t("accept.done"));
-      signedIn();
+      replace(root, recoveryView(signed.recovery_codes ?? [], { messages, signedIn, request }));
+      root.querySelector("h1")?.focus();
     },
   });
+  root.append(form);
+  return root;
+}
+
+/**
+ * Third step, signed in: the recovery codes (shown once; each replaces the authenticator's code
+ * once), then a passkey of this device (the quicker sign-in), or continue without one.
+ */
+function recoveryView(codes, { messages, signedIn, request }) {
+  const text = codes.join("\n");
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      messages.announce(t("recovery.copied"));
+    } catch {
+      // the list stays on screen to write down
+    }
+  };
+  return h(
+    "section",
+    { class: "panel recovery-codes" },
+    heading(t("recovery.title")),
+    h("p", {}, t("recovery.intro")),
+    h(
+      "ol",
+      { class: "codes", "data-testid": "recovery-codes" },
+      ...codes.map((c) => h("li", {}, h("code", {}, c))),
+    ),
+    h(
+      "p",
+      {},
+      h("button", { type: "button", class: "button secondary small", onclick: copy }, t("recovery.copy")),
+    ),
+    h("h2", {}, t("passkey.title")),
+    h("p", {}, t("passkey.offer")),
+    addPasskeyButton({ messages, request, done: signedIn }),
+    h(
+      "p",
+      {},
+      h(
+        "button",
+        { type: "button", class: "button secondary", onclick: () => signedIn() },
+        t("recovery.continue"),
+      ),
+    ),
+  );
 }

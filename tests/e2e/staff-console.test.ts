@@ -215,6 +215,9 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await shot(page, env.shots, "operator-enrol.png");
     await page.getByLabel("Authenticator code").fill(await generate({ secret }));
     await page.getByRole("button", { name: "Confirm and sign in" }).click();
+    // The recovery codes, shown once, then on (a passkey is offered, not required).
+    await page.getByRole("heading", { level: 1, name: "Save your recovery codes" }).waitFor();
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Review queue", exact: true }).waitFor();
     expect(await page.locator("#whoami").textContent()).toBe("Dina D. · dispatcher");
     expect(await page.evaluate(() => sessionStorage.length + localStorage.length)).toBeLessThanOrEqual(1);
@@ -267,6 +270,9 @@ describe.skipIf(!CHROMIUM)("staff in the operator console", () => {
     await shot(page, env.shots, "field-enrol-phone.png");
     await page.getByLabel("Authenticator code").fill(await generate({ secret }));
     await page.getByRole("button", { name: "Confirm and sign in" }).click();
+    // The recovery codes, shown once, then on (a passkey is offered, not required).
+    await page.getByRole("heading", { level: 1, name: "Save your recovery codes" }).waitFor();
+    await page.getByRole("button", { name: "Continue", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "My tasks", exact: true }).waitFor();
     expect(new URL(page.url()).hash).toBe("#/tasks");
 
