@@ -514,17 +514,26 @@ function siteVisitBlock(task: Json): Child {
   );
 }
 
-/** The capture time and place of a proof file, when its metadata has them (else nothing). */
+/**
+ * The capture time and place of a proof file (its `capture` metadata, lib/receipts/capture.ts):
+ * "Taken <time>" and "At <lat>, <lon> — <km> from the site"; said in words when the file has neither.
+ */
 function captureLine(capture: Json | null | undefined): Child {
-  if (!capture) return null;
-  const gps = capture.gps as { latitude?: number; longitude?: number } | undefined;
-  const parts = [
-    typeof capture.captured_at === "string" ? when(capture.captured_at, lang, timeZone) : "",
+  const gps = capture?.gps as { latitude?: number; longitude?: number } | undefined;
+  const at = typeof capture?.captured_at === "string" ? capture.captured_at : null;
+  const place =
     typeof gps?.latitude === "number" && typeof gps.longitude === "number"
-      ? `${gps.latitude.toFixed(5)}, ${gps.longitude.toFixed(5)}`
-      : "",
-  ].filter(Boolean);
-  return parts.length ? h("span", { class: "muted", "data-testid": "capture" }, parts.join(" · ")) : null;
+      ? `${gps.latitude.toFixed(5)}, ${gps.longitude.toFixed(5)}${
+          typeof capture?.distance_km === "number" ? ` — ${capture.distance_km} km ${t("fromSite")}` : ""
+        }`
+      : null;
+  return h(
+    "span",
+    { class: "muted capture", "data-testid": "capture" },
+    at && h("span", {}, `${t("captured")} ${when(at, lang, timeZone)}`),
+    place && h("span", {}, `${t("takenAt")} ${place}`),
+    !at && !place && t("noCapture"),
+  );
 }
 
 /** One proof file: the photo as a data URL from `resources/read`, its hash; a failure keeps the hash and offers a retry. */
@@ -574,6 +583,10 @@ function proofItem(file: Json): HTMLElement {
   return figure;
 }
 
+/**
+ * The proof photos: those that exist (a task under way lists what the field person has uploaded
+ * so far) and, while the task is open, a tile saying the rest are arriving.
+ */
 function photosBlock(task: Json): Child {
   const files = (task.proof_files ?? []) as Json[];
   const status = String(task.status);
@@ -584,7 +597,13 @@ function photosBlock(task: Json): Child {
       "div",
       { class: "photos" },
       ...files.map(proofItem),
-      !TERMINAL.has(status) && h("p", { class: "muted" }, `… ${t("arriving")}`),
+      !TERMINAL.has(status) &&
+        h(
+          "figure",
+          { class: "photo", "data-testid": "arriving" },
+          h("div", { class: "placeholder arriving" }, `${t("arriving")}…`),
+          h("figcaption", { class: "muted" }, t("arrivingNote")),
+        ),
     ),
   );
 }

@@ -238,7 +238,12 @@ async function proofContents(uri: string, task: Task, n: number) {
       uri,
       mimeType: file.mimeType,
       blob: Buffer.from(file.content).toString("base64"),
-      _meta: { filename: file.filename, size: file.sizeBytes, sha256: file.sha256 },
+      _meta: {
+        filename: file.filename,
+        size: file.sizeBytes,
+        sha256: file.sha256,
+        ...(file.capture ? { capture: file.capture } : {}),
+      },
     },
   ];
 }

@@ -91,6 +91,10 @@ export const proofLinkSchema = z.object({
   mime_type: z.string(),
   size_bytes: z.number().int().meta({ description: "Bytes." }),
   sha256: z.string().meta({ description: "Lowercase hex SHA-256 of the file." }),
+  capture: z.record(z.string(), z.unknown()).nullable().meta({
+    description:
+      "Capture metadata read from the file when it was stored (photos, videos), as proof_files[].capture of the HTTP status: captured_at (ISO 8601), gps {latitude, longitude}, distance_km from the task's place, within_execution_window, flags; null when the file carries none.",
+  }),
 });
 
 /**
@@ -126,7 +130,18 @@ function proofLinks(taskId: string, files: ProofFileSummary[]): z.infer<typeof p
     mime_type: f.mimeType,
     size_bytes: f.sizeBytes,
     sha256: f.sha256,
+    capture: f.capture,
   }));
+}
+
+/**
+ * The proof files attached to task `taskId` so far, as links (upload order), whatever its status:
+ * the task card shows those a field person uploaded before completion (docs/mcp.md "In the
+ * conversation"). The caller checks that the reader may see the task's content.
+ */
+export async function attachedProofLinks(taskId: string): Promise<z.infer<typeof proofLinkSchema>[]> {
+  const { proofFileSummaries } = await import("../tasks/caller-tasks.js");
+  return proofLinks(taskId, await proofFileSummaries(taskId));
 }
 
 /**
@@ -190,7 +205,7 @@ export async function taskToolResult(
     name: l.filename,
     mimeType: l.mime_type,
     size: l.size_bytes,
-    _meta: { sha256: l.sha256 },
+    _meta: { sha256: l.sha256, ...(l.capture ? { capture: l.capture } : {}) },
   }));
   return {
     content: [{ type: "text", text: summary }, ...resourceLinks],

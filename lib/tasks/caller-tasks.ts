@@ -77,7 +77,20 @@ export interface ProofFileSummary {
   sizeBytes: number;
   /** Lowercase hex SHA-256 of the body. */
   sha256: string;
+  /**
+   * Capture metadata read from the file when it was stored (lib/receipts/capture.ts: captured_at,
+   * gps {latitude, longitude}, distance_km, flags…), as `proof_files[].capture` of the HTTP status;
+   * null when the file carries none.
+   */
+  capture: Record<string, unknown> | null;
 }
+
+/**
+ * The order of a task's proof files, the HTTP status view's (lib/tasks/task-view.ts) and the
+ * receipt's: upload time, then position within one upload (a completion stores several files in
+ * one transaction, with one `created_at`), then id.
+ */
+const UPLOAD_ORDER = [asc(proofFiles.createdAt), asc(proofFiles.position), asc(proofFiles.id)];
 
 /** The proof files of task `taskId` in upload order, without their bodies (empty when none). */
 export async function proofFileSummaries(taskId: string): Promise<ProofFileSummary[]> {
@@ -88,11 +101,12 @@ export async function proofFileSummaries(taskId: string): Promise<ProofFileSumma
       mimeType: proofFiles.mimeType,
       sizeBytes: proofFiles.sizeBytes,
       sha256: proofFiles.sha256,
+      capture: proofFiles.capture,
     })
     .from(proofFiles)
     .where(eq(proofFiles.taskId, taskId))
-    .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id));
-  return rows.map((r, i) => ({ index: i + 1, ...r }));
+    .orderBy(...UPLOAD_ORDER);
+  return rows.map((r, i) => ({ index: i + 1, ...r, capture: r.capture ?? null }));
 }
 
 /**
@@ -112,16 +126,17 @@ export async function readProofFile(
             mimeType: proofFiles.mimeType,
             sizeBytes: proofFiles.sizeBytes,
             sha256: proofFiles.sha256,
+            capture: proofFiles.capture,
             content: proofFiles.content,
           })
           .from(proofFiles)
           .where(eq(proofFiles.taskId, taskId))
-          .orderBy(asc(proofFiles.createdAt), asc(proofFiles.id))
+          .orderBy(...UPLOAD_ORDER)
           .limit(1)
           .offset(index - 1)
       : [];
   if (!row) throw new DomainError("NOT_FOUND", `Task ${taskId} has no proof file ${index}`, { field: "uri" });
-  return { index, ...row };
+  return { index, ...row, capture: row.capture ?? null };
 }
 
 /** The task whose access token (the `access_token` of a keyless submission) is `accessToken`, if any. */

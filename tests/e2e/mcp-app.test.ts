@@ -9,15 +9,18 @@
  *   the link → the address shown to copy;
  * - a real task done by a field person: the assignee, the site visit with its map, the receipt,
  *   then a dispute opened from the card;
+ * - a task on site whose proof is still arriving: the photo uploaded so far with its capture time
+ *   and place, the rest as "arriving"; once completed, every photo with its capture line;
  * - an unknown task → the error view in words.
  * Assertions are on what the person sees. Screenshots at 390×844 and 1280×800, fr/en, light/dark
  * (docs/screenshots/mcp-app-*.png with UPDATE_SCREENSHOTS=1). Skipped without Chromium.
  */
+import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { build } from "vite";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findServices } from "../../lib/catalog/find-services.js";
-import { assign, near, paidTask, visit } from "../field/helpers.js";
+import { assign, near, paidTask, uploadProof, visit } from "../field/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
 import { createStaff, staffHeaders, type TestStaff } from "../helpers/staff.js";
@@ -280,6 +283,65 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
     await snap(fr, "mcp-app-task-1280-fr-light.png");
     await fr.setViewportSize(PHONE);
     await snap(fr, "mcp-app-task-390-fr-light.png");
+    await fr.context().close();
+  }, 180_000);
+
+  it("proof still arriving: the photo that exists with its capture time and place, the rest as arriving", async () => {
+    const { taskId, place } = await paidTask(env.admin, key);
+    await assign(staffHeaders(dispatcher), { task_id: taskId, staff_id: field.staffId });
+    const checkIn = await visit(staffHeaders(field), {
+      task_id: taskId,
+      action: "check_in",
+      ...near(place, 30),
+    });
+    expect(checkIn.res.status, JSON.stringify(checkIn.body)).toBe(200);
+    // A photo taken with a GPS fix (EXIF: 2026-11-20 15:30 UTC at 45.5048, -73.5772), sent from the site.
+    const jpeg = readFileSync(`${ROOT}/tests/fixtures/capture/with-gps.jpg`).toString("base64");
+    const upload = await uploadProof(staffHeaders(field), {
+      task_id: taskId,
+      file: { filename: "storefront.jpg", type: "image/jpeg", content: jpeg },
+    });
+    expect(upload.res.status, JSON.stringify(upload.body)).toBeLessThan(300);
+
+    const watch: Watch = { problems: [], requests: [] };
+    const page = await openHost(watch, { locale: "en", theme: "light", viewport: PHONE });
+    await show(page, "check_task_status", { task_id: taskId });
+    const card = page.frameLocator("iframe");
+    await expect.poll(() => card.getByTestId("status").textContent()).toBe("On site");
+    await expect.poll(() => card.locator("img[src^='data:image/jpeg;base64,']").count()).toBe(1);
+    expect(await card.getByText(/^SHA-256 [0-9a-f]{64}$/).count()).toBe(1);
+    const capture = card.getByTestId("capture");
+    // The host's time zone is America/Toronto: 15:30 UTC is 10:30 there.
+    expect(await capture.textContent()).toMatch(
+      /^Taken Nov 20, 2026, 10:30.*At 45\.50480, -73\.57720 — [\d.]+ km from the site$/,
+    );
+    expect(await card.getByTestId("arriving").textContent()).toBe(
+      "More photos arriving…Sent from the site; shown as they arrive.",
+    );
+    await snap(page, "mcp-app-arriving-390-en-light.png");
+    await page.context().close();
+
+    // Completed with a second file that carries no capture metadata: both shown, nothing arriving.
+    const done = await completeTask(env.admin, {
+      task_id: taskId,
+      action: "complete",
+      operator_notes: "Storefront photographed.",
+      proof_files: [pngProof()],
+    });
+    expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+    const fr = await openHost(watch, { locale: "fr", theme: "dark", viewport: PHONE });
+    await show(fr, "check_task_status", { task_id: taskId });
+    const frCard = fr.frameLocator("iframe");
+    await expect.poll(() => frCard.getByTestId("status").textContent()).toBe("Terminée");
+    await expect.poll(() => frCard.locator("img[src^='data:image/']").count()).toBe(2);
+    expect(await frCard.getByTestId("arriving").count()).toBe(0);
+    const lines = await frCard.getByTestId("capture").allTextContents();
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^Prise .*2026.*À 45\.50480, -73\.57720 — [\d.]+ km du site$/);
+    expect(lines[1]).toBe("Ni heure ni lieu de prise dans ce fichier");
+    // The receipt names the files in the order shown (field upload first, then the completion's).
+    expect(await frCard.getByText("✓ Nomme exactement ces fichiers").isVisible()).toBe(true);
+    expect(watch.problems).toEqual([]);
     await fr.context().close();
   }, 180_000);
 

@@ -5,7 +5,10 @@
  * answers it (same credentials, same access rule, a sandbox task advances one step), and the
  * result of verifying the task's signed receipt against our JWK Set (docs/receipts.md), done here
  * rather than in the app (docs/decisions.md 43), and the pay page of the caller's real task
- * awaiting payment (the card's Pay action opens it through the host).
+ * awaiting payment (the card's Pay action opens it through the host). For a task still under way
+ * (paid, dispatched, on site) whose content the caller may see, `task.proof_files` lists the files
+ * a field person has uploaded so far (with their capture metadata), so the card shows the photos
+ * that exist and the rest as arriving (issue 43; check_task_status lists them once completed).
  */
 import { z } from "zod";
 import { TASK_TOOLS } from "../task-tools.js";
@@ -29,6 +32,9 @@ export const receiptCheckSchema = z.object({
 });
 
 const checkStatus = TASK_TOOLS.check_task_status!;
+
+/** Statuses in which proof files may already be attached before completion (lib/field/field-proof.ts). */
+const UNDER_WAY = new Set(["paid", "dispatched", "on_site"]);
 
 /**
  * Verifies the compact JWS `jws` against our current JWK Set and compares its proof list with
@@ -104,10 +110,16 @@ export const TASK_CARD_REFRESH_TOOL: ToolDefinition = {
     if (result.isError) return result;
     const task = result.structuredContent as {
       task_id: string;
+      status: string;
       owned_by_caller: boolean;
       receipt?: string;
       proof_files?: { sha256: string }[];
     };
+    if (task.owned_by_caller && UNDER_WAY.has(task.status) && !task.proof_files) {
+      const { attachedProofLinks } = await import("../task-results.js");
+      const links = await attachedProofLinks(task.task_id);
+      if (links.length > 0) task.proof_files = links;
+    }
     const receiptCheck = task.receipt ? await checkReceipt(task.receipt, task.proof_files ?? []) : null;
     return toolResult({ task, receipt_check: receiptCheck, pay_url: await payUrlOf(task) });
   },
