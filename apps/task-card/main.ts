@@ -72,6 +72,28 @@ function show(render: () => void): void {
   render();
 }
 
+/** What the card told the model so far (the host keeps only the last update: each one repeats them). */
+const told: string[] = [];
+/** The last status seen of each task, to tell the model of a change. */
+const seenStatus = new Map<string, string>();
+
+/**
+ * Tells the model what the person did in the card or saw change (`ui/update-model-context`; the
+ * host adds it to the model's context on the next turn, without prompting it), when the host
+ * accepts context updates. Plain English for the model; `data` is the last event, machine-readable.
+ */
+function tellModel(line: string, data: Json): void {
+  if (!app.getHostCapabilities()?.updateModelContext) return;
+  told.push(line);
+  if (told.length > 5) told.shift();
+  void app
+    .updateModelContext({
+      content: [{ type: "text", text: `Task card (what the person did or saw):\n- ${told.join("\n- ")}` }],
+      structuredContent: data,
+    })
+    .catch(() => undefined);
+}
+
 const app = new App({ name: "physical-tasks-task-card", version: "1.0.0" }, {}, { autoResize: true });
 
 /** Applies the host's locale, theme, style variables and fonts. */
@@ -296,6 +318,14 @@ function submitForm(address: string, urgency: string): HTMLElement {
     confirm.addEventListener("click", async () => {
       confirm.setAttribute("disabled", "");
       const result = (await app.callServerTool({ name: "submit_task", arguments: args })) as Json;
+      const made = result.structuredContent as Json | undefined;
+      if (!result.isError && typeof made?.task_id === "string")
+        tellModel(
+          `The person confirmed and submitted task ${made.task_id} (${String(args.service_type)}, ${
+            args.sandbox ? "sandbox" : "real"
+          }) at ${String(args.location_address)}.`,
+          { event: "submitted", task_id: made.task_id, status: made.status ?? null },
+        );
       onResult(result);
     });
     cancel.addEventListener("click", () => status.replaceChildren());
@@ -375,14 +405,7 @@ function counterOfferBlock(task: Json, payUrl: string | null): Child {
     confirmStep(`${t("counterAcceptAsk")} ${amount} ?`, "counter-accept-confirm", async () => {
       const url = payUrl ?? (task.x402 ? String((task.x402 as Json).url) : null);
       if (!url) return;
-      const result = await app.openLink({ url }).catch(() => ({ isError: true }));
-      if (result?.isError) {
-        fallback.replaceChildren(
-          t("payCopy"),
-          h("input", { readonly: true, value: url, "aria-label": t("pay") }),
-        );
-        fallback.hidden = false;
-      }
+      await openOrCopy(url, fallback, task, `accept the counter-offer of ${amount} by paying it`);
       ask.replaceChildren();
     }),
   );
@@ -397,7 +420,13 @@ function counterOfferBlock(task: Json, payUrl: string | null): Child {
         },
       })) as Json;
       if (result.isError) renderError(result);
-      else void refresh();
+      else {
+        tellModel(`The person refused the counter-offer on task ${String(task.task_id)}; it is cancelled.`, {
+          event: "counter_offer_refused",
+          task_id: task.task_id,
+        });
+        void refresh();
+      }
     }),
   );
   return section(
@@ -407,6 +436,28 @@ function counterOfferBlock(task: Json, payUrl: string | null): Child {
     h("p", {}, accept, " ", refuse),
     ask,
     fallback,
+  );
+}
+
+/**
+ * Opens `url` (the task's pay page) through the host (`ui/open-link`) and tells the model; a host
+ * that refuses → the address shown in `fallback`, to copy.
+ */
+async function openOrCopy(url: string, fallback: HTMLElement, task: Json, purpose: string): Promise<void> {
+  const result = await app.openLink({ url }).catch(() => ({ isError: true }));
+  const opened = !result?.isError;
+  if (!opened) {
+    fallback.replaceChildren(
+      t("payCopy"),
+      h("input", { readonly: true, value: url, "aria-label": t("pay") }),
+    );
+    fallback.hidden = false;
+  }
+  tellModel(
+    opened
+      ? `The person opened the pay page of task ${String(task.task_id)} to ${purpose}.`
+      : `The host did not open the pay page of task ${String(task.task_id)}; the card shows its address to copy.`,
+    { event: opened ? "pay_page_opened" : "pay_page_refused", task_id: task.task_id },
   );
 }
 
@@ -421,17 +472,9 @@ function payBlock(task: Json, payUrl: string | null): Child {
     typeof task.total_with_taxes_cad === "number" ? task.total_with_taxes_cad : payment?.amount_cad;
   const fallback = h("p", { class: "copy", hidden: true });
   const pay = h("button", { type: "button", class: "primary", "data-testid": "pay" }, t("pay"));
-  pay.addEventListener("click", async () => {
-    const url = payUrl ?? String((task.x402 as Json).url);
-    const result = await app.openLink({ url }).catch(() => ({ isError: true }));
-    if (result?.isError) {
-      fallback.replaceChildren(
-        t("payCopy"),
-        h("input", { readonly: true, value: url, "aria-label": t("pay") }),
-      );
-      fallback.hidden = false;
-    }
-  });
+  pay.addEventListener("click", () =>
+    openOrCopy(payUrl ?? String((task.x402 as Json).url), fallback, task, "pay it"),
+  );
   return section(
     t("pay"),
     h(
@@ -691,6 +734,13 @@ function disputeBlock(task: Json): Child {
         ...(current?.accessToken ? { access_token: current.accessToken } : {}),
       },
     })) as Json;
+    if (!result.isError)
+      tellModel(
+        `The person opened a dispute on task ${String(task.task_id)} (reason: ${
+          (reason as HTMLSelectElement).value
+        }): "${(note as HTMLTextAreaElement).value}".`,
+        { event: "dispute_opened", task_id: task.task_id, reason: (reason as HTMLSelectElement).value },
+      );
     onResult(result);
   });
   return h("details", {}, h("summary", {}, t("dispute")), form);
@@ -705,6 +755,16 @@ async function base64(file: File): Promise<string> {
 
 function renderTask(task: Json, receiptCheck: Json | null, payUrl: string | null): void {
   const status = String(task.status);
+  const id = String(task.task_id);
+  const before = seenStatus.get(id);
+  seenStatus.set(id, status);
+  if (before && before !== status)
+    tellModel(`Task ${id} is now ${status} (was ${before}).`, {
+      event: "status_changed",
+      task_id: id,
+      status,
+      previous_status: before,
+    });
   const assignment = task.assignment as Json | null | undefined;
   show(() => {
     fill(
@@ -775,8 +835,30 @@ document.addEventListener("visibilitychange", () => {
 
 // ---------------------------------------------------------------- Dispatch
 
-/** Chooses the view of a tool result by its shape. */
+/**
+ * The task an MCP task result names: a handle or `tasks/get` result of the Tasks extension
+ * (revision 2026-07-28: `resultType` "task" or "complete", `taskId`, a keyless task's
+ * `_meta.access_token`) or of MCP Tasks (2025-11-25: `{ task: { taskId } }`, or the task itself).
+ * The MCP task id is the service task id (docs/mcp.md).
+ */
+function taskOfMcpTask(result: Json): { taskId: string; accessToken?: string } | undefined {
+  const handle = (typeof result.taskId === "string" ? result : result.task) as Json | undefined;
+  if (typeof handle?.taskId !== "string") return undefined;
+  const token = (result._meta as Json | undefined)?.access_token;
+  return { taskId: handle.taskId, ...(typeof token === "string" ? { accessToken: token } : {}) };
+}
+
+/**
+ * Chooses the view of a tool result by its shape; an MCP task result (a handle, `tasks/get`) opens
+ * the Task view of its task, read with `task_card_refresh`.
+ */
 function onResult(result: Json): void {
+  const mcpTask = taskOfMcpTask(result);
+  if (mcpTask) {
+    current = { ...mcpTask, accessToken: mcpTask.accessToken ?? current?.accessToken };
+    void refresh();
+    return;
+  }
   if (result.isError) {
     renderError(result);
     return;

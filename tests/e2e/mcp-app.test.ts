@@ -11,6 +11,10 @@
  *   then a dispute opened from the card;
  * - a task on site whose proof is still arriving: the photo uploaded so far with its capture time
  *   and place, the rest as "arriving"; once completed, every photo with its capture line;
+ * - a task handle and a `tasks/get` result of the Tasks extension (revision 2026-07-28, raw
+ *   JSON-RPC to the service) handed to the card → the Task view of that task, polled to completed;
+ * - what the person does (Pay, a dispute) and a status the card sees change reach the model as
+ *   `ui/update-model-context`;
  * - an unknown task → the error view in words.
  * Assertions are on what the person sees. Screenshots at 390×844 and 1280×800, fr/en, light/dark
  * (docs/screenshots/mcp-app-*.png with UPDATE_SCREENSHOTS=1). Skipped without Chromium.
@@ -23,6 +27,7 @@ import { findServices } from "../../lib/catalog/find-services.js";
 import { assign, near, paidTask, uploadProof, visit } from "../field/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { keyHeaders, makeKey } from "../helpers/keys.js";
+import { rpc2026, TASKS_EXTENSION } from "../helpers/mcp-2026.js";
 import { createStaff, staffHeaders, type TestStaff } from "../helpers/staff.js";
 import { completeTask, pngProof, reviewTask, submitTask, validTask } from "../helpers/tasks.js";
 import {
@@ -207,6 +212,11 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
     await expect.poll(() => page.evaluate(() => (window as any).mcpHost.opened.length)).toBe(1);
     const opened = await page.evaluate(() => (window as any).mcpHost.opened[0] as string);
     expect(opened).toMatch(new RegExp(`/pay/#task_id=${taskId}&pay_token=`));
+    // The model is told (ui/update-model-context), in words and as data.
+    await expect.poll(() => page.evaluate(() => (window as any).mcpHost.context.length)).toBe(1);
+    const told = await page.evaluate(() => (window as any).mcpHost.context[0]);
+    expect(told.structuredContent).toEqual({ event: "pay_page_opened", task_id: taskId });
+    expect(told.content[0].text).toContain(`The person opened the pay page of task ${taskId} to pay it.`);
     await page.context().close();
 
     const denying = await openHost(watch, {
@@ -223,6 +233,9 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
       .poll(() => card2.getByText("The host did not open the page. Copy this address:").isVisible())
       .toBe(true);
     expect(await card2.getByRole("textbox", { name: "Pay" }).inputValue()).toMatch(/\/pay\/#task_id=/);
+    await expect
+      .poll(() => denying.evaluate(() => (window as any).mcpHost.context.at(-1)?.structuredContent?.event))
+      .toBe("pay_page_refused");
     expect(watch.problems).toEqual([]);
     await denying.context().close();
   }, 180_000);
@@ -271,6 +284,15 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
     await card.getByLabel("What went wrong").fill("The opening hours are missing from the photos.");
     await card.getByRole("button", { name: "Open the dispute" }).click();
     await expect.poll(() => card.getByTestId("dispute").textContent()).toBe("Open — Incomplete");
+    const told = await page.evaluate(() => (window as any).mcpHost.context.at(-1));
+    expect(told.structuredContent).toEqual({
+      event: "dispute_opened",
+      task_id: taskId,
+      reason: "incomplete",
+    });
+    expect(told.content[0].text).toContain(
+      `The person opened a dispute on task ${taskId} (reason: incomplete): "The opening hours are missing from the photos."`,
+    );
     expect(watch.problems).toEqual([]);
     await page.context().close();
 
@@ -343,6 +365,60 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
     expect(await frCard.getByText("✓ Nomme exactement ces fichiers").isVisible()).toBe(true);
     expect(watch.problems).toEqual([]);
     await fr.context().close();
+  }, 180_000);
+
+  it("a Tasks-extension handle and a tasks/get result open the Task view; status changes reach the model", async () => {
+    const rpc = (method: string, params: Record<string, unknown>) =>
+      rpc2026(`${env.host.url}/api/mcp`, method, params, {
+        capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+        headers: { "x-api-key": key },
+      });
+    const created = await rpc("tools/call", {
+      name: "submit_task",
+      arguments: { ...validTask, sandbox: true },
+    });
+    const handle = created.body.result;
+    expect(handle).toMatchObject({ resultType: "task", status: "working" });
+    const got = (await rpc("tasks/get", { taskId: handle.taskId })).body.result;
+    expect(got).toMatchObject({ resultType: "complete", taskId: handle.taskId, status: "working" });
+
+    const watch: Watch = { problems: [], requests: [] };
+    const page = await openHost(watch, { locale: "en", theme: "light", viewport: PHONE });
+    await page.evaluate(([r]) => (window as any).mcpHost.showResult("submit_task", r), [got] as const);
+    const card = page.frameLocator("iframe");
+    expect(await card.getByRole("heading", { level: 1 }).textContent({ timeout: 60_000 })).toBe(
+      `Task ${handle.taskId}`,
+    );
+    // The card polls its task (task_card_refresh) to the end, its proof and receipt shown.
+    await expect.poll(() => card.getByTestId("status").textContent(), { timeout: 60_000 }).toBe("Completed");
+    await expect.poll(() => card.locator("img[src^='data:image/png;base64,']").count()).toBe(1);
+    expect(await card.getByTestId("receipt").textContent()).toBe(
+      "✓ Signature verified against the service's keys",
+    );
+    // Each status the card saw change was told to the model; the last update repeats the earlier ones.
+    const told = await page.evaluate(() => (window as any).mcpHost.context.at(-1));
+    expect(told.structuredContent).toMatchObject({
+      event: "status_changed",
+      task_id: handle.taskId,
+      status: "completed",
+    });
+    expect(told.content[0].text).toContain(`Task ${handle.taskId} is now completed (was `);
+    await page.context().close();
+
+    // The completed tasks/get result (the tool result inlined) opens the same finished view.
+    const done = (await rpc("tasks/get", { taskId: handle.taskId })).body.result;
+    expect(done).toMatchObject({
+      status: "completed",
+      result: { structuredContent: { task_id: handle.taskId } },
+    });
+    const again = await openHost(watch, { locale: "fr", theme: "dark", viewport: PHONE });
+    await again.evaluate(([r]) => (window as any).mcpHost.showResult("submit_task", r), [done] as const);
+    const card2 = again.frameLocator("iframe");
+    await expect.poll(() => card2.getByTestId("status").textContent(), { timeout: 60_000 }).toBe("Terminée");
+    // Nothing changed while this card watched: the model is told nothing new.
+    expect(await again.evaluate(() => (window as any).mcpHost.context.length)).toBe(0);
+    expect(watch.problems).toEqual([]);
+    await again.context().close();
   }, 180_000);
 
   it("a counter-offer: Accept asks, then opens the pay page; Refuse asks, then cancels through cancel_task", async () => {
