@@ -4,7 +4,9 @@
  * `npm start` then has it with no build step; docs/decisions.md 44).
  *
  * vite (library mode, one ES module, minified, tree-shaken) bundles apps/task-card/main.ts with the
- * ext-apps App runtime; the CSS (apps/task-card/styles.css) and the script are inlined into
+ * ext-apps App runtime, the modules of the MCP packages (`@modelcontextprotocol/*`) taken as free
+ * of side effects so that those the runtime does not reach are dropped whole (the client's OAuth,
+ * transports, JSON Schema validator shims; docs/performance.md "The task card's bundle"); the CSS (apps/task-card/styles.css) and the script are inlined into
  * apps/task-card/index.html. Prints the sizes (raw and gzipped, bytes) of the HTML.
  *
  * Usage: `npm run app:build` (write) or `npm run app:build -- --check` (exit 1 when the committed
@@ -32,7 +34,14 @@ export async function buildTaskCard(): Promise<{ html: string; bytes: number; gz
       target: "es2022",
       minify: true,
       lib: { entry: join(APP, "main.ts"), formats: ["es"], fileName: "main" },
-      rollupOptions: { output: { minify: true } },
+      rollupOptions: {
+        output: { minify: true },
+        treeshake: {
+          // zod keeps its side effects (its locale registration); the MCP packages' modules have
+          // none that the App runtime needs (the e2e test drives every call the card makes).
+          moduleSideEffects: (id: string) => !/[\\/]node_modules[\\/]@modelcontextprotocol[\\/]/.test(id),
+        },
+      },
     },
   });
   const results = Array.isArray(output) ? output : [output];

@@ -156,7 +156,6 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
       "Standard — done within 72 h of payment",
       "Urgent — done within 24 h of payment (× 1.25)",
     ]);
-    await snap(page, "mcp-app-estimate-390-en-light.png");
     const last = catalog[catalog.length - 1]!;
     await card.getByLabel("Service").selectOption(last.id);
     await expect.poll(() => includes.textContent()).toContain(`Includes — ${last.name}`);
@@ -306,7 +305,26 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
     await fr.setViewportSize(PHONE);
     await snap(fr, "mcp-app-task-390-fr-light.png");
     await fr.context().close();
-  }, 180_000);
+
+    // The other theme of each language, at both widths.
+    for (const [locale, theme] of [
+      ["en", "light"],
+      ["fr", "dark"],
+    ] as const) {
+      const other = await openHost(watch, { locale, theme, viewport: DESKTOP });
+      await show(other, "check_task_status", { task_id: taskId });
+      const otherCard = other.frameLocator("iframe");
+      await expect
+        .poll(() => otherCard.getByTestId("status").textContent())
+        .toBe(locale === "fr" ? "Terminée" : "Completed");
+      await expect.poll(() => otherCard.locator("img[src^='data:image/png;base64,']").count()).toBe(1);
+      await snap(other, `mcp-app-task-1280-${locale}-${theme}.png`);
+      await other.setViewportSize(PHONE);
+      await snap(other, `mcp-app-task-390-${locale}-${theme}.png`);
+      await other.context().close();
+    }
+    expect(watch.problems).toEqual([]);
+  }, 480_000);
 
   it("proof still arriving: the photo that exists with its capture time and place, the rest as arriving", async () => {
     const { taskId, place } = await paidTask(env.admin, key);
@@ -516,39 +534,51 @@ describe.skipIf(!CHROMIUM)("the task card in an MCP Apps host", () => {
     await page.context().close();
   }, 180_000);
 
+  /** Every screenshot combination: 390 and 1280 px, English and French, light and dark. */
+  const MATRIX = (["en", "fr"] as const).flatMap((locale) =>
+    (["light", "dark"] as const).flatMap((theme) =>
+      ([PHONE, DESKTOP] as const).map((viewport) => ({ locale, theme, viewport })),
+    ),
+  );
+  const shot = (view: string, m: (typeof MATRIX)[number]) =>
+    `mcp-app-${view}-${m.viewport.width}-${m.locale}-${m.theme}.png`;
+
+  // Eight pages each: 480 s on a loaded machine (a guard against a hang, not a speed claim).
   it("an unknown task: the error view in words, in both languages and themes", async () => {
     const watch: Watch = { problems: [], requests: [] };
-    for (const [locale, theme, viewport, name] of [
-      ["en", "light", PHONE, "mcp-app-error-390-en-light.png"],
-      ["fr", "dark", DESKTOP, "mcp-app-error-1280-fr-dark.png"],
-    ] as const) {
-      const page = await openHost(watch, { locale, theme, viewport });
+    for (const m of MATRIX) {
+      const page = await openHost(watch, m);
       await show(page, "check_task_status", { task_id: "TASK-20260101-ZZZZ" });
       const card = page.frameLocator("iframe");
       await expect.poll(() => card.getByRole("alert").textContent()).toMatch(/^NOT_FOUND — /);
       expect(await card.getByRole("heading", { level: 1 }).textContent()).toBe(
-        locale === "fr" ? "Un problème est survenu" : "Something went wrong",
+        m.locale === "fr" ? "Un problème est survenu" : "Something went wrong",
       );
       // What to do next, in the host's language.
       expect(
         await card
-          .getByText(locale === "fr" ? /^Vérifiez l'identifiant\./ : /^Check the task id\./)
+          .getByText(m.locale === "fr" ? /^Vérifiez l'identifiant\./ : /^Check the task id\./)
           .isVisible(),
       ).toBe(true);
-      await snap(page, name);
-      await page.context().close();
-    }
-    for (const [locale, theme, viewport, name] of [
-      ["fr", "dark", DESKTOP, "mcp-app-estimate-1280-fr-dark.png"],
-      ["en", "dark", PHONE, "mcp-app-estimate-390-en-dark.png"],
-    ] as const) {
-      const page = await openHost(watch, { locale, theme, viewport });
-      await show(page, "get_estimate", { hours: 2, location: "Laval", urgency: "urgent" });
-      const card = page.frameLocator("iframe");
-      await expect.poll(() => card.getByTestId("total").textContent()).toMatch(/\d/);
-      await snap(page, name);
+      await snap(page, shot("error", m));
       await page.context().close();
     }
     expect(watch.problems).toEqual([]);
-  }, 180_000);
+  }, 480_000);
+
+  it("the estimate view in both languages, themes and widths", async () => {
+    const watch: Watch = { problems: [], requests: [] };
+    for (const m of MATRIX) {
+      const page = await openHost(watch, m);
+      await show(page, "get_estimate", { hours: 2, location: "Laval", urgency: "urgent" });
+      const card = page.frameLocator("iframe");
+      await expect.poll(() => card.getByTestId("total").textContent()).toMatch(/\d/);
+      expect(await card.getByRole("heading", { level: 1 }).textContent()).toBe(
+        m.locale === "fr" ? "Estimation" : "Estimate",
+      );
+      await snap(page, shot("estimate", m));
+      await page.context().close();
+    }
+    expect(watch.problems).toEqual([]);
+  }, 480_000);
 });

@@ -10,9 +10,13 @@
  *   handler; the card opened on a task for its owner, and for anyone else the very not-found of a
  *   task that does not exist (both revisions);
  * - `task_card_refresh` runs a sandbox task to completed and verifies its signed receipt;
+ * - a task on site: `task_card_refresh` lists the photo a field person uploaded so far, with its
+ *   capture time and place, to the owner only; `check_task_status` does not (proof once completed);
+ *   once completed, every proof link and the resource read carry the capture metadata;
  * - our constants are the extension's (ext-apps' own exports).
  */
 
+import { readFileSync } from "node:fs";
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -29,11 +33,13 @@ import {
   UI_EXTENSION,
 } from "../../lib/mcp/app/task-card.js";
 import type { LocalHost } from "../../scripts/local-host.js";
+import { assign, near, paidTask, uploadProof, visit } from "../field/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
 import { startTestHost } from "../helpers/host.js";
 import { makeKey } from "../helpers/keys.js";
 import { rpc2026 } from "../helpers/mcp-2026.js";
-import { validTask } from "../helpers/tasks.js";
+import { createStaff, staffHeaders } from "../helpers/staff.js";
+import { completeTask, pngProof, validTask } from "../helpers/tasks.js";
 
 useTestDatabase();
 
@@ -240,5 +246,67 @@ describe("revision 2026-07-28", () => {
       missing.body.error.message.replace(missingUri, "URI"),
     );
     expect(foreign.body.error.data).toEqual({ uri });
+  });
+});
+
+describe("proof photos", () => {
+  it("under way: the card's helper lists what the field person sent, with capture time and place; completed: every link", async () => {
+    const admin = await makeKey(["admin"]);
+    const dispatcher = await createStaff("dispatcher");
+    const field = await createStaff("field", "Sam");
+    const { taskId, place } = await paidTask(admin, key);
+    await assign(staffHeaders(dispatcher), { task_id: taskId, staff_id: field.staffId });
+    expect(
+      (await visit(staffHeaders(field), { task_id: taskId, action: "check_in", ...near(place, 20) })).res
+        .status,
+    ).toBe(200);
+    const jpeg = readFileSync(`${import.meta.dirname}/../fixtures/capture/with-gps.jpg`).toString("base64");
+    const upload = await uploadProof(staffHeaders(field), {
+      task_id: taskId,
+      file: { filename: "storefront.jpg", type: "image/jpeg", content: jpeg },
+    });
+    expect(upload.res.status, JSON.stringify(upload.body)).toBeLessThan(300);
+    const capture = {
+      captured_at: "2026-11-20T15:30:00.000Z",
+      gps: { latitude: 45.5048, longitude: -73.5772 },
+    };
+
+    const call = (name: string, apiKey = key) =>
+      rpc("tools/call", { name, arguments: { task_id: taskId } }, { ui: true, apiKey });
+    const refreshed = (await call("task_card_refresh")).body.result.structuredContent.task;
+    expect(refreshed.status).toBe("on_site");
+    expect(refreshed.proof_files).toEqual([
+      {
+        uri: `task://${taskId}/proof/1`,
+        filename: "storefront.jpg",
+        mime_type: "image/jpeg",
+        size_bytes: Buffer.from(jpeg, "base64").length,
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        capture: expect.objectContaining(capture),
+      },
+    ]);
+    // The agent's own status lists proof once the task is completed, as before.
+    expect((await call("check_task_status")).body.result.structuredContent.proof_files).toBeUndefined();
+    // Whoever may not see the task's content gets no files from the helper either.
+    const foreign = (await call("task_card_refresh", otherKey)).body;
+    expect(foreign.result?.structuredContent?.task?.proof_files).toBeUndefined();
+
+    const done = await completeTask(admin, {
+      task_id: taskId,
+      action: "complete",
+      operator_notes: "Done.",
+      proof_files: [pngProof()],
+    });
+    expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+    const status = (await call("check_task_status")).body.result;
+    const files = status.structuredContent.proof_files;
+    expect(files.map((f: { filename: string }) => f.filename)).toEqual(["storefront.jpg", "storefront.png"]);
+    expect(files[0].capture).toMatchObject(capture);
+    const links = status.content.filter((c: { type: string }) => c.type === "resource_link");
+    expect(links[0]._meta.capture).toMatchObject(capture);
+    // The generated PNG has no capture time or place: its record says so (and its flags why).
+    expect(links[1]._meta.capture).toMatchObject({ captured_at: null, gps: null });
+    const read = (await rpc("resources/read", { uri: files[0].uri })).body.result;
+    expect(read.contents[0]._meta.capture).toMatchObject(capture);
   });
 });
