@@ -998,6 +998,7 @@ export interface components {
             /** @description Only when the operator is registered for GST/QST: total_cad plus the taxes. */
             total_with_taxes_cad?: number;
             breakdown: components["schemas"]["EstimateBreakdown"];
+            service?: components["schemas"]["EstimateService"];
             location: components["schemas"]["ResolvedLocation"];
             usd: {
                 /** @description USD per 1 CAD */
@@ -1017,6 +1018,7 @@ export interface components {
         EstimateBreakdown: {
             /** @description CAD */
             base_fee: number;
+            /** @description Hours on site billed: `hours`, or the service's minimum when higher */
             site_hours: number;
             /** @description CAD: site_hours × hourly rate */
             site_cost: number;
@@ -1034,6 +1036,18 @@ export interface components {
             urgency_multiplier: number;
             /** @description CAD before the urgency multiplier */
             subtotal: number;
+        };
+        /** @description Only with `service_type`: the terms quoted. */
+        EstimateService: {
+            /** @enum {string} */
+            id: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            name: string;
+            /** @description The service's base fee, CAD (breakdown.base_fee) */
+            base_fee_cad: number;
+            /** @description Hours on site billed at least for this service */
+            minimum_hours: number;
+            /** @description true when `hours` was below the minimum */
+            minimum_applied: boolean;
         };
         ResolvedLocation: {
             query: string | null;
@@ -2761,8 +2775,10 @@ export interface operations {
                                      * @constant
                                      */
                                     currency: "CAD";
-                                    /** @description Fixed fee per task, CAD (50). */
+                                    /** @description Fixed fee per task of this service, CAD (50 unless the service sets its own). */
                                     base_fee: number;
+                                    /** @description Hours on site billed at least for this service (0.25 unless the service sets its own); GET /api/estimate with service_type applies it. */
+                                    minimum_hours: number;
                                     /** @description Per hour on site and in transport, CAD/h (100). */
                                     hourly_rate: number;
                                     /** @description Per round-trip kilometre from the Terrebonne hub, CAD/km (0.90). */
@@ -3002,6 +3018,8 @@ export interface operations {
                 location?: string;
                 /** @description `urgent` multiplies the total by 1.25. */
                 urgency?: "standard" | "urgent";
+                /** @description Quote this service (GET /api/services): its base fee, and its minimum hours on site when `hours` is below them (issue 46 item 3). Omitted: the common base fee and no minimum. An id outside the catalog (SVC-01, SVC-02, SVC-03, SVC-04, SVC-05) is refused as in POST /api/submit-task. */
+                service_type?: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
             };
             header?: {
                 /** @description `{model}/{agent_name}/{org_id}` for activity logging; a malformed value is ignored (see the `Warning` header). */

@@ -14,3 +14,9 @@ export const PRICING = Object.freeze({
   /** Multiplier of the whole total for `urgency: "urgent"` (+25 %). */
   urgency_multiplier: 1.25,
 } as const);
+
+/**
+ * Hours on site an estimate accepts (spec "GET /api/estimate": 0.25 to 168). The lower bound is
+ * also every service's minimum billed hours unless its catalog entry sets its own (issue 46 item 3).
+ */
+export const SITE_HOURS = Object.freeze({ min: 0.25, max: 168 } as const);

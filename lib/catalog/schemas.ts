@@ -15,6 +15,7 @@ import { SITE_VISIT_RULES } from "../db/schema/enums.js";
 import { recourseTermsSchema } from "../tasks/state/recourse.js";
 import { SERVICE_TYPES } from "../tasks/state/schemas.js";
 import { KM_RATE_TEXT } from "./facts.js";
+import { PRICING, SITE_HOURS } from "./pricing.js";
 
 /** Longest `id` query value accepted before the catalog lookup. */
 export const SERVICE_ID_QUERY_MAX = 20;
@@ -82,7 +83,12 @@ export const serviceContractSchema = z
     pricing: z
       .object({
         currency: z.literal("CAD").meta({ description: "Currency of every amount: Canadian dollars." }),
-        base_fee: z.number().meta({ description: "Fixed fee per task, CAD (50)." }),
+        base_fee: z.number().meta({
+          description: `Fixed fee per task of this service, CAD (${PRICING.base_fee_cad} unless the service sets its own).`,
+        }),
+        minimum_hours: z.number().meta({
+          description: `Hours on site billed at least for this service (${SITE_HOURS.min} unless the service sets its own); GET /api/estimate with service_type applies it.`,
+        }),
         hourly_rate: z.number().meta({ description: "Per hour on site and in transport, CAD/h (100)." }),
         km_rate: z.number().meta({
           description: `Per round-trip kilometre from the ${HUB_NAME} hub, CAD/km (${KM_RATE_TEXT}).`,

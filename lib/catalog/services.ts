@@ -26,7 +26,7 @@ import {
 import { SLA } from "../tasks/state/sla.js";
 import { VISIT_RULE_MEANINGS, VISIT_RULES } from "../tasks/state/visit-rules.js";
 import { pricingFormula } from "./facts.js";
-import { PRICING } from "./pricing.js";
+import { PRICING, SITE_HOURS } from "./pricing.js";
 
 export { PRICING } from "./pricing.js";
 
@@ -50,6 +50,8 @@ export interface ServiceContract {
   pricing: {
     currency: "CAD";
     base_fee: number;
+    /** Hours on site billed at least (issue 46 item 3). */
+    minimum_hours: number;
     hourly_rate: number;
     km_rate: number;
     urgency_multiplier: number;
@@ -98,6 +100,10 @@ interface ServiceDefinition {
   after_dispatch: string;
   /** What the proof files of a completed task contain. */
   proof_files_description: string;
+  /** Own base fee, CAD; omitted: `PRICING.base_fee_cad` (issue 46 item 3). */
+  base_fee_cad?: number;
+  /** Own minimum billed hours on site; omitted: `SITE_HOURS.min` (issue 46 item 3). */
+  minimum_hours?: number;
 }
 
 const COMMON_INPUTS = [
@@ -305,6 +311,14 @@ function jsonSchemas(id: ServiceType) {
   return cached;
 }
 
+/** The price terms of a service: `{ base_fee, minimum_hours }` (CAD, hours). */
+function pricingTerms(def: ServiceDefinition): { base_fee: number; minimum_hours: number } {
+  return {
+    base_fee: def.base_fee_cad ?? PRICING.base_fee_cad,
+    minimum_hours: def.minimum_hours ?? SITE_HOURS.min,
+  };
+}
+
 function contractOf(def: ServiceDefinition): ServiceContract {
   const schemas = jsonSchemas(def.id);
   return {
@@ -313,7 +327,7 @@ function contractOf(def: ServiceDefinition): ServiceContract {
     sla: SLA,
     pricing: {
       currency: "CAD",
-      base_fee: PRICING.base_fee_cad,
+      ...pricingTerms(def),
       hourly_rate: PRICING.hourly_rate_cad,
       km_rate: PRICING.km_rate_cad,
       urgency_multiplier: PRICING.urgency_multiplier,
@@ -374,4 +388,26 @@ export function typicalEstimateRange(id: ServiceType): Range {
   const def = BY_ID.get(id);
   if (!def) throw new Error(`unknown service ${id}`);
   return { ...def.typical_estimate_range };
+}
+
+/** The price terms an estimate of one service uses (GET /api/estimate `service_type`, submission). */
+export interface ServicePricing {
+  id: ServiceType;
+  name: string;
+  /** Fixed fee per task, CAD. */
+  base_fee_cad: number;
+  /** Hours on site billed at least. */
+  minimum_hours: number;
+}
+
+/**
+ * The base fee and minimum billed hours of a service (issue 46 item 3): its catalog entry's own, or
+ * `PRICING.base_fee_cad` and `SITE_HOURS.min`. The same values as its `contract.pricing`.
+ * @throws Error for an id outside the catalog (callers validate `service_type` first).
+ */
+export function servicePricing(id: ServiceType): ServicePricing {
+  const def = BY_ID.get(id);
+  if (!def) throw new Error(`unknown service ${id}`);
+  const terms = pricingTerms(def);
+  return { id: def.id, name: def.name, base_fee_cad: terms.base_fee, minimum_hours: terms.minimum_hours };
 }

@@ -84,6 +84,7 @@ export const TOOLS: ToolDefinition[] = [
     description:
       "Estimate the price in CAD (exact to the cent) of a task of `hours` on site at `location` (a city or full " +
       `address in Quebec; omitted = the ${HUB_NAME} hub): ${pricingFormula()}. ` +
+      "With `service_type`, quotes that service's base fee and minimum hours on site. " +
       "Also gives the USDC equivalent and whether the place is in the service zone.",
     input: estimateFields,
     output: estimateResponseSchema,

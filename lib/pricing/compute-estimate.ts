@@ -22,6 +22,12 @@ export interface EstimateInput {
   urgency: "standard" | "urgent";
   /** Average road speed, km/h. */
   speedKmh: number;
+  /**
+   * The service's own terms (`servicePricing`, lib/catalog/services.ts; issue 46 item 3):
+   * base fee in CAD and minimum billed hours on site. Omitted: `PRICING.base_fee_cad` and no
+   * minimum (today's estimate without a service).
+   */
+  service?: { base_fee_cad: number; minimum_hours: number };
 }
 
 /** The breakdown of an estimate; amounts in CAD (2 decimals), hours to 4 decimals. */
@@ -39,12 +45,16 @@ export interface EstimateBreakdown {
   total_cad: number;
 }
 
-/** Applies the formula. Pure; no I/O. */
+/**
+ * Applies the formula. Pure; no I/O. With `input.service`, its base fee replaces the common one
+ * and `site_hours` is at least its minimum (the hours billed, not the hours asked).
+ */
 export function computeEstimate(input: EstimateInput): EstimateBreakdown {
   const kmRoundtrip = Number((input.distanceKmOneWay * 2).toFixed(4));
   const transportHoursExact = kmRoundtrip / input.speedKmh;
-  const baseCents = toCents(PRICING.base_fee_cad);
-  const siteCents = toCents(input.siteHours * PRICING.hourly_rate_cad);
+  const siteHours = Math.max(input.siteHours, input.service?.minimum_hours ?? 0);
+  const baseCents = toCents(input.service?.base_fee_cad ?? PRICING.base_fee_cad);
+  const siteCents = toCents(siteHours * PRICING.hourly_rate_cad);
   const kmCents = toCents(kmRoundtrip * PRICING.km_rate_cad);
   const transportCents = toCents(transportHoursExact * PRICING.hourly_rate_cad);
   const subtotalCents = baseCents + siteCents + kmCents + transportCents;
@@ -52,7 +62,7 @@ export function computeEstimate(input: EstimateInput): EstimateBreakdown {
   const totalCents = roundHalfAwayFromZero(subtotalCents * multiplier);
   return {
     base_fee: fromCents(baseCents),
-    site_hours: input.siteHours,
+    site_hours: siteHours,
     site_cost: fromCents(siteCents),
     distance_km_one_way: input.distanceKmOneWay,
     km_roundtrip: kmRoundtrip,

@@ -2,6 +2,7 @@
  * Builds the GET /api/estimate response (docs/api-conventions.md "Estimate response"): resolves
  * the location, applies the formula and adds the USDC equivalent.
  */
+import { type ServicePricing, servicePricing } from "../catalog/services.js";
 import { getConfig } from "../config.js";
 import { type ResolvedLocation, resolveLocationNow } from "../geo/resolve-location.js";
 import { locationNotFound } from "../geo/suggest-places.js";
@@ -12,7 +13,8 @@ import { computeEstimate } from "./compute-estimate.js";
 import type { EstimateQuery, EstimateResponse } from "./schemas.js";
 
 /**
- * The estimate for `query`.
+ * The estimate for `query`; with `service_type`, that service's base fee and minimum hours
+ * (`servicePricing`, issue 46 item 3) and a `service` member; without it, the common terms.
  * @throws DomainError LOCATION_NOT_FOUND (422) when the location matches no known place.
  */
 export async function getEstimate(query: EstimateQuery): Promise<EstimateResponse> {
@@ -36,16 +38,18 @@ function withPlace(
 ): EstimateResponse | Promise<EstimateResponse> {
   const config = getConfig();
   if (!place) throw locationNotFound(String(query.location), "location");
+  const service = query.service_type === undefined ? undefined : servicePricing(query.service_type);
   const breakdown = computeEstimate({
     siteHours: query.hours,
     distanceKmOneWay: place.distance_km_one_way,
     urgency: query.urgency,
     speedKmh: config.TRANSPORT_SPEED_KMH,
+    service,
   });
   const rate = currentCadUsdRateNow({ allowFallback: true });
   return rate instanceof Promise
-    ? rate.then((r) => response(query, place, breakdown, r))
-    : response(query, place, breakdown, rate);
+    ? rate.then((r) => response(query, place, breakdown, r, service))
+    : response(query, place, breakdown, rate, service);
 }
 
 /** The response body from its parts. */
@@ -54,6 +58,7 @@ function response(
   place: ResolvedLocation,
   breakdown: ReturnType<typeof computeEstimate>,
   rate: RateQuote,
+  service: ServicePricing | undefined,
 ): EstimateResponse {
   const { total_cad, ...rest } = breakdown;
   // Registered for the sales taxes: taxes and the total with taxes beside total_cad (docs/taxes.md).
@@ -63,6 +68,15 @@ function response(
     total_cad,
     ...(taxed ?? {}),
     breakdown: rest,
+    ...(service && {
+      service: {
+        id: service.id,
+        name: service.name,
+        base_fee_cad: service.base_fee_cad,
+        minimum_hours: service.minimum_hours,
+        minimum_applied: query.hours < service.minimum_hours,
+      },
+    }),
     location: {
       query: query.location ?? null,
       matched: place.matched,

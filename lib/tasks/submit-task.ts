@@ -18,7 +18,7 @@
  */
 
 import type { AgentIdentity } from "../activity/agent-identity.js";
-import { getService } from "../catalog/services.js";
+import { getService, servicePricing } from "../catalog/services.js";
 import { type Config, getConfig } from "../config.js";
 import type { NewTask, NewTaskEvent, TaskPolicyRecord } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
@@ -84,7 +84,8 @@ async function placeInZone(address: string): Promise<ResolvedLocation> {
 
 /**
  * The estimate at submission, CAD: the midpoint of the service's typical duration on site
- * (the operator fixes the price at review), travel to `place`, and the urgency.
+ * (the operator fixes the price at review), travel to `place`, and the urgency, on the service's
+ * base fee and minimum hours (the terms GET /api/estimate quotes with `service_type`).
  */
 function submissionEstimate(
   body: TaskSubmission,
@@ -98,6 +99,7 @@ function submissionEstimate(
     distanceKmOneWay: place.distance_km_one_way,
     urgency: body.urgency,
     speedKmh: config.TRANSPORT_SPEED_KMH,
+    service: servicePricing(body.service_type),
   });
 }
 

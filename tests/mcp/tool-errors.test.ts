@@ -115,6 +115,13 @@ const CASES: ErrorCase[] = [
   },
   {
     tool: "get_estimate",
+    label: "a service outside the catalog (as submit_task answers it)",
+    args: { hours: 1, service_type: "SVC-99" },
+    credential: "none",
+    code: "VALIDATION_ERROR",
+  },
+  {
+    tool: "get_estimate",
     label: "a place nobody knows",
     args: { hours: 1, location: "Qwxzq Plorbville" },
     credential: "none",

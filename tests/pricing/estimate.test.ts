@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { GET } from "../../api/estimate.js";
+import { GET as services } from "../../api/services.js";
+import { getService, servicePricing } from "../../lib/catalog/services.js";
+import { SERVICE_TYPES } from "../../lib/db/schema/enums.js";
 import { computeEstimate } from "../../lib/pricing/compute-estimate.js";
 import { call, expectEnvelope } from "../helpers/request.js";
 
@@ -27,6 +30,27 @@ describe("computeEstimate", () => {
   it("costs only base fee and site time at the hub", () => {
     const e = computeEstimate({ siteHours: 0.25, distanceKmOneWay: 0, urgency: "standard", speedKmh: 60 });
     expect(e.total_cad).toBe(75);
+  });
+
+  it("uses a service's own base fee and bills at least its minimum hours (issue 46 item 3)", () => {
+    // The issue's example of a sixth service: 60 CAD base fee, 1.5 h minimum.
+    const service = { base_fee_cad: 60, minimum_hours: 1.5 };
+    const below = computeEstimate({
+      siteHours: 1,
+      distanceKmOneWay: 0,
+      urgency: "standard",
+      speedKmh: 60,
+      service,
+    });
+    expect(below).toMatchObject({ base_fee: 60, site_hours: 1.5, site_cost: 150, total_cad: 210 });
+    const above = computeEstimate({
+      siteHours: 2,
+      distanceKmOneWay: 0,
+      urgency: "standard",
+      speedKmh: 60,
+      service,
+    });
+    expect(above).toMatchObject({ base_fee: 60, site_hours: 2, total_cad: 260 });
   });
 
   it("is exact for awkward distances (no dollar rounding)", () => {
@@ -78,6 +102,47 @@ describe("GET /api/estimate", () => {
       source: "gazetteer",
       in_service_zone: false,
     });
+  });
+
+  it("quotes a service's base fee and minimum hours with service_type, as its catalog entry states them", async () => {
+    const catalog = await call(services, "/api/services");
+    expect(catalog.res.status).toBe(200);
+    for (const id of SERVICE_TYPES) {
+      const entry = catalog.body.services.find((s: { id: string }) => s.id === id);
+      const { res, body } = await call(GET, `/api/estimate?hours=0.25&location=Laval&service_type=${id}`);
+      expect(res.status).toBe(200);
+      expect(body.breakdown.base_fee).toBe(entry.contract.pricing.base_fee);
+      expect(body.breakdown.site_hours).toBe(Math.max(0.25, entry.contract.pricing.minimum_hours));
+      expect(body.service).toEqual({
+        id,
+        name: getService(id)!.name,
+        base_fee_cad: entry.contract.pricing.base_fee,
+        minimum_hours: entry.contract.pricing.minimum_hours,
+        minimum_applied: 0.25 < entry.contract.pricing.minimum_hours,
+      });
+      expect(servicePricing(id)).toMatchObject({ base_fee_cad: body.service.base_fee_cad });
+    }
+  });
+
+  it("answers exactly as before without service_type (no service member)", async () => {
+    const plain = await call(GET, "/api/estimate?hours=1&location=Montreal");
+    expect(plain.body).not.toHaveProperty("service");
+    expect(plain.body.total_cad).toBe(329.67);
+    const quoted = await call(GET, "/api/estimate?hours=1&location=Montreal&service_type=SVC-01");
+    const { service: _service, ...rest } = quoted.body;
+    // The five services keep the common terms today (docs/decisions.md entry 60); `as_of` is the
+    // fixed rate's reading time.
+    expect({ ...rest, usd: { ...rest.usd, as_of: "" } }).toEqual({
+      ...plain.body,
+      usd: { ...plain.body.usd, as_of: "" },
+    });
+  });
+
+  it("refuses an unknown service_type as POST /api/submit-task does (422 VALIDATION_ERROR)", async () => {
+    const { res, body } = await call(GET, "/api/estimate?hours=1&service_type=SVC-99");
+    const error = expectEnvelope(body, res, 422, "VALIDATION_ERROR");
+    expect(error.field).toBe("service_type");
+    expect(error.message).toBe(`service_type must be one of ${SERVICE_TYPES.join(", ")}`);
   });
 
   it("accepts the hour bounds 0.25 and 168", async () => {
