@@ -5,7 +5,8 @@
  * `{ account_id, agent_id, available_balance_cad, spending_level, reason, … }`.
  */
 import type { Tx } from "../db/client.js";
-import type { AccountStatus, BillingEventType } from "../db/schema/enums.js";
+import type { AccountStatus } from "../db/schema/enums.js";
+import type { BillingEventType } from "../db/schema/event-registry.js";
 import { fromCents, toCents } from "../money.js";
 import { insertOutboxEvent } from "../tasks/state/task-events.js";
 import { isWorse, type SpendingLevel, spendingLevel } from "./balance.js";

@@ -17,7 +17,7 @@
  */
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { getDb, type Tx } from "../db/client.js";
-import { TASK_EVENT_TYPES } from "../db/schema/enums.js";
+import { TASK_EVENT_TYPES } from "../db/schema/event-registry.js";
 import {
   apiKeys,
   clientAccounts,

@@ -13,7 +13,8 @@ import { getDb } from "../db/client.js";
 import type { Role, TaskStatus } from "../db/schema/enums.js";
 import { staffMembers, type Task, taskEvents, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
-import { getTaskOrThrow, noticeEventRow } from "../tasks/state/apply-transition.js";
+import { getTaskOrThrow } from "../tasks/state/apply-transition.js";
+import { noticeEventRow } from "../tasks/state/task-events.js";
 import type { AssignTaskBody } from "./schemas.js";
 
 /** Statuses a task may be assigned, reassigned or unassigned in. */

@@ -14,8 +14,8 @@ import { recordAudit } from "../db/audit.js";
 import { bulkInsert, jsonList } from "../db/bulk.js";
 import { getDb } from "../db/client.js";
 import { taskEvents, tasks } from "../db/schema/index.js";
-import { noticeEventRow } from "../tasks/state/apply-transition.js";
 import { AT_RISK_WINDOW_SHARE } from "../tasks/state/sla.js";
+import { noticeEventRow } from "../tasks/state/task-events.js";
 
 /**
  * Flags the tasks at risk at `now` (at most `batch` a run, closest deadline first).

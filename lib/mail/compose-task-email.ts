@@ -20,7 +20,8 @@
  */
 import { getService } from "../catalog/services.js";
 import { getConfig } from "../config.js";
-import { OPEN_PAYMENT_STATUSES, type TaskEventType } from "../db/schema/enums.js";
+import { OPEN_PAYMENT_STATUSES } from "../db/schema/enums.js";
+import type { TaskEventType } from "../db/schema/event-registry.js";
 import type { EmailAttachmentRef, NewEmail, Task, TaskEvent } from "../db/schema/index.js";
 import { prefixedId } from "../ids.js";
 import { formatUsdc } from "../money.js";

@@ -5,7 +5,8 @@
  */
 import { eq, sql } from "drizzle-orm";
 import { type Db, getDb } from "../db/client.js";
-import type { EventType, TaskStatus } from "../db/schema/enums.js";
+import type { TaskStatus } from "../db/schema/enums.js";
+import type { EventType } from "../db/schema/event-registry.js";
 import { type Task, tasks } from "../db/schema/index.js";
 import { DomainError } from "../errors.js";
 import { advanceSandboxTask } from "./sandbox.js";

@@ -29,7 +29,7 @@ import { grantRefund } from "./recourse-refund.js";
 import { getTaskOrThrow } from "./state/apply-transition.js";
 import { executionDeadline } from "./state/deadlines.js";
 import type { ResolveDisputeBody } from "./state/dispute-schemas.js";
-import { emitTaskEvent } from "./state/task-events.js";
+import { emitTaskEvent, taskEventRow } from "./state/task-events.js";
 import { taskLinks } from "./state/task-links.js";
 
 /**
@@ -196,38 +196,33 @@ async function createFollowUpTask(tx: Tx, task: Task, dispute: TaskDispute, now:
     createdAt: now,
     updatedAt: now,
   });
-  const common = {
-    task_id: id,
-    service_type: task.serviceType,
+  const redo = {
+    id,
+    status: "received" as const,
+    apiKeyId: task.apiKeyId,
+    serviceType: task.serviceType,
     sandbox: task.sandbox,
-    redo_of_task_id: task.id,
   };
   await tx.insert(taskEvents).values([
-    {
-      id: prefixedId("evt"),
-      taskId: id,
-      type: "task.created",
-      taskStatus: "received",
-      apiKeyId: task.apiKeyId,
-      payload: { ...common, status: "received", estimate_cad: 0, dispute_id: dispute.id },
-      createdAt: now,
-    },
-    {
-      id: prefixedId("evt"),
-      taskId: id,
-      type: "task.paid",
-      taskStatus: "paid",
-      apiKeyId: task.apiKeyId,
-      payload: {
-        ...common,
+    taskEventRow(
+      redo,
+      "task.created",
+      { redo_of_task_id: task.id, estimate_cad: 0, dispute_id: dispute.id },
+      { taskStatus: "received", now },
+    ),
+    taskEventRow(
+      redo,
+      "task.paid",
+      {
         status: "paid",
         previous_status: "received",
+        redo_of_task_id: task.id,
         method: "manual",
         note: "no charge: redo of a disputed task",
         execution_deadline: deadline.toISOString(),
       },
-      createdAt: now,
-    },
+      { taskStatus: "paid", now },
+    ),
   ]);
   return id;
 }

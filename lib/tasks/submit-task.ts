@@ -25,7 +25,7 @@ import { DomainError } from "../errors.js";
 import { kickOutbox } from "../events/kick-outbox.js";
 import { type ResolvedLocation, resolveLocation } from "../geo/resolve-location.js";
 import { locationNotFound } from "../geo/suggest-places.js";
-import { newTaskId, prefixedId, randomAlphanumeric, sha256Hex } from "../ids.js";
+import { newTaskId, randomAlphanumeric, sha256Hex } from "../ids.js";
 import type { Caller } from "../keys/authenticate.js";
 import { ACCESS_TOKEN_PREFIX } from "../keys/credentials.js";
 import { checkOutboundUrl } from "../net/outbound-url.js";
@@ -34,6 +34,7 @@ import { computeEstimate, type EstimateBreakdown } from "../pricing/compute-esti
 import { provisionalExecutionDeadline, reviewDeadline } from "./state/deadlines.js";
 import { insertTaskWithEvents } from "./state/insert-task.js";
 import type { TaskSubmission } from "./state/schemas.js";
+import { taskEventRow } from "./state/task-events.js";
 import { taskLinks } from "./state/task-links.js";
 
 /** Input of `submitTask`. */
@@ -132,35 +133,34 @@ function creationEvents(
   now: Date,
 ): NewTaskEvent[] {
   const { body, caller, sandbox } = input;
-  const common = { task_id: id, service_type: body.service_type, sandbox };
-  const apiKeyId = caller?.keyId ?? null;
+  const task = {
+    id,
+    status: "received" as const,
+    apiKeyId: caller?.keyId ?? null,
+    serviceType: body.service_type,
+    sandbox,
+  };
   const events: NewTaskEvent[] = [
-    {
-      id: prefixedId("evt"),
-      taskId: id,
-      type: "task.created",
-      taskStatus: "received",
-      apiKeyId,
-      payload: {
-        ...common,
-        status: "received",
+    taskEventRow(
+      task,
+      "task.created",
+      {
         estimate_cad: totalCad,
         needs_counter_offer: budget.needsCounterOffer,
         policy: { version: policy.version, outcome: policy.outcome, reason_codes: policy.reason_codes },
       },
-      createdAt: now,
-    },
+      { taskStatus: "received", now },
+    ),
   ];
   if (budget.rejectionReason) {
-    events.push({
-      id: prefixedId("evt"),
-      taskId: id,
-      type: "task.rejected",
-      taskStatus: "rejected",
-      apiKeyId,
-      payload: { ...common, status: "rejected", previous_status: "received", reason: budget.rejectionReason },
-      createdAt: now,
-    });
+    events.push(
+      taskEventRow(
+        task,
+        "task.rejected",
+        { status: "rejected", previous_status: "received", reason: budget.rejectionReason },
+        { taskStatus: "rejected", now },
+      ),
+    );
   }
   return events;
 }

@@ -13,7 +13,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import { getConfig, publicBaseUrl } from "../config.js";
 import { getDb } from "../db/client.js";
-import { type EventType, TASK_STATUSES, type TaskStatus } from "../db/schema/enums.js";
+import { TASK_STATUSES, type TaskStatus } from "../db/schema/enums.js";
+import type { EventType } from "../db/schema/event-registry.js";
 import { auditLog, proofFiles, slaCredits, staffMembers, type Task, taskEvents } from "../db/schema/index.js";
 import { formatUsdc } from "../money.js";
 import { paymentNetworks } from "../payments/networks.js";

@@ -1,6 +1,6 @@
 /** Zod schemas of /api/webhooks and /api/webhooks/{webhook_id}/failures (docs/api-conventions.md "Webhooks"). */
 import { z } from "zod";
-import { EVENT_TYPES } from "../db/schema/enums.js";
+import { EVENT_TYPES } from "../db/schema/event-registry.js";
 import { queryNumber } from "../validation.js";
 
 const dateTime = z.string().meta({ format: "date-time" });

@@ -15,8 +15,8 @@ import {
   DISPUTE_RESOLUTIONS,
   type Lang,
   REFUND_STATUSES,
-  type TaskEventType,
 } from "../../lib/db/schema/enums.js";
+import type { TaskEventType } from "../../lib/db/schema/event-registry.js";
 import type { Task, TaskEvent } from "../../lib/db/schema/index.js";
 import { composeTaskEmail, type ProofFileSummary } from "../../lib/mail/compose-task-email.js";
 import { DISPUTE_REASON_LABELS, DISPUTE_RESOLUTION_LABELS } from "../../lib/mail/labels.js";

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, unique } from "drizzle-orm/pg-core";
 import { createdAt, timestamptz } from "./columns.js";
-import type { DeliveryKind, DeliveryStatus, EventType } from "./enums.js";
+import type { DeliveryKind, DeliveryStatus } from "./enums.js";
+import type { EventType } from "./event-registry.js";
 import { taskEvents } from "./task-events.js";
 import { tasks } from "./tasks.js";
 import { webhooks } from "./webhooks.js";

@@ -76,35 +76,8 @@ export type Scope = (typeof SCOPES)[number];
 /** Scopes of a new key when the request names none. */
 export const DEFAULT_SCOPES = ["audit_only", "task_create"] as const satisfies readonly Scope[];
 
-/** Task lifecycle event types (outbox `task_events.type`). */
-export const TASK_EVENT_TYPES = [
-  "task.created",
-  "task.accepted",
-  "task.counter_offered",
-  "task.rejected",
-  "task.paid",
-  "task.dispatched",
-  "task.on_site",
-  "task.assigned",
-  "task.at_risk",
-  "task.completed",
-  "task.failed",
-  "task.payment_expired",
-  "task.cancelled",
-  "task.disputed",
-  "task.dispute_resolved",
-  "task.sla_credited",
-  "task.sla_missed",
-] as const;
-export type TaskEventType = (typeof TASK_EVENT_TYPES)[number];
-
-/** Billing event types; their events carry no task, only an account and/or API key. */
-export const BILLING_EVENT_TYPES = ["billing.low_balance", "billing.payment_required"] as const;
-export type BillingEventType = (typeof BILLING_EVENT_TYPES)[number];
-
-/** Every outbox event type. */
-export const EVENT_TYPES = [...TASK_EVENT_TYPES, ...BILLING_EVENT_TYPES] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+// The event types (TASK_EVENT_TYPES, BILLING_EVENT_TYPES, EVENT_TYPES) are derived from the
+// event registry, ./event-registry.ts (issue 46 item 2).
 
 /** Outcome of matching one on-chain USDC transfer to a task. */
 export const CHAIN_TRANSFER_STATUSES = ["matched", "unmatched", "late", "reorged"] as const;

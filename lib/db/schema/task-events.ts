@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import { bigserial, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { apiKeys, clientAccounts } from "./accounts-and-keys.js";
 import { createdAt, timestamptz } from "./columns.js";
-import type { EventType, TaskStatus } from "./enums.js";
+import type { TaskStatus } from "./enums.js";
+import type { EventType } from "./event-registry.js";
 import { tasks } from "./tasks.js";
 
 /**

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, pgTable, text } from "drizzle-orm/pg-core";
 import { apiKeys } from "./accounts-and-keys.js";
 import { createdAt, timestamptz } from "./columns.js";
-import type { EventType } from "./enums.js";
+import type { EventType } from "./event-registry.js";
 
 /**
  * Webhooks registered by API keys (at most 5 active per key). Deleting one sets

@@ -14,11 +14,11 @@ import { eventsCommitted } from "../../db/after-events.js";
 import { type AuditRecord, recordAudit } from "../../db/audit.js";
 import { bulkInsert, jsonList, recordset } from "../../db/bulk.js";
 import { getDb, type Tx } from "../../db/client.js";
-import type { TaskEventType, TaskStatus } from "../../db/schema/enums.js";
+import type { TaskStatus } from "../../db/schema/enums.js";
 import { type NewTaskEvent, type Task, taskEvents, tasks } from "../../db/schema/index.js";
 import { DomainError } from "../../errors.js";
-import { prefixedId } from "../../ids.js";
 import { releaseAmounts, releasesAmount } from "./amount-reservations.js";
+import { type EventTask, taskEventRow } from "./task-events.js";
 import { allowedActions, findTransition, type TaskAction, type Transition } from "./transitions.js";
 
 /** Column changes that go with a transition; may be computed from the locked row. */
@@ -70,42 +70,17 @@ function conflict(action: TaskAction, task: Task): DomainError {
 
 /** The event row of `transition` applied to `task` (the row before the change). */
 function eventRow(
-  task: Pick<Task, "id" | "status" | "apiKeyId" | "serviceType" | "sandbox">,
+  task: EventTask,
   transition: Pick<Transition, "to" | "event">,
   extra: Record<string, unknown>,
   now: Date,
 ): NewTaskEvent & { id: string } {
-  return {
-    id: prefixedId("evt"),
-    taskId: task.id,
-    type: transition.event,
-    taskStatus: transition.to,
-    apiKeyId: task.apiKeyId,
-    payload: {
-      task_id: task.id,
-      status: transition.to,
-      previous_status: task.status,
-      service_type: task.serviceType,
-      sandbox: task.sandbox,
-      ...extra,
-    },
-    createdAt: now,
-  };
-}
-
-/**
- * The event row of a change that is not a transition (`task.assigned`, `task.at_risk`): the task
- * keeps its status, so `status` and `previous_status` are both the current one. Written by the
- * caller in the transaction of the change, like a transition's (the outbox sends it to webhooks
- * and the stream).
- */
-export function noticeEventRow(
-  task: Pick<Task, "id" | "status" | "apiKeyId" | "serviceType" | "sandbox">,
-  type: TaskEventType,
-  extra: Record<string, unknown>,
-  now: Date,
-): NewTaskEvent & { id: string } {
-  return eventRow(task, { to: task.status, event: type }, extra, now);
+  return taskEventRow(
+    task,
+    transition.event,
+    { status: transition.to, previous_status: task.status, ...extra },
+    { taskStatus: transition.to, now },
+  );
 }
 
 /** The audit-log record of one applied transition. */

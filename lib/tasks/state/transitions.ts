@@ -4,7 +4,8 @@
  * statuses it is allowed, the status it leads to and the event it emits. Nothing
  * else in the code decides whether a status may change.
  */
-import { OPEN_PAYMENT_STATUSES, type TaskEventType, type TaskStatus } from "../../db/schema/enums.js";
+import { OPEN_PAYMENT_STATUSES, type TaskStatus } from "../../db/schema/enums.js";
+import type { TaskEventType } from "../../db/schema/event-registry.js";
 import type { Task } from "../../db/schema/index.js";
 
 /** What can happen to a task. */
