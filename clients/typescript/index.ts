@@ -5,9 +5,20 @@
  * from the document. See README.md beside this file.
  */
 import createFetchClient, { type Client, type ClientOptions } from "openapi-fetch";
-import type { components, paths } from "./schema.js";
+import type { components, paths, webhooks } from "./schema.js";
 
-export type { components, paths };
+export type { components, paths, webhooks };
+
+/** The event types the service sends to webhooks (the document's `webhooks`; issue 46 item 2). */
+export type WebhookEventType = keyof webhooks;
+
+/** The signed body of a webhook delivery of event `T`: `{ event_id, event, created_at, data }`. */
+export type WebhookDelivery<T extends WebhookEventType> = NonNullable<
+  webhooks[T]["post"]["requestBody"]
+>["content"]["application/json"];
+
+/** The payload (`data`) of event `T`, e.g. `WebhookPayload<"task.completed">`. */
+export type WebhookPayload<T extends WebhookEventType> = WebhookDelivery<T>["data"];
 
 /** Options of `createClient`: the server's origin and, optionally, an API key. */
 export interface ServiceClientOptions extends Omit<ClientOptions, "baseUrl"> {

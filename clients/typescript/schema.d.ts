@@ -986,7 +986,388 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.created
+         * @description A task was submitted (status `received`), with its estimate and the policy screen's outcome. Sent to each webhook registered for `task.created` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.accepted
+         * @description A reviewer accepted the task: it awaits its exact USDC payment (or was charged to the account). Sent to each webhook registered for `task.accepted` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskAccepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.counter_offered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.counter_offered
+         * @description A reviewer proposed another price; paying it accepts the offer. Sent to each webhook registered for `task.counter_offered` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskCounterOffered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.rejected
+         * @description The task was refused, by a reviewer or at once (an estimate above max_cost_cad). Sent to each webhook registered for `task.rejected` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.paid
+         * @description The payment was recorded (USDC on chain, the prepaid account, or by an operator). Sent to each webhook registered for `task.paid` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.dispatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.dispatched
+         * @description Someone was sent to the place (named `task.assigned` on the event stream). Sent to each webhook registered for `task.dispatched` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskDispatched"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.on_site": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.on_site
+         * @description The operator arrived on site. Sent to each webhook registered for `task.on_site` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskOnSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.assigned
+         * @description A dispatcher assigned the task to a field person, or withdrew the assignment (`assignment: null`). Sent to each webhook registered for `task.assigned` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskAssigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.at_risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.at_risk
+         * @description The execution deadline is near and the task is not finished (deadline watch). Sent to each webhook registered for `task.at_risk` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskAtRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.completed
+         * @description The task was done: the proof files' details, the site visit and the signed receipt. Sent to each webhook registered for `task.completed` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.failed
+         * @description The operator could not do the task; the reason and the signed receipt. Sent to each webhook registered for `task.failed` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.payment_expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.payment_expired
+         * @description The payment window closed without a payment. Sent to each webhook registered for `task.payment_expired` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskPaymentExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.cancelled
+         * @description The task was cancelled, with the refund it owes (after payment). Sent to each webhook registered for `task.cancelled` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.disputed
+         * @description The requester disputed a finished task within the dispute window. Sent to each webhook registered for `task.disputed` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskDisputed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.dispute_resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.dispute_resolved
+         * @description An operator resolved the dispute: refund, redo or denial. Sent to each webhook registered for `task.dispute_resolved` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskDisputeResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.sla_credited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.sla_credited
+         * @description The task finished after its execution deadline: an automatic SLA credit. Sent to each webhook registered for `task.sla_credited` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskSlaCredited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.sla_missed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.sla_missed
+         * @description A paid task was cancelled after its review deadline had passed unanswered. Sent to each webhook registered for `task.sla_missed` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookTaskSlaMissed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.low_balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * billing.low_balance
+         * @description A spending moved the prepaid account to a worse spending level (alert or blocked). Sent to each webhook registered for `billing.low_balance` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookBillingLowBalance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.payment_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * billing.payment_required
+         * @description A charge or a pre-authorization was refused for want of funds. Sent to each webhook registered for `billing.payment_required` (POST /api/webhooks). Receivers must ignore members they do not know.
+         */
+        post: operations["webhookBillingPaymentRequired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Estimate: {
@@ -2680,6 +3061,535 @@ export interface components {
             };
             /** @example req_8f14e45fceea167a5a36 */
             request_id: string;
+        };
+        /** @description A task was submitted (status `received`), with its estimate and the policy screen's outcome. */
+        TaskCreatedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /** @description The estimate at submission, CAD (0 for the redo of a dispute) */
+            estimate_cad: number;
+            /** @description The estimate is above budget_limit */
+            needs_counter_offer?: boolean;
+            /** @description The policy screen's outcome (docs/policy.md) */
+            policy?: {
+                version: string;
+                /** @enum {string} */
+                outcome: "allow" | "review";
+                reason_codes: string[];
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The disputed task this one redoes */
+            redo_of_task_id?: string;
+            /** @description The dispute that ordered the redo */
+            dispute_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A reviewer accepted the task: it awaits its exact USDC payment (or was charged to the account). */
+        TaskAcceptedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            amount_cad: number | null;
+            /** @description Exact USDC amount, micro-units */
+            payment_usdc_micro?: string;
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            payment_expires_at?: string;
+            reason?: string | null;
+            /** @constant */
+            policy_override?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A reviewer proposed another price; paying it accepts the offer. */
+        TaskCounterOfferedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            amount_cad: number | null;
+            payment_usdc_micro?: string;
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            payment_expires_at?: string;
+            reason?: string | null;
+            /** @constant */
+            policy_override?: true;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The task was refused, by a reviewer or at once (an estimate above max_cost_cad). */
+        TaskRejectedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            reason: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The payment was recorded (USDC on chain, the prepaid account, or by an operator). */
+        TaskPaidPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            method: "usdc" | "account" | "manual";
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            execution_deadline: string;
+            receipt_invoice_id?: string | null;
+            network?: string | null;
+            tx_hash?: string | null;
+            note?: string | null;
+            account_id?: string;
+            /** @description CAD, exact to the cent */
+            amount_charged_cad?: number;
+            invoice_id?: string;
+            redo_of_task_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Someone was sent to the place (named `task.assigned` on the event stream). */
+        TaskDispatchedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The operator arrived on site. */
+        TaskOnSitePayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A dispatcher assigned the task to a field person, or withdrew the assignment (`assignment: null`). */
+        TaskAssignedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @description Who goes (display name only), or null when unassigned */
+            assignment: ({
+                operator_display_name: string;
+                /**
+                 * @description ISO 8601 date-time (UTC)
+                 * @example 2026-11-28T14:00:00.000Z
+                 */
+                assigned_at: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The execution deadline is near and the task is not finished (deadline watch). */
+        TaskAtRiskPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            execution_deadline: string;
+            minutes_left: number;
+            assigned: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The task was done: the proof files' details, the site visit and the signed receipt. */
+        TaskCompletedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            completed_at?: string;
+            operator_notes: string | null;
+            proof_files_count: number;
+            proof_files: ({
+                filename: string;
+                type: string;
+                size: number;
+                sha256: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description The field person's check-in and check-out (docs/staff-and-audit.md), or null */
+            site_visit: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The service's site-visit rule and how the task met it (issue 44), or null */
+            visit_rule: ({
+                rule: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description The signed receipt, a compact JWS (docs/receipts.md), or null */
+            receipt: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The operator could not do the task; the reason and the signed receipt. */
+        TaskFailedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            reason: string | null;
+            /** @description The signed receipt, a compact JWS (docs/receipts.md), or null */
+            receipt: string | null;
+            /** @description The field person's check-in and check-out (docs/staff-and-audit.md), or null */
+            site_visit: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The service's site-visit rule and how the task met it (issue 44), or null */
+            visit_rule: ({
+                rule: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The payment window closed without a payment. */
+        TaskPaymentExpiredPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            payment_expires_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The task was cancelled, with the refund it owes (after payment). */
+        TaskCancelledPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description The task's status before the event
+             * @enum {string}
+             */
+            previous_status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            reason: string | null;
+            /** @enum {string} */
+            refund_status: "none" | "pending" | "refunded" | "denied";
+            refund_amount_cad: number | null;
+            /** @enum {string} */
+            cancelled_by: "owner" | "admin" | "access_token";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The requester disputed a finished task within the dispute window. */
+        TaskDisputedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            dispute_id: string;
+            reason: string;
+            evidence_file_count: number;
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            dispute_window_ends_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An operator resolved the dispute: refund, redo or denial. */
+        TaskDisputeResolvedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            dispute_id: string;
+            resolution: string;
+            reason: string | null;
+            refund_amount_cad: number | null;
+            refund_usdc: string | null;
+            refund_status: ("none" | "pending" | "refunded" | "denied") | null;
+            follow_up_task_id: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The task finished after its execution deadline: an automatic SLA credit. */
+        TaskSlaCreditedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            execution_deadline: string;
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            finished_at: string;
+            days_late: number;
+            percent: number;
+            /** @description CAD, exact to the cent */
+            credited_cad: number;
+            credited_usdc: string | null;
+            /** @enum {string} */
+            paid_as: "account_credit" | "refund_owed";
+            /** @enum {string} */
+            refund_status: "none" | "pending" | "refunded" | "denied";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A paid task was cancelled after its review deadline had passed unanswered. */
+        TaskSlaMissedPayload: {
+            /** @description The task (`TASK-…`; `SANDBOX-…` in the sandbox) */
+            task_id: string;
+            /**
+             * @description The task's status after the event
+             * @enum {string}
+             */
+            status: "received" | "accepted_pending_payment" | "counter_offered" | "paid" | "dispatched" | "on_site" | "completed" | "failed" | "rejected" | "payment_expired" | "cancelled";
+            /** @enum {string} */
+            service_type: "SVC-01" | "SVC-02" | "SVC-03" | "SVC-04" | "SVC-05";
+            /** @description true for a sandbox task (never e-mailed) */
+            sandbox: boolean;
+            /** @constant */
+            sla: "review";
+            /**
+             * @description ISO 8601 date-time (UTC)
+             * @example 2026-11-28T14:00:00.000Z
+             */
+            review_deadline: string;
+            reviewed_at: string | null;
+            /** @enum {string} */
+            refund_status: "none" | "pending" | "refunded" | "denied";
+            refund_amount_cad: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A spending moved the prepaid account to a worse spending level (alert or blocked). */
+        BillingLowBalancePayload: {
+            account_id: string;
+            /** @description The account's e-mail */
+            agent_id: string;
+            /** @description CAD, exact to the cent */
+            available_balance_cad: number;
+            spending_level: string;
+            previous_spending_level: string;
+            reason: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A charge or a pre-authorization was refused for want of funds. */
+        BillingPaymentRequiredPayload: {
+            account_id: string;
+            agent_id: string;
+            reason: string;
+            /** @description CAD, exact to the cent */
+            required_cad: number;
+            /** @description CAD, exact to the cent */
+            available_balance_cad: number;
+            spending_level: string;
+            task_id?: string;
+            suggestion?: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -14054,6 +14964,747 @@ export interface operations {
                         };
                     };
                 };
+            };
+        };
+    };
+    webhookTaskCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.created";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskCreatedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.accepted";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskAcceptedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskCounterOffered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.counter_offered";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskCounterOfferedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.rejected";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskRejectedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskPaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.paid";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskPaidPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskDispatched: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.dispatched";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskDispatchedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskOnSite: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.on_site";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskOnSitePayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskAssigned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.assigned";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskAssignedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskAtRisk: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.at_risk";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskAtRiskPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.completed";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskCompletedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.failed";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskFailedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskPaymentExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.payment_expired";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskPaymentExpiredPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.cancelled";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskCancelledPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskDisputed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.disputed";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskDisputedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskDisputeResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.dispute_resolved";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskDisputeResolvedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskSlaCredited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.sla_credited";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskSlaCreditedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskSlaMissed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "task.sla_missed";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["TaskSlaMissedPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBillingLowBalance: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "billing.low_balance";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["BillingLowBalancePayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBillingPaymentRequired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type (the body's `event`). */
+                "X-Service-Event": string;
+                /** @description The event id (`evt_…`, the body's `event_id`): the same on every retry; de-duplicate on it. */
+                "X-Service-Delivery": string;
+                /** @description Unix seconds of this attempt; refuse a timestamp more than 5 minutes away. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>` with the webhook's `whsec_…` secret; verify the raw bytes before parsing, in constant time (docs/notifications.md). */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`, unique per event */
+                    event_id: string;
+                    /** @constant */
+                    event: "billing.payment_required";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["BillingPaymentRequiredPayload"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (a 3xx included) or no answer within WEBHOOK_TIMEOUT_MS is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

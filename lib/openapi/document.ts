@@ -11,6 +11,7 @@ import { type Permission, rolesHolding } from "../permissions.js";
 import { type Json, parameters, toSchema } from "./json-schema.js";
 import { allOperations } from "./operations.js";
 import { errorResponses, extraResponses, successResponses } from "./responses.js";
+import { webhooksSection } from "./webhooks.js";
 
 export { API_VERSION } from "../descriptors/version.js";
 
@@ -269,6 +270,7 @@ export function buildOpenApiDocument(operations: Operation[] = allOperations()):
     paths[op.path] = { ...(paths[op.path] ?? {}), [op.method.toLowerCase()]: item };
   }
   components.ErrorEnvelope = structuredClone(ERROR_ENVELOPE);
+  const webhooks = webhooksSection(components);
   return {
     openapi: "3.1.0",
     info: {
@@ -282,6 +284,7 @@ export function buildOpenApiDocument(operations: Operation[] = allOperations()):
     },
     servers: [{ url: publicBaseUrl() }],
     paths,
+    webhooks,
     components: {
       schemas: components,
       securitySchemes: structuredClone(SECURITY_SCHEMES),

@@ -12,6 +12,7 @@ import { serviceCountWord } from "../../lib/catalog/facts.js";
 import { PRICING } from "../../lib/catalog/pricing.js";
 import { DEFAULT_TRANSPORT_SPEED_KMH } from "../../lib/config/server.js";
 import { SERVICE_TYPES } from "../../lib/db/schema/enums.js";
+import { EVENT_TYPES } from "../../lib/db/schema/event-registry.js";
 import { TOOLS } from "../../lib/mcp/tools.js";
 import { buildOpenApiDocument } from "../../lib/openapi/document.js";
 import { buildCapabilities } from "../../lib/system/capabilities.js";
@@ -116,5 +117,54 @@ describe("facts stated once", () => {
     expect(km[0]).not.toBe(PRICING.km_rate_cad);
     expect([...stale.matchAll(FACTS[3]!.patterns[0]!)].map((m) => num(m[1]!))).toEqual([1.3]);
     expect([...stale.matchAll(FACTS[5]!.patterns[0]!)].map((m) => num(m[1]!))).toEqual([4]);
+  });
+});
+
+/**
+ * The event types a paragraph names (backquoted `task.…` / `billing.…`), when it names at least five:
+ * such a paragraph is a list of the event types and must name exactly the registry's (issue 46
+ * item 4, event types). History pages (changelog, decisions) are left as written.
+ */
+function eventTypeLists(text: string): Set<string>[] {
+  return text
+    .split(/\n\s*\n/)
+    .map((para) => new Set([...para.matchAll(/`((?:task|billing)\.[a-z_]+)`/g)].map((m) => m[1]!)))
+    .filter((names) => names.size >= 5);
+}
+
+describe("event type lists", () => {
+  const docs = Object.entries(texts()).filter(
+    ([name]) => name.endsWith(".md") && !/changelog|decisions/.test(name),
+  );
+
+  it("every document that lists event types lists exactly the registry's", () => {
+    const stale: string[] = [];
+    for (const [name, text] of docs) {
+      for (const names of eventTypeLists(text)) {
+        const missing = EVENT_TYPES.filter((t) => !names.has(t));
+        const unknown = [...names].filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+        if (missing.length || unknown.length) {
+          stale.push(
+            `${name}: missing ${missing.join(", ") || "none"}; unknown ${unknown.join(", ") || "none"}`,
+          );
+        }
+      }
+    }
+    expect(stale).toEqual([]);
+    // The webhook registration list of docs/notifications.md is one of those checked.
+    expect(
+      docs.some(([name, text]) => name === "docs/notifications.md" && eventTypeLists(text).length > 0),
+    ).toBe(true);
+  });
+
+  it("catches a stale list (one type missing, one unknown)", () => {
+    const stale = EVENT_TYPES.filter((t) => t !== "task.at_risk")
+      .map((t) => `\`${t}\``)
+      .join(", ");
+    const [names] = eventTypeLists(`Events: ${stale}, \`task.teleported\`.`);
+    expect(EVENT_TYPES.filter((t) => !names!.has(t))).toEqual(["task.at_risk"]);
+    expect([...names!].filter((t) => !(EVENT_TYPES as readonly string[]).includes(t))).toEqual([
+      "task.teleported",
+    ]);
   });
 });
