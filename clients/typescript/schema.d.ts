@@ -3056,6 +3056,20 @@ export interface components {
                 invalid_reason?: string;
                 /** @description CONFLICT on an x402 settlement: the transfer's transaction hash. */
                 tx_hash?: string;
+                /**
+                 * @description VALIDATION_ERROR on an offline `captured_at`: the bound it crossed.
+                 * @enum {string}
+                 */
+                bound?: "assigned_at" | "future" | "max_age";
+                /**
+                 * Format: date-time
+                 * @description VALIDATION_ERROR on an offline `captured_at`: the time of the bound it crossed.
+                 */
+                bound_at?: string;
+                /** @description CONFLICT on a check-in or photo sent after the task was reassigned: the new assignee (null when none). */
+                assigned_to?: {
+                    display_name?: string;
+                } | null;
                 /** @description OUT_OF_SERVICE_ZONE: the matched place's distance from the base, km one way. */
                 distance_km_one_way?: number;
             };

@@ -21,7 +21,7 @@ export const CAPTURE_CLOCK_SKEW_MS = 120_000;
  * Checks `capturedAt` (RFC 3339, already parsed by the body schema) against `task` at `now`.
  * @param capturedAt the device's capture time, or undefined (made online: the server's time applies)
  * @returns the capture time as a Date, or `now` when none was sent
- * @throws DomainError VALIDATION_ERROR on `captured_at` (extra: `bound` = `assigned_at` | `future` | `max_age`, `limit` ISO time)
+ * @throws DomainError VALIDATION_ERROR on `captured_at` (extra: `bound` = `assigned_at` | `future` | `max_age`, `bound_at` ISO time)
  */
 export function boundedCapturedAt(
   capturedAt: string | undefined,
@@ -34,7 +34,7 @@ export function boundedCapturedAt(
   const refuse = (bound: string, limit: Date, why: string): never => {
     throw new DomainError("VALIDATION_ERROR", `captured_at ${capturedAt} ${why} (${limit.toISOString()})`, {
       field: "captured_at",
-      extra: { bound, limit: limit.toISOString() },
+      extra: { bound, bound_at: limit.toISOString() },
     });
   };
   const latest = new Date(now.getTime() + CAPTURE_CLOCK_SKEW_MS);

@@ -144,6 +144,22 @@ const ERROR_EXTRAS: Json = {
     type: "string",
     description: "CONFLICT on an x402 settlement: the transfer's transaction hash.",
   },
+  bound: {
+    type: "string",
+    enum: ["assigned_at", "future", "max_age"],
+    description: "VALIDATION_ERROR on an offline `captured_at`: the bound it crossed.",
+  },
+  bound_at: {
+    type: "string",
+    format: "date-time",
+    description: "VALIDATION_ERROR on an offline `captured_at`: the time of the bound it crossed.",
+  },
+  assigned_to: {
+    type: ["object", "null"],
+    properties: { display_name: { type: "string" } },
+    description:
+      "CONFLICT on a check-in or photo sent after the task was reassigned: the new assignee (null when none).",
+  },
   distance_km_one_way: {
     type: "number",
     description: "OUT_OF_SERVICE_ZONE: the matched place's distance from the base, km one way.",

@@ -10,6 +10,33 @@ import { buildOpenApiDocument } from "../../lib/openapi/document.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
+/** The text of the object literal opening at `open` (a `{`), up to its matching `}`. */
+function literalAt(text: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === "{") depth++;
+    else if (text[i] === "}" && --depth === 0) return text.slice(open + 1, i);
+  }
+  return "";
+}
+
+/** The top-level keys of an object literal's text (`a: 1, b, c: { d: 2 }` → a, b, c). */
+function topLevelKeys(body: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let part = "";
+  for (const ch of body) {
+    if ("{[(".includes(ch)) depth++;
+    if ("}])".includes(ch)) depth--;
+    if (ch === "," && depth === 0) {
+      parts.push(part);
+      part = "";
+    } else part += ch;
+  }
+  parts.push(part);
+  return parts.flatMap((p) => p.trim().match(/^([A-Za-z_][A-Za-z0-9_]*)\s*(?::|$)/)?.[1] ?? []);
+}
+
 /** The keys of every `extra: { … }` object literal in the TypeScript sources under `dir`. */
 function extraKeys(dir: string): Map<string, string> {
   const found = new Map<string, string>();
@@ -17,11 +44,9 @@ function extraKeys(dir: string): Map<string, string> {
     if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name.endsWith(".generated.ts")) continue;
     const file = path.join(entry.parentPath, entry.name);
     const text = readFileSync(file, "utf8");
-    for (const match of text.matchAll(/\bextra:\s*\{([^{}]*)\}/g)) {
-      for (const part of match[1]!.split(",")) {
-        const key = part.trim().match(/^([A-Za-z_][A-Za-z0-9_]*)\s*(?::|$)/)?.[1];
-        if (key) found.set(key, path.relative(root, file));
-      }
+    for (const match of text.matchAll(/\bextra:\s*\{/g)) {
+      const body = literalAt(text, match.index + match[0].length - 1);
+      for (const key of topLevelKeys(body)) found.set(key, path.relative(root, file));
     }
   }
   return found;
@@ -35,6 +60,8 @@ describe("the error extras", () => {
     const keys = extraKeys(path.join(root, "lib"));
     expect(keys.has("current_status")).toBe(true);
     expect(keys.has("reason")).toBe(true);
+    // A literal with a nested object (lib/field/reassigned.ts) is read to its matching brace.
+    expect(keys.has("assigned_to")).toBe(true);
     expect(keys.size).toBeGreaterThan(10);
   });
 
