@@ -33,7 +33,12 @@ import { assertAssignee, assigneeOnly, type TaskPrincipal } from "../tasks/state
 import { boundedCapturedAt } from "./captured-at.js";
 import { type AttachedProof, attachedProof, attachedProofColumns } from "./field-tasks.js";
 import { assertNotReassignedAway } from "./reassigned.js";
-import { type FieldProofBody, MAX_FIELD_PROOF_FILES } from "./schemas.js";
+import {
+  FIELD_PROOF_IMAGE_TYPES,
+  type FieldProofBody,
+  type FieldProofQuery,
+  MAX_FIELD_PROOF_FILES,
+} from "./schemas.js";
 
 /** Statuses a file may be uploaded in (before completion). */
 const UPLOAD_STATUSES: readonly TaskStatus[] = ["paid", "dispatched", "on_site"];
@@ -131,4 +136,36 @@ export async function uploadFieldProof(
       filesCount: n + 1,
     };
   });
+}
+
+/**
+ * One proof photo of a task, as stored, for the field app's thumbnails after a reload (GET
+ * /api/field-proof; issue 44: "an uploaded photo shows as a file name, not a thumbnail").
+ * @param query `{task_id, sha256}` (lowercase hex, as the field list gives it)
+ * @returns the file's bytes, its MIME type (one of FIELD_PROOF_IMAGE_TYPES) and name
+ * @throws DomainError NOT_FOUND (no such task, no file of that hash on it, or a file that is not an
+ *   image), FORBIDDEN (a field staff member on a task not assigned to it)
+ */
+export async function readFieldProof(
+  query: FieldProofQuery,
+  caller: Pick<TaskPrincipal, "role" | "staff"> | null,
+): Promise<{ content: Uint8Array<ArrayBuffer>; mimeType: string; filename: string }> {
+  const db = await getDb();
+  const task = await getTaskOrThrow(query.task_id);
+  assertAssignee(task, caller);
+  const [file] = await db
+    .select({ content: proofFiles.content, mimeType: proofFiles.mimeType, filename: proofFiles.filename })
+    .from(proofFiles)
+    .where(and(eq(proofFiles.taskId, task.id), eq(proofFiles.sha256, query.sha256)))
+    .limit(1);
+  if (!file || !(FIELD_PROOF_IMAGE_TYPES as readonly string[]).includes(file.mimeType)) {
+    throw new DomainError(
+      "NOT_FOUND",
+      file
+        ? `Proof file ${query.sha256} of task ${task.id} is not an image (${file.mimeType})`
+        : `Task ${task.id} has no proof file ${query.sha256}`,
+      { field: "sha256" },
+    );
+  }
+  return { content: Uint8Array.from(file.content), mimeType: file.mimeType, filename: file.filename };
 }

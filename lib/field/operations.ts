@@ -10,7 +10,9 @@ import { MAX_PROOF_FILE_BYTES } from "../tasks/state/proof-files.js";
 import {
   assignableStaffSchema,
   assignTaskBodySchema,
+  FIELD_PROOF_IMAGE_TYPES,
   fieldProofBodySchema,
+  fieldProofQuerySchema,
   fieldProofResponseSchema,
   fieldTaskListSchema,
   fieldTaskSchema,
@@ -90,6 +92,21 @@ export const recordFieldVisitOperation = defineOperation({
   response: fieldTaskSchema,
   idempotent: true,
   errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "FORBIDDEN", "CONFLICT"],
+});
+
+export const readFieldProofOperation = defineOperation({
+  id: "readFieldProof",
+  method: "GET",
+  path: "/api/field-proof",
+  summary: "One proof photo of a task (the field app's thumbnails)",
+  description:
+    "The stored bytes of a proof photo, by its task and SHA-256, with its own Content-Type: what the field app " +
+    "shows as a thumbnail after a reload. A field staff member reads only the tasks assigned to it. A file that " +
+    "is not an image (a PDF, a video, text) → 404.",
+  ...FIELD_APP,
+  query: fieldProofQuerySchema,
+  contentType: [...FIELD_PROOF_IMAGE_TYPES],
+  errors: ["MISSING_FIELD", "VALIDATION_ERROR", "NOT_FOUND", "FORBIDDEN"],
 });
 
 export const uploadFieldProofOperation = defineOperation({

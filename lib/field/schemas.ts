@@ -68,6 +68,26 @@ export const fieldProofBodySchema = z
   .meta({ id: "FieldProofRequest" });
 export type FieldProofBody = z.output<typeof fieldProofBodySchema>;
 
+/** The image types GET /api/field-proof serves (a proof photo's thumbnail). */
+export const FIELD_PROOF_IMAGE_TYPES = [
+  "image/jpeg",
+  "image/png",
+  "image/webp",
+  "image/heic",
+  "image/heif",
+] as const;
+
+export const fieldProofQuerySchema = z.strictObject({
+  task_id: taskIdSchema,
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .meta({
+      description: "The file's SHA-256, lowercase hex (as the field list and the upload answer give it).",
+    }),
+});
+export type FieldProofQuery = z.output<typeof fieldProofQuerySchema>;
+
 /** A proof file attached to a task (no content). */
 export const attachedProofSchema = z.object({
   filename: z.string(),

@@ -14,6 +14,7 @@ import {
   assignTaskOperation,
   listAssignableStaffOperation,
   listFieldTasksOperation,
+  readFieldProofOperation,
   recordFieldVisitOperation,
   uploadFieldProofOperation,
 } from "../field/operations.js";
@@ -131,6 +132,7 @@ export function allOperations(): Operation[] {
     listAssignableStaffOperation,
     listFieldTasksOperation,
     recordFieldVisitOperation,
+    readFieldProofOperation,
     uploadFieldProofOperation,
     listChainTransfersOperation,
     accountAdminOperation,

@@ -16,6 +16,9 @@ import { isNetworkError, queuePhoto } from "./offline.js";
 
 const { announce } = messages;
 
+/** Types GET /api/field-proof serves as a thumbnail (lib/field/schemas.ts FIELD_PROOF_IMAGE_TYPES). */
+const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"]);
+
 /** The photos section of `task` (its already attached files listed first). */
 export function photosSection(task) {
   const list = h("ul", { class: "proof-list", "aria-live": "polite" });
@@ -29,11 +32,15 @@ export function photosSection(task) {
       h(
         "li",
         { class: "proof-item" },
-        thumbs.has(f.sha256)
+        thumbs.has(f.sha256) || IMAGE_TYPES.has(f.type)
           ? h("img", {
               class: "thumb",
-              src: thumbs.get(f.sha256),
+              // Sent from this page: the picked file; else (after a reload) the stored photo.
+              src:
+                thumbs.get(f.sha256) ??
+                `/api/field-proof?task_id=${encodeURIComponent(task.task_id)}&sha256=${encodeURIComponent(f.sha256)}`,
               alt: t("photos.thumb", { name: f.filename }),
+              loading: "lazy",
             })
           : null,
         h("span", { class: "proof-name" }, `${f.filename} (${formatBytes(f.size)})`),

@@ -167,6 +167,13 @@ describe.skipIf(!CHROMIUM)("field app in Chromium", () => {
     const thumb = page.getByRole("img", { name: "Photo with-gps.jpg" });
     await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
     await shot(page, env.shots, "field-task-phone.png", true);
+    // After a reload the page no longer holds the picked file: the thumbnail is the stored photo
+    // (GET /api/field-proof), decoded, not a file name alone.
+    await page.reload();
+    const stored = page.getByRole("img", { name: "Photo with-gps.jpg" });
+    await stored.waitFor();
+    expect(await stored.getAttribute("src")).toMatch(/^\/api\/field-proof\?task_id=.+&sha256=[0-9a-f]{64}$/);
+    await expect.poll(() => stored.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
 
     await page.getByLabel("Notes (optional)").fill("Front photographed; shop open.");
     await page.getByRole("button", { name: "Complete task" }).click();

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { GET as proofGet } from "../../api/field-proof.js";
 import { POST as complete } from "../../api/task-complete.js";
 import { getDb } from "../../lib/db/client.js";
 import { auditLog, proofFiles, taskEvents, tasks } from "../../lib/db/schema/index.js";
@@ -66,6 +67,39 @@ async function filesOf(taskId: string) {
 }
 
 describe("proof from the field, one file per request", () => {
+  it("GET answers a stored photo's bytes to its assignee (thumbnails after a reload); others get 403, an unknown hash or a non-image 404", async () => {
+    const { taskId } = await onSite();
+    const up = await uploadProof(staffHeaders(field), { task_id: taskId, file: photo });
+    expect(up.res.status).toBe(200);
+    const sha = up.body.file.sha256 as string;
+    const get = (headers: Record<string, string>, hash = sha) =>
+      proofGet(
+        new Request(`http://localhost:3000/api/field-proof?task_id=${taskId}&sha256=${hash}`, { headers }),
+      );
+    const res = await get(staffHeaders(field));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/jpeg");
+    expect(res.headers.get("cache-control")).toBe("private, max-age=3600");
+    expect(Buffer.from(await res.arrayBuffer()).equals(jpeg)).toBe(true);
+    // The field app's read: another field person, or a dispatcher (no tasks.execute), gets 403.
+    expect((await get(staffHeaders(dispatcher))).status).toBe(403);
+    const foreign = await get(staffHeaders(other));
+    expectEnvelope(await foreign.json(), foreign, 403, "FORBIDDEN");
+    const unknown = await get(staffHeaders(field), "0".repeat(64));
+    expect(expectEnvelope(await unknown.json(), unknown, 404, "NOT_FOUND").field).toBe("sha256");
+    const malformed = await get(staffHeaders(field), "not-a-hash");
+    expectEnvelope(await malformed.json(), malformed, 422, "VALIDATION_ERROR");
+    // A PDF is proof, not a thumbnail.
+    const pdf = Buffer.from("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n");
+    const doc = await uploadProof(staffHeaders(field), {
+      task_id: taskId,
+      file: { filename: "report.pdf", type: "application/pdf", content: pdf.toString("base64") },
+    });
+    expect(doc.res.status, JSON.stringify(doc.body)).toBe(200);
+    const notImage = await get(staffHeaders(field), doc.body.file.sha256);
+    expectEnvelope(await notImage.json(), notImage, 404, "NOT_FOUND");
+  });
+
   it("is retry-safe: the same Idempotency-Key replays, the same content is stored once; audited", async () => {
     const { taskId } = await onSite();
     const first = await uploadProof(staffHeaders(field), { task_id: taskId, file: photo }, "upload-1");
