@@ -363,6 +363,27 @@ export const DATA_CLASSIFICATION: Record<string, TableClassification> = {
     secret: "token_hash",
     none: "id staff_id created_at expires_at revoked_at",
   }),
+  staff_passkeys: table({
+    purpose: "staff passkeys (WebAuthn public keys) for sign-in (issue 44 item 3)",
+    export: { excluded: "the operator's employees' devices, not the client's data" },
+    erasure: "kept with the staff account (deleted with it)",
+    personal: "name",
+    none: "id staff_id public_key counter transports device_type backed_up created_at last_used_at",
+  }),
+  staff_webauthn_challenges: table({
+    purpose: "single-use WebAuthn challenges of passkey registration and sign-in (5 minutes)",
+    export: { excluded: "short-lived sign-in state, hashes only" },
+    erasure: "kept until used or expired (deleted with the staff account)",
+    secret: "challenge_hash",
+    none: "purpose staff_id created_at expires_at used_at",
+  }),
+  staff_recovery_codes: table({
+    purpose: "staff recovery codes (one-time, in place of a TOTP code)",
+    export: { excluded: "the operator's employees; hashes of codes only" },
+    erasure: "kept with the staff account (replaced as a set)",
+    secret: "code_hash",
+    none: "staff_id created_at used_at",
+  }),
   push_subscriptions: table({
     purpose:
       "Web Push to staff sessions (issue 44 item 6): where a staff member's browser receives notifications",
