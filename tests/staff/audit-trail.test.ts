@@ -23,7 +23,7 @@ import { type AuditLogEntry, apiKeys, auditLog, tasks } from "../../lib/db/schem
 import { deadlineWatch } from "../../lib/jobs/deadline-watch.js";
 import { expirePayments } from "../../lib/jobs/expire-payments.js";
 import { slaCredits } from "../../lib/jobs/sla-credits.js";
-import { applyTransitionBatch } from "../../lib/tasks/state/apply-transition.js";
+import { recordPayments } from "../../lib/tasks/state/record-payment.js";
 import { accountAdmin, accountKeys, openLinkedAccount } from "../accounts/helpers.js";
 import { assign, near, uploadProof, visit } from "../field/helpers.js";
 import { useTestDatabase } from "../helpers/db.js";
@@ -181,9 +181,12 @@ describe("every audited change leaves one row with its actor", () => {
     for (const id of ids) await reviewTask(admin, { task_id: id, action: "approve", price_cad: 200 });
     await newRows();
     const batch = await runAsActor(systemActor("check-payments"), null, () =>
-      applyTransitionBatch(
-        ids.map((taskId) => ({ taskId })),
-        "pay",
+      // The checker's own path: each task's payment record and the USDC receipt in the batch.
+      recordPayments(
+        ids.map((taskId, i) => ({
+          taskId,
+          payment: { method: "usdc" as const, network: "base", txHash: `0x${String(i + 1).repeat(64)}` },
+        })),
       ),
     );
     expect(batch.applied).toHaveLength(2);
