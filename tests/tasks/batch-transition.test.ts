@@ -190,6 +190,8 @@ describe.each(availableBackends())("batch transitions on %s", (backend) => {
         applyTransitionBatch(
           s.map((taskId) => ({ taskId })),
           "pay",
+          // What a task.paid event must carry (lib/db/schema/event-registry.ts).
+          { payload: () => ({ method: "usdc", execution_deadline: new Date().toISOString() }) },
         ),
       ),
     );
@@ -206,7 +208,9 @@ describe.each(availableBackends())("batch transitions on %s", (backend) => {
 
   it("applies only what the transition table allows for the action", async () => {
     const [received, open] = await insertTasks([openTask("received"), openTask()]);
-    const result = await applyTransitionBatch([{ taskId: received!.id }, { taskId: open!.id }], "approve");
+    const result = await applyTransitionBatch([{ taskId: received!.id }, { taskId: open!.id }], "approve", {
+      payload: () => ({ amount_cad: 200 }),
+    });
     expect(result.applied.map((a) => [a.taskId, a.from, a.to])).toEqual([
       [received!.id, "received", "accepted_pending_payment"],
     ]);
