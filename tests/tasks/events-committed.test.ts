@@ -12,6 +12,9 @@ import { taskEvents, tasks } from "../../lib/db/schema/index.js";
 import { applyTransition, applyTransitionBatch } from "../../lib/tasks/state/apply-transition.js";
 import { createTestDatabase } from "../helpers/db.js";
 
+/** What a task.accepted event must carry (lib/db/schema/event-registry.ts). */
+const approvePayload = { payload: () => ({ amount_cad: 200 }) };
+
 const HOUR = 3_600_000;
 let serial = 0;
 
@@ -63,7 +66,7 @@ describe("events committed hook", () => {
     const task = receivedTask();
     await handle.db.insert(tasks).values(task);
     watched = task.id;
-    await applyTransition(task.id, "approve");
+    await applyTransition(task.id, "approve", approvePayload);
     expect(seen).toHaveLength(1);
     expect(await seen[0]).toBe(1);
   });
@@ -80,7 +83,7 @@ describe("events committed hook", () => {
     const task = receivedTask();
     await handle.db.insert(tasks).values(task);
     watched = task.id;
-    await handle.db.transaction((tx) => applyTransition(task.id, "approve", {}, tx));
+    await handle.db.transaction((tx) => applyTransition(task.id, "approve", approvePayload, tx));
     expect(seen).toHaveLength(0);
   });
 
@@ -88,11 +91,15 @@ describe("events committed hook", () => {
     const [a, b] = [receivedTask(), receivedTask()];
     await handle.db.insert(tasks).values([a, b]);
     watched = a.id;
-    const result = await applyTransitionBatch([{ taskId: a.id }, { taskId: b.id }], "approve");
+    const result = await applyTransitionBatch(
+      [{ taskId: a.id }, { taskId: b.id }],
+      "approve",
+      approvePayload,
+    );
     expect(result.applied).toHaveLength(2);
     expect(seen).toHaveLength(1);
     expect(await seen[0]).toBe(1);
-    await applyTransitionBatch([{ taskId: a.id }], "approve");
+    await applyTransitionBatch([{ taskId: a.id }], "approve", approvePayload);
     expect(seen).toHaveLength(1);
   });
 
