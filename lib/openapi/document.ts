@@ -40,7 +40,7 @@ function security(op: Operation): Json[] | undefined {
 }
 
 /**
- * Members some errors add beside `code`, `message` and `details` (docs/api-conventions.md "Errors"):
+ * Members some errors add beside `code`, `message` and `details` (docs/api-conventions.md "Error body"):
  * each present only on the errors named in its description. A client may ignore any of them; the
  * envelope stays open to members added later.
  */
