@@ -52,7 +52,8 @@ self.addEventListener("notificationclick", (event) => {
       const windows = await clients.matchAll({ type: "window", includeUncontrolled: true });
       const open = windows.find((w) => new URL(w.url).pathname === appPath);
       if (open) {
-        await open.focus();
+        // focus() needs the click's user activation; without it (refused), still send the window on.
+        await open.focus().catch(() => {});
         if ("navigate" in open) {
           try {
             await open.navigate(target);

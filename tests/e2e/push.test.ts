@@ -119,6 +119,28 @@ describe.skipIf(!CHROMIUM)("push notifications in Chromium", () => {
           data: { url: payload.url },
         },
       ]);
+    // A click on it opens the task: the worker's notificationclick, dispatched in the worker with the
+    // real notification (headless Chromium cannot click one), sends the open window to the task.
+    await page.reload();
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    const [worker] = context.serviceWorkers();
+    expect(worker, "the field app's service worker").toBeDefined();
+    const dispatched = await worker!.evaluate(async () => {
+      const sw = self as unknown as {
+        registration: { getNotifications(): Promise<Notification[]> };
+        dispatchEvent(e: Event): boolean;
+        NotificationEvent: new (type: string, init: object) => Event;
+      };
+      const [shown] = await sw.registration.getNotifications();
+      try {
+        sw.dispatchEvent(new sw.NotificationEvent("notificationclick", { notification: shown }));
+        return "ok";
+      } catch (error) {
+        return String(error);
+      }
+    });
+    expect(dispatched).toBe("ok");
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/task/TASK-PUSH-1");
     // Chromium logs why it refused the subscription (a Playwright context is incognito-like); no
     // other error (a CSP violation, a failing script) may appear.
     expect(watch.problems.filter((p) => !p.includes("does not support the Push API in incognito"))).toEqual(
