@@ -88,12 +88,11 @@ export async function addPasskey(request) {
 }
 
 /**
- * The passkey sign-in block of a sign-in page: a primary button, its error box, and a line that
- * introduces the password form below as the fallback. Null when the browser has no passkeys.
- * @param {{ messages: object, request: Function, onSignedIn: (answer: object) => Promise<void> | void }} options
+ * A primary passkey button and its error box: a click clears the error, disables the button and
+ * runs `action`; a failure is shown in words (`passkeyError`) and the button enabled again.
+ * @returns {{ button: HTMLButtonElement, error: HTMLElement }}
  */
-export function passkeySignInPanel({ messages, request, onSignedIn }) {
-  if (!passkeysSupported()) return null;
+function passkeyButton(messages, label, action) {
   const error = messages.errorBox();
   const button = h(
     "button",
@@ -104,18 +103,30 @@ export function passkeySignInPanel({ messages, request, onSignedIn }) {
         if (button.disabled) return;
         messages.showError(error, null);
         button.disabled = true;
-        messages.announce(t("passkey.waiting"));
         try {
-          const answer = await signInWithPasskey(request);
-          await onSignedIn(answer);
+          await action();
         } catch (e) {
           messages.showError(error, passkeyError(e));
           button.disabled = false;
         }
       },
     },
-    t("passkey.sign_in"),
+    label,
   );
+  return { button, error };
+}
+
+/**
+ * The passkey sign-in block of a sign-in page: a primary button, its error box, and a line that
+ * introduces the password form below as the fallback. Null when the browser has no passkeys.
+ * @param {{ messages: object, request: Function, onSignedIn: (answer: object) => Promise<void> | void }} options
+ */
+export function passkeySignInPanel({ messages, request, onSignedIn }) {
+  if (!passkeysSupported()) return null;
+  const { button, error } = passkeyButton(messages, t("passkey.sign_in"), async () => {
+    messages.announce(t("passkey.waiting"));
+    await onSignedIn(await signInWithPasskey(request));
+  });
   return h(
     "section",
     { class: "panel passkey-panel" },
@@ -132,27 +143,10 @@ export function passkeySignInPanel({ messages, request, onSignedIn }) {
  */
 export function addPasskeyButton({ messages, request, done }) {
   if (!passkeysSupported()) return null;
-  const error = messages.errorBox();
-  const button = h(
-    "button",
-    {
-      type: "button",
-      class: "button primary passkey-button",
-      onclick: async () => {
-        if (button.disabled) return;
-        messages.showError(error, null);
-        button.disabled = true;
-        try {
-          await addPasskey(request);
-          messages.announce(t("passkey.added"));
-          await done?.();
-        } catch (e) {
-          messages.showError(error, passkeyError(e));
-          button.disabled = false;
-        }
-      },
-    },
-    t("passkey.add"),
-  );
+  const { button, error } = passkeyButton(messages, t("passkey.add"), async () => {
+    await addPasskey(request);
+    messages.announce(t("passkey.added"));
+    await done?.();
+  });
   return h("div", { class: "passkey-add" }, button, error);
 }
